@@ -1,0 +1,416 @@
+#include "agent/region.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <limits>
+#include <utility>
+
+#include "timers/timer.h"
+
+namespace pfs {
+namespace {
+
+using namespace layout;
+
+constexpr std::uint64_t align64(std::uint64_t v) { return (v + 63) & ~std::uint64_t{63}; }
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+region_error make_error(region_errc code, std::string message, std::string detail = {},
+                        std::string hint = {}) {
+  return region_error{code, std::move(message), std::move(detail), std::move(hint)};
+}
+
+region_error open_error(const std::string& path, int e) {
+  region_errc code = e == ENOENT ? region_errc::not_found
+                     : (e == EACCES || e == EPERM) ? region_errc::permission
+                                                   : region_errc::io;
+  std::string hint;
+  if (code == region_errc::not_found)
+    hint = "Start the instrumented program with PFS_REGION set to this path, or correct the path.";
+  else if (code == region_errc::permission)
+    hint = "Give the reading user access to the file, for example through the group of the region file.";
+  return make_error(code, "could not open region file \"" + path + "\": " + errno_text(e), {}, hint);
+}
+
+// Byte-range OFD lock helpers: OFD locks belong to the open file description, so
+// they work between threads of one process too, and vanish when the process dies.
+bool ofd_lock(int fd, std::uint64_t byte, short type, bool wait) {
+  struct flock fl {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(byte);
+  fl.l_len = 1;
+  for (;;) {
+    if (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) == 0) return true;
+    if (errno != EINTR) return false;
+  }
+}
+
+bool ofd_locked_by_other(int fd, std::uint64_t byte) {
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(byte);
+  fl.l_len = 1;
+  if (fcntl(fd, F_OFD_GETLK, &fl) != 0) return false;
+  return fl.l_type != F_UNLCK;
+}
+
+struct array_plan {
+  array_id id;
+  std::uint64_t count;
+  std::uint64_t stride;
+};
+
+std::uint32_t history_long_batch_size(std::uint32_t size) {
+  if (size < 256) return 1;
+  return 16;
+}
+
+// Computes the array directory for the given sizes; returns the file size.
+std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCount]) {
+  const std::uint64_t threads = s.max_threads;
+  const std::uint32_t batch = history_long_batch_size(s.history_long_size);
+  const std::uint64_t batches = s.history_long_size == 0 ? 0 : (s.history_long_size + batch - 1) / batch;
+  const array_plan plan[] = {
+      {kArrayClasses, s.max_classes, sizeof(class_record)},
+      {kArrayThreads, threads, sizeof(thread_record)},
+      {kArrayWaitStacks, threads * s.wait_stack_depth, sizeof(wait_record)},
+      {kArrayWaitHistory, threads * s.history_per_thread, sizeof(wait_record)},
+      {kArrayThreadClassStats, threads * s.max_classes, sizeof(wait_stat)},
+      {kArrayHistoryLong, s.history_long_size, sizeof(wait_record)},
+      {kArrayHistoryLongBatches, batches, sizeof(batch_record)},
+      {kArrayMutexes, s.max_mutexes, sizeof(sync_instance)},
+      {kArrayRwlocks, s.max_rwlocks, sizeof(sync_instance)},
+      {kArrayConds, s.max_conds, sizeof(sync_instance)},
+      {kArraySetupActors, s.setup_actors_size, sizeof(actor_record)},
+      {kArraySources, s.max_sources, sizeof(source_record)},
+  };
+  std::memset(arrays, 0, sizeof(arrays));
+  std::uint64_t offset = kHeaderSize;
+  for (const auto& p : plan) {
+    arrays[p.id].stride = p.stride;
+    arrays[p.id].count = p.count;
+    arrays[p.id].offset = p.count == 0 ? 0 : offset;
+    offset = align64(offset + p.count * p.stride);
+  }
+  return offset;
+}
+
+std::uint64_t known_stride(std::uint32_t id) {
+  switch (id) {
+    case kArrayClasses: return sizeof(class_record);
+    case kArrayThreads: return sizeof(thread_record);
+    case kArrayWaitStacks:
+    case kArrayWaitHistory:
+    case kArrayHistoryLong: return sizeof(wait_record);
+    case kArrayThreadClassStats: return sizeof(wait_stat);
+    case kArrayHistoryLongBatches: return sizeof(batch_record);
+    case kArrayMutexes:
+    case kArrayRwlocks:
+    case kArrayConds: return sizeof(sync_instance);
+    case kArraySetupActors: return sizeof(actor_record);
+    case kArraySources: return sizeof(source_record);
+    default: return 0;
+  }
+}
+
+void copy_string(char* dst, std::size_t cap, const char* src) {
+  std::size_t n = std::strlen(src);
+  if (n >= cap) n = cap - 1;
+  std::memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+void init_header(region_header& h, const region_sizes& s, std::uint64_t file_size) {
+  std::memcpy(h.magic, kMagic, sizeof(h.magic));
+  h.layout_version = kLayoutVersion;
+  h.header_size = kHeaderSize;
+  h.file_size = file_size;
+  h.pid = static_cast<std::uint64_t>(getpid());
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  h.creation_time_ns = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+  h.max_classes = s.max_classes;
+  h.max_threads = s.max_threads;
+  h.wait_stack_depth = s.wait_stack_depth;
+  h.history_per_thread = s.history_per_thread;
+  h.history_long_size = s.history_long_size;
+  h.history_long_batch = history_long_batch_size(s.history_long_size);
+  for (int k = 1; k < timers::timer_kind_count; ++k) {
+    auto kind = static_cast<timers::timer_kind>(k);
+    const timers::timer_info& info = timers::info(kind);
+    auto& d = h.timers[k];
+    if (!info.available) continue;
+    const std::uint64_t base = timers::read(kind);
+    const timers::pico_converter conv = timers::make_converter(info.frequency, base);
+    d.base = conv.base;
+    d.mult = conv.mult;
+    d.shift = conv.shift;
+    d.available = 1;
+    d.frequency = info.frequency;
+  }
+  h.wait_timer = static_cast<std::uint8_t>(timers::default_wait_timer());
+  for (std::uint32_t c = 0; c < kConsumerCount; ++c) h.consumers[c] = 1;
+  h.next_thread_id = 1;
+  h.setup_generation = 1;
+}
+
+bool parse_u32(const char* text, std::uint32_t& out) {
+  if (text == nullptr || *text == '\0') return false;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v > 10000000ull || text[0] == '-') return false;
+  out = static_cast<std::uint32_t>(v);
+  return true;
+}
+
+}  // namespace
+
+void region_sizes::apply_environment(std::string* bad) {
+  const struct {
+    const char* name;
+    std::uint32_t* field;
+  } vars[] = {
+      {"PFS_MAX_CLASSES", &max_classes},
+      {"PFS_MAX_THREADS", &max_threads},
+      {"PFS_WAITS_STACK_DEPTH", &wait_stack_depth},
+      {"PFS_WAITS_HISTORY_SIZE", &history_per_thread},
+      {"PFS_WAITS_HISTORY_LONG_SIZE", &history_long_size},
+      {"PFS_MAX_MUTEXES", &max_mutexes},
+      {"PFS_MAX_RWLOCKS", &max_rwlocks},
+      {"PFS_MAX_CONDS", &max_conds},
+      {"PFS_SETUP_ACTORS_SIZE", &setup_actors_size},
+      {"PFS_MAX_SOURCES", &max_sources},
+  };
+  for (const auto& v : vars) {
+    const char* text = std::getenv(v.name);
+    if (text == nullptr) continue;
+    std::uint32_t value = 0;
+    if (parse_u32(text, value)) {
+      *v.field = value;
+    } else if (bad != nullptr) {
+      if (!bad->empty()) *bad += ", ";
+      *bad += std::string(v.name) + "=" + text;
+    }
+  }
+  if (wait_stack_depth > 16) wait_stack_depth = 16;
+}
+
+region_map::region_map(region_map&& other) noexcept { *this = std::move(other); }
+
+region_map& region_map::operator=(region_map&& other) noexcept {
+  if (this != &other) {
+    reset();
+    base_ = std::exchange(other.base_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    fd_ = std::exchange(other.fd_, -1);
+    writable_ = std::exchange(other.writable_, false);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+region_map::~region_map() { reset(); }
+
+void region_map::reset() noexcept {
+  if (base_ != nullptr) munmap(base_, size_);
+  if (fd_ >= 0) close(fd_);
+  base_ = nullptr;
+  size_ = 0;
+  fd_ = -1;
+}
+
+region_map region_map::create(const std::string& path, const region_sizes& sizes, unsigned mode,
+                              region_error& err) {
+  err = {};
+  region_map out;
+  // Refuse to replace the region of a live provider.
+  int old = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (old >= 0) {
+    bool alive = ofd_locked_by_other(old, kAliveLockByte);
+    close(old);
+    if (alive) {
+      err = make_error(region_errc::in_use, "region file \"" + path + "\" belongs to a running process",
+                       "Another instrumented process holds the region's alive lock.",
+                       "Give each instrumented process its own PFS_REGION path.");
+      return out;
+    }
+  }
+
+  array_desc arrays[kArrayCount];
+  const std::uint64_t file_size = plan_layout(sizes, arrays);
+  const std::string tmp = path + ".tmp." + std::to_string(getpid());
+  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    err = open_error(tmp, errno);
+    return out;
+  }
+  auto fail = [&](const std::string& what, int e) {
+    err = make_error(region_errc::io, what + " \"" + tmp + "\": " + errno_text(e));
+    close(fd);
+    unlink(tmp.c_str());
+    return region_map{};
+  };
+  // fchmod after open: the umask must not narrow the mode the user asked for.
+  if (fchmod(fd, static_cast<mode_t>(mode)) != 0) return fail("could not set mode of region file", errno);
+  if (int e = posix_fallocate(fd, 0, static_cast<off_t>(file_size)); e != 0)
+    return fail("could not reserve " + std::to_string(file_size) + " bytes for region file", e);
+  void* base = mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) return fail("could not map region file", errno);
+  if (!ofd_lock(fd, kAliveLockByte, F_WRLCK, false)) {
+    int e = errno;
+    munmap(base, file_size);
+    return fail("could not lock region file", e);
+  }
+  auto& h = *static_cast<region_header*>(base);
+  init_header(h, sizes, file_size);
+  std::memcpy(h.arrays, arrays, sizeof(arrays));
+  store_release(h.ready, 1u);
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    munmap(base, file_size);
+    return fail("could not rename region file to \"" + path + "\"", e);
+  }
+  out.base_ = base;
+  out.size_ = file_size;
+  out.fd_ = fd;
+  out.writable_ = true;
+  out.path_ = path;
+  return out;
+}
+
+region_error region_map::validate(const void* base, std::size_t size) {
+  if (size < kHeaderSize)
+    return make_error(region_errc::too_small, "region file is too small",
+                      "The file has " + std::to_string(size) + " bytes; a region has at least " +
+                          std::to_string(kHeaderSize) + ".",
+                      "The file is not a region, or it was truncated.");
+  const auto& h = *static_cast<const region_header*>(base);
+  if (std::memcmp(h.magic, kMagic, sizeof(kMagic)) != 0)
+    return make_error(region_errc::bad_magic, "file is not a perfschema region",
+                      "The file does not start with the region magic number.",
+                      "Check that the server option \"region\" names the file given to the instrumented "
+                      "program in PFS_REGION.");
+  if (h.layout_version != kLayoutVersion || h.header_size != kHeaderSize)
+    return make_error(region_errc::bad_version, "unsupported region layout version " + std::to_string(h.layout_version),
+                      "This build reads layout version " + std::to_string(kLayoutVersion) + ".",
+                      "Use the perfschema_fdw built with the same version as the instrumented program.");
+  if (h.file_size != size)
+    return make_error(region_errc::corrupt, "region file size does not match its header",
+                      "The header says " + std::to_string(h.file_size) + " bytes, the file has " +
+                          std::to_string(size) + ".",
+                      "The file was truncated or overwritten.");
+  for (std::uint32_t id = 0; id < kArrayCount; ++id) {
+    const array_desc& d = h.arrays[id];
+    if (d.count == 0) continue;
+    const std::uint64_t stride = known_stride(id);
+    const std::string which = "array " + std::to_string(id);
+    if (stride == 0 || d.stride != stride)
+      return make_error(region_errc::corrupt, "region " + which + " has an unexpected record size",
+                        "Its record size is " + std::to_string(d.stride) + ", expected " + std::to_string(stride) +
+                            ".");
+    if (d.offset < kHeaderSize || d.offset % 8 != 0 || d.offset > size ||
+        d.count > (size - d.offset) / d.stride)
+      return make_error(region_errc::corrupt, "region " + which + " lies outside the file",
+                        "Offset " + std::to_string(d.offset) + " with " + std::to_string(d.count) +
+                            " records does not fit in " + std::to_string(size) + " bytes.");
+  }
+  // Per-thread arrays must agree with the sizes the hot path and readers index by.
+  const std::uint64_t threads = h.arrays[kArrayThreads].count;
+  if (h.max_threads != threads || h.max_classes != h.arrays[kArrayClasses].count ||
+      h.arrays[kArrayWaitStacks].count != threads * h.wait_stack_depth ||
+      h.arrays[kArrayWaitHistory].count != threads * h.history_per_thread ||
+      h.arrays[kArrayThreadClassStats].count != threads * h.max_classes ||
+      h.arrays[kArrayHistoryLong].count != h.history_long_size ||
+      (h.history_long_size != 0 &&
+       (h.history_long_batch == 0 ||
+        h.arrays[kArrayHistoryLongBatches].count !=
+            (std::uint64_t{h.history_long_size} + h.history_long_batch - 1) / h.history_long_batch)))
+    return make_error(region_errc::corrupt, "region header sizes are inconsistent",
+                      "The per-thread array sizes do not match the thread and class counts.");
+  return {};
+}
+
+region_map region_map::open(const std::string& path, bool writable, region_error& err) {
+  err = {};
+  region_map out;
+  int fd = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  if (fd < 0) {
+    err = open_error(path, errno);
+    return out;
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    err = make_error(region_errc::io, "region \"" + path + "\" is not a regular file");
+    close(fd);
+    return out;
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size < kHeaderSize) {
+    err = validate(nullptr, size);
+    close(fd);
+    return out;
+  }
+  void* base = mmap(nullptr, size, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+  if (base == MAP_FAILED) {
+    err = make_error(region_errc::io, "could not map region file \"" + path + "\": " + errno_text(errno));
+    close(fd);
+    return out;
+  }
+  err = validate(base, size);
+  if (err) {
+    munmap(base, size);
+    close(fd);
+    return out;
+  }
+  out.base_ = base;
+  out.size_ = size;
+  out.fd_ = fd;
+  out.writable_ = writable;
+  out.path_ = path;
+  return out;
+}
+
+bool region_map::provider_alive() const {
+  if (fd_ < 0) return false;
+  return ofd_locked_by_other(fd_, kAliveLockByte);
+}
+
+void region_map::unlink_file() const {
+  if (!path_.empty()) unlink(path_.c_str());
+}
+
+void region_map::release_alive_lock() {
+  if (fd_ < 0) return;
+  struct flock fl {};
+  fl.l_type = F_UNLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(kAliveLockByte);
+  fl.l_len = 1;
+  fcntl(fd_, F_OFD_SETLK, &fl);
+}
+
+setup_lock_guard::setup_lock_guard(const region_map& region)
+    : fd_(region.fd()), locked_(fd_ >= 0 && ofd_lock(fd_, kSetupLockByte, F_WRLCK, true)) {}
+
+setup_lock_guard::~setup_lock_guard() {
+  if (!locked_) return;
+  struct flock fl {};
+  fl.l_type = F_UNLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(kSetupLockByte);
+  fl.l_len = 1;
+  fcntl(fd_, F_OFD_SETLK, &fl);
+}
+
+}  // namespace pfs

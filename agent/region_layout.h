@@ -1,0 +1,371 @@
+// The shared region: the file a provider process maps and fills, and that readers
+// (the FDW, tests, tools) map and copy rows from. This header is the contract
+// between the two sides, so everything here is plain data: fixed-size records,
+// indexes instead of pointers, little-endian native integers (same machine).
+//
+// Layout of the file:
+//   [region_header, 4096 bytes][array 0][array 1]...   each array 64-byte aligned
+// The header's array directory gives offset, record count and record size (stride)
+// of every array; an array of count 0 is absent. Readers check every entry against
+// the file size before touching anything.
+//
+// Concurrency rules:
+// - Every record a reader copies while a writer may change it starts with a version
+//   word. Event records use a seqlock (odd while being written); instance, thread,
+//   class and setup rows use a version+state word (low 2 bits: free, dirty, allocated;
+//   the version, in the high bits, is bumped on every change of state), as MySQL's
+//   pfs_lock. Readers copy with relaxed atomic loads, then re-check the word.
+// - Every record has one writer at a time on the event path (its thread, or the
+//   thread holding the instrumented lock); setup rows are written by setup writers
+//   (the agent's API or the FDW) that hold the region's setup lock (an OFD fcntl lock
+//   on byte kSetupLockByte of the file).
+// - The provider holds an OFD write lock on byte kAliveLockByte while it runs, so a
+//   reader can tell whether the process is still alive (F_OFD_GETLK).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace pfs::layout {
+
+inline constexpr char kMagic[8] = {'P', 'F', 'S', 'R', 'E', 'G', 'N', '1'};
+inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kHeaderSize = 4096;
+inline constexpr std::uint64_t kAliveLockByte = 0;
+inline constexpr std::uint64_t kSetupLockByte = 1;
+
+// Fixed string widths (bytes, including the terminating NUL).
+inline constexpr std::size_t kNameLen = 128;       // instrument and thread class names
+inline constexpr std::size_t kSourceLen = 64;      // "file.cpp:123"
+inline constexpr std::size_t kUserLen = 32;        // setup_actors USER / ROLE
+inline constexpr std::size_t kHostLen = 64;        // setup_actors HOST
+inline constexpr std::size_t kThreadNameLen = 64;  // free-form name the thread gave itself
+inline constexpr std::size_t kObjectSchemaLen = 64;
+inline constexpr std::size_t kObjectNameLen = 512;  // file names, table names
+
+// ---------------------------------------------------------------------------
+// Version+state word (pfs_lock): low 2 bits state, version in the rest.
+inline constexpr std::uint32_t kStateMask = 3;
+inline constexpr std::uint32_t kStateFree = 0;
+inline constexpr std::uint32_t kStateDirty = 1;
+inline constexpr std::uint32_t kStateAllocated = 2;
+inline constexpr std::uint32_t kVersionInc = 4;
+
+// ---------------------------------------------------------------------------
+// Array directory
+enum array_id : std::uint32_t {
+  kArrayClasses = 0,          // class_record[max_classes]
+  kArrayThreads = 1,          // thread_record[max_threads]
+  kArrayWaitStacks = 2,       // wait_record[max_threads * wait_stack_depth]
+  kArrayWaitHistory = 3,      // wait_record[max_threads * history_per_thread]
+  kArrayThreadClassStats = 4, // wait_stat[max_threads * max_classes]
+  kArrayHistoryLong = 5,      // wait_record[history_long_size]
+  kArrayHistoryLongBatches = 6, // batch_record[history_long_batches]
+  kArrayMutexes = 7,          // sync_instance[max_mutexes]
+  kArrayRwlocks = 8,          // sync_instance[max_rwlocks]
+  kArrayConds = 9,            // sync_instance[max_conds]
+  kArraySetupActors = 10,     // actor_record[setup_actors_size]
+  kArraySources = 11,         // source_record[max_sources]
+  // 12.. reserved for file io and table io (file instances, file handles,
+  // table shares, index stats, setup_objects).
+  kArrayCount = 24,
+};
+
+struct array_desc {
+  std::uint64_t offset;  // from the start of the file; 64-byte aligned
+  std::uint64_t count;   // number of records
+  std::uint64_t stride;  // sizeof(record) as the writer knew it
+};
+
+// ---------------------------------------------------------------------------
+// Consumers (setup_consumers rows), in display order. Index = position in
+// region_header::consumers.
+enum consumer_id : std::uint32_t {
+  kConsumerGlobalInstrumentation = 0,
+  kConsumerThreadInstrumentation = 1,
+  kConsumerWaitsCurrent = 2,
+  kConsumerWaitsHistory = 3,
+  kConsumerWaitsHistoryLong = 4,
+  kConsumerWaitsSummaryByThreadByEventName = 5,
+  kConsumerWaitsSummaryByEventName = 6,
+  kConsumerWaitsSummaryByInstance = 7,
+  kConsumerCount = 8,
+  kConsumerSlots = 16,
+};
+
+// Lost counters (status table rows), index into region_header::lost.
+enum lost_id : std::uint32_t {
+  kLostMutexClasses = 0,
+  kLostRwlockClasses,
+  kLostCondClasses,
+  kLostThreadClasses,
+  kLostFileClasses,
+  kLostTableClasses,
+  kLostMutexInstances,
+  kLostRwlockInstances,
+  kLostCondInstances,
+  kLostThreadInstances,
+  kLostFileInstances,
+  kLostFileHandles,
+  kLostTableInstances,
+  kLostTableHandles,
+  kLostIndexStats,
+  kLostLocker,   // wait stack full: the event was not recorded
+  kLostSources,  // source table full: SOURCE shown as NULL
+  kLostCount,
+  kLostSlots = 32,
+};
+
+// Instrument kinds (class_record::kind).
+enum instrument_kind : std::uint8_t {
+  kKindNone = 0,
+  kKindMutex = 1,
+  kKindRwlock = 2,
+  kKindCond = 3,
+  kKindFile = 4,
+  kKindTable = 5,
+  kKindThread = 6,  // thread classes: listed by threads.NAME, not in setup_instruments
+};
+
+// OPERATION values (wait_record::operation); names in the reader use MySQL's words.
+enum operation_id : std::uint8_t {
+  kOpNone = 0,
+  kOpLock,            // mutex "lock"
+  kOpTryLock,         // "try_lock"
+  kOpReadLock,        // rwlock "read_lock"
+  kOpWriteLock,       // "write_lock"
+  kOpTryReadLock,     // "try_read_lock"
+  kOpTryWriteLock,    // "try_write_lock"
+  kOpWait,            // cond "wait"
+  kOpTimedWait,       // "timed_wait"
+  kOpFileCreate,      // file io: create, open, close, read, write, seek, tell,
+  kOpFileOpen,        //   flush, stat, chsize, delete, rename, sync
+  kOpFileClose,
+  kOpFileRead,
+  kOpFileWrite,
+  kOpFileSeek,
+  kOpFileTell,
+  kOpFileFlush,
+  kOpFileStat,
+  kOpFileChsize,
+  kOpFileDelete,
+  kOpFileRename,
+  kOpFileSync,
+  kOpTableFetch,      // table io: fetch, insert, update, delete
+  kOpTableInsert,
+  kOpTableUpdate,
+  kOpTableDelete,
+  kOpCount,
+};
+
+// ---------------------------------------------------------------------------
+// Records
+
+// Aggregated wait statistics. Times in picoseconds (converted at the end of each
+// wait with the timer that timed it, so changing setup_timers never mixes units).
+// min is UINT64_MAX while count_timed is 0. count counts every event, timed or
+// not; sum/min/max only timed ones (MySQL: "COUNTED" instruments add to COUNT_STAR
+// only).
+struct wait_stat {
+  std::uint64_t count;
+  std::uint64_t sum;
+  std::uint64_t min;
+  std::uint64_t max;
+};
+
+// Per-class flags byte (class_record::flags), also the derived byte.
+inline constexpr std::uint8_t kFlagEnabled = 1;
+inline constexpr std::uint8_t kFlagTimed = 2;
+// Only in class_record::derived: instance statistics are kept (the
+// summary_by_instance or summary_by_event_name consumer is on).
+inline constexpr std::uint8_t kFlagInstanceStats = 4;
+
+struct class_record {
+  std::uint32_t lock;      // version+state; allocated once registered, never freed
+  std::uint8_t kind;       // instrument_kind
+  std::uint8_t flags;      // setup_instruments ENABLED/TIMED as set (kFlagEnabled|kFlagTimed)
+  std::uint8_t derived;    // flags AND global_instrumentation: what the hot path tests
+  std::uint8_t reserved;
+  std::uint32_t pad;
+  wait_stat stat;          // aggregate of destroyed instances / exited threads (atomic adds)
+  char name[kNameLen];     // full taxonomy name, "wait/synch/mutex/<category>/<name>"
+};
+
+// Per-thread derived flags (thread_record::derived); recomputed by setup writers.
+inline constexpr std::uint8_t kThreadEnabled = 1;      // global && thread_instrumentation && INSTRUMENTED
+inline constexpr std::uint8_t kThreadCurrent = 2;      // ... && events_waits_current
+inline constexpr std::uint8_t kThreadHistory = 4;      // ... && events_waits_history && HISTORY
+inline constexpr std::uint8_t kThreadHistoryLong = 8;  // ... && events_waits_history_long && HISTORY
+inline constexpr std::uint8_t kThreadSummary = 16;     // ... && summary_by_thread_by_event_name
+
+struct thread_record {
+  std::uint32_t lock;          // version+state
+  std::uint32_t class_index;   // 1-based class (kind thread); 0 = none
+  std::uint64_t thread_id;     // THREAD_ID, unique, never reused (starts at 1)
+  std::uint64_t os_thread_id;  // gettid()
+  std::uint64_t parent_thread_id;  // 0 = NULL
+  std::uint8_t instrumented;   // threads.INSTRUMENTED (1 = YES)
+  std::uint8_t history;        // threads.HISTORY
+  std::uint8_t derived;        // kThread* flags for the hot path
+  std::uint8_t foreground;     // 1 when the thread declared an actor (user/host)
+  std::uint32_t stack_depth;   // number of running waits (written by the thread)
+  std::uint64_t event_id;      // next EVENT_ID (written by the thread)
+  std::uint64_t history_index; // next slot in the thread's history ring (monotonic)
+  char name[kThreadNameLen];   // name the thread gave itself (may be empty)
+  char user[kUserLen];
+  char host[kHostLen];
+  char role[kUserLen];
+};
+
+// Wait record states.
+inline constexpr std::uint8_t kWaitEmpty = 0;
+inline constexpr std::uint8_t kWaitRunning = 1;
+inline constexpr std::uint8_t kWaitCompleted = 2;
+
+// NESTING_EVENT_TYPE values.
+inline constexpr std::uint8_t kNestingNone = 0;
+inline constexpr std::uint8_t kNestingWait = 1;
+
+// Object kinds referenced by a wait (wait_record::object_kind).
+inline constexpr std::uint8_t kObjectNone = 0;
+inline constexpr std::uint8_t kObjectFile = 1;
+inline constexpr std::uint8_t kObjectTable = 2;
+
+// One wait event: a row of events_waits_current / _history / _history_long.
+// Guarded by seq (seqlock: odd while the writer changes it).
+struct wait_record {
+  std::uint32_t seq;
+  std::uint8_t state;          // kWait*
+  std::uint8_t timer;          // timers::timer_kind that timed it; 0 = not timed (NULL times)
+  std::uint8_t operation;      // operation_id
+  std::uint8_t nesting_type;   // kNesting*
+  std::uint32_t class_index;   // 1-based into classes
+  std::uint32_t source_index;  // 1-based into sources; 0 = unknown (NULL)
+  std::uint64_t thread_id;
+  std::uint64_t event_id;
+  std::uint64_t end_event_id;      // 0 = NULL (running)
+  std::uint64_t nesting_event_id;  // 0 = NULL
+  std::uint64_t timer_start;       // raw timer value
+  std::uint64_t timer_end;         // raw; 0 while running
+  std::uint64_t object_instance_begin;  // address (identity) of the instrumented object
+  std::int64_t number_of_bytes;    // -1 = NULL
+  std::uint8_t object_kind;        // kObject*
+  std::uint8_t pad0[3];
+  std::uint32_t object_index;      // 1-based file instance / table share
+  std::uint32_t object_version;    // its lock version when the event started
+  std::uint32_t index_number;      // table io: 1-based index; 0 = NULL
+  std::uint32_t flags;             // FLAGS column (reserved, 0)
+  std::uint32_t pad1;
+};
+
+// history_long is claimed in batches so threads do not share a cache line per
+// event: a thread owns batch b (owner = its THREAD_ID) while it fills it.
+struct batch_record {
+  std::uint64_t owner;  // THREAD_ID of the filling thread; 0 = free
+  std::uint64_t pad[7];
+};
+
+// mutex_instances / rwlock_instances / cond_instances rows (+ their stats).
+struct sync_instance {
+  std::uint32_t lock;           // version+state
+  std::uint32_t class_index;    // 1-based
+  std::uint64_t identity;       // OBJECT_INSTANCE_BEGIN
+  std::uint64_t owner_thread_id;  // mutex LOCKED_BY_THREAD_ID / rwlock WRITE_LOCKED_BY_THREAD_ID; 0 = NULL
+  std::uint32_t readers;        // rwlock READ_LOCKED_BY_COUNT
+  std::uint32_t pad;
+  wait_stat stat;               // events_waits_summary_by_instance
+};
+
+// setup_actors rows.
+struct actor_record {
+  std::uint32_t lock;  // version+state
+  std::uint8_t enabled;
+  std::uint8_t history;
+  std::uint8_t pad[2];
+  char host[kHostLen];
+  char user[kUserLen];
+  char role[kUserLen];
+};
+
+// SOURCE strings, interned by (file pointer, line) in the provider.
+inline constexpr std::uint32_t kSourceFree = 0;
+inline constexpr std::uint32_t kSourceWriting = 1;
+inline constexpr std::uint32_t kSourceReady = 2;
+struct source_record {
+  std::uint32_t state;  // kSource*
+  std::uint32_t line;
+  std::uint64_t key;    // provider-private (address of the file name string)
+  char text[kSourceLen];
+};
+
+// ---------------------------------------------------------------------------
+// The header. Fields written after creation are accessed atomically.
+struct region_header {
+  char magic[8];
+  std::uint32_t layout_version;
+  std::uint32_t header_size;
+  std::uint64_t file_size;
+  std::uint64_t pid;
+  std::uint64_t creation_time_ns;  // CLOCK_REALTIME at creation
+  std::uint32_t ready;             // 1 once fully initialized
+  std::uint32_t exited;            // 1 after a clean shutdown of the agent
+
+  // Sizes of the per-thread parts (also derivable from the arrays).
+  std::uint32_t max_classes;
+  std::uint32_t max_threads;
+  std::uint32_t wait_stack_depth;
+  std::uint32_t history_per_thread;
+  std::uint32_t history_long_size;
+  std::uint32_t history_long_batch;  // slots per batch
+
+  // Timers: baseline and fixed-point converter of each timers::timer_kind
+  // (index = kind). ps = ((raw - base) * mult) >> shift; mult 0 = unavailable.
+  struct timer_desc {
+    std::uint64_t base;
+    std::uint64_t mult;
+    std::uint32_t shift;
+    std::uint32_t available;
+    double frequency;
+  } timers[8];
+
+  // Setup state (written by setup writers under the setup lock).
+  std::uint64_t setup_generation;  // bumped after every setup change
+  std::uint8_t wait_timer;         // setup_timers 'wait' (timers::timer_kind)
+  std::uint8_t pad0[7];
+  std::uint8_t consumers[kConsumerSlots];  // 1 = YES
+
+  // Provider-wide counters (atomic).
+  std::uint64_t next_thread_id;
+  std::uint64_t history_long_next_batch;  // monotonic batch counter (mod batches)
+  std::uint64_t lost[kLostSlots];
+
+  array_desc arrays[kArrayCount];
+};
+
+static_assert(sizeof(region_header) <= kHeaderSize);
+static_assert(std::is_trivially_copyable_v<wait_record> && std::is_standard_layout_v<wait_record>);
+static_assert(sizeof(wait_record) % 8 == 0);
+static_assert(sizeof(batch_record) == 64);
+
+// The memory orders every side uses on these plain-data records (GCC/Clang
+// builtins on plain fields: no std::atomic members, so the records stay C-like
+// and trivially copyable).
+template <class T>
+inline T load_relaxed(const T& field) {
+  return __atomic_load_n(&field, __ATOMIC_RELAXED);
+}
+template <class T>
+inline T load_acquire(const T& field) {
+  return __atomic_load_n(&field, __ATOMIC_ACQUIRE);
+}
+template <class T>
+inline void store_relaxed(T& field, T value) {
+  __atomic_store_n(&field, value, __ATOMIC_RELAXED);
+}
+template <class T>
+inline void store_release(T& field, T value) {
+  __atomic_store_n(&field, value, __ATOMIC_RELEASE);
+}
+
+}  // namespace pfs::layout

@@ -1,0 +1,62 @@
+// Setup changes on a region: instrument flags, consumers, the wait timer, thread
+// flags and setup_actors rows, and the derived flags the provider's hot path tests.
+// The same code serves the provider's own API and readers (the FDW), so a change
+// made from either side takes effect the same way: write the setting, recompute the
+// derived flags, bump setup_generation. Callers hold the region's setup lock
+// (setup_lock_guard) around a change; these functions do not take it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "agent/region.h"
+#include "timers/timer.h"
+
+namespace pfs::setup {
+
+// Names of setup_consumers rows, index = layout::consumer_id.
+std::string_view consumer_name(std::uint32_t id);
+// Index of a consumer by name (exact, lower case); -1 if unknown.
+int consumer_from_name(std::string_view name);
+
+// Recomputes class_record::derived for every class and thread_record::derived for
+// every live thread from the settings, then bumps setup_generation.
+void recompute_derived(const region_map& region);
+
+// The derived flags of one thread from the current settings.
+std::uint8_t thread_derived(const layout::region_header& h, const layout::thread_record& t);
+// The derived flags of one class from the current settings.
+std::uint8_t class_derived(const layout::region_header& h, std::uint8_t flags);
+
+// Sets setup_instruments ENABLED / TIMED of one class (1-based index).
+// enabled/timed: -1 leaves the value alone.
+void set_instrument(const region_map& region, std::uint32_t class_index, int enabled, int timed);
+void set_consumer(const region_map& region, std::uint32_t consumer, bool enabled);
+// False (and nothing changes) when the timer is unavailable on this machine.
+bool set_wait_timer(const region_map& region, timers::timer_kind kind);
+// threads.INSTRUMENTED / HISTORY of the live thread with this THREAD_ID; -1 leaves
+// a value alone. False if no such live thread.
+bool set_thread(const region_map& region, std::uint64_t thread_id, int instrumented, int history);
+
+// setup_actors. Matching follows MySQL: a row matches when its USER, HOST and ROLE
+// each equal the thread's or are '%'; the most specific row wins (exact USER over
+// '%', then exact HOST, then exact ROLE).
+struct actor_match {
+  bool found = false;
+  bool enabled = false;
+  bool history = false;
+};
+actor_match match_actor(const region_map& region, std::string_view user, std::string_view host,
+                        std::string_view role);
+
+enum class actor_result { ok, duplicate, full, not_found, too_long };
+actor_result insert_actor(const region_map& region, std::string_view host, std::string_view user,
+                          std::string_view role, bool enabled, bool history);
+actor_result delete_actor(const region_map& region, std::string_view host, std::string_view user,
+                          std::string_view role);
+actor_result update_actor(const region_map& region, std::string_view host, std::string_view user,
+                          std::string_view role, int enabled, int history);
+void truncate_actors(const region_map& region);
+
+}  // namespace pfs::setup

@@ -1,0 +1,84 @@
+// The pieces of the timers library behind measure(): the CYCLE availability decision,
+// the CYCLE calibration, and the resolution and overhead measurements. Exposed so that
+// tests and benchmarks can exercise each one on its own; applications use timer.h.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "timers/timer.h"
+
+namespace pfs::timers::detail {
+
+// Name of the environment variable that, when set to a non-empty value other than
+// "0", makes CYCLE unavailable (so the fallback path can be exercised anywhere).
+inline constexpr const char* kDisableCycleEnv = "PFS_TIMER_DISABLE_CYCLE";
+inline constexpr const char* kClocksourcePath = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+
+struct cycle_decision {
+  bool available = false;
+  std::string reason;  // empty when available
+};
+
+// The x86-64 CYCLE trust rule as a pure function. Inputs: whether CPUID reports an
+// invariant TSC (0x80000007 EDX bit 8), the content of current_clocksource (trailing
+// whitespace ignored; "" if it could not be read) and the value of
+// PFS_TIMER_DISABLE_CYCLE (nullptr if unset). The environment override wins, then
+// invariance, then the clock source.
+cycle_decision decide_cycle_availability(bool tsc_invariant, std::string_view clocksource,
+                                         const char* disable_env);
+
+// CPUID 0x80000007 EDX bit 8; false on other architectures.
+bool tsc_invariant();
+// The kernel's current clock source name (whitespace trimmed), "" if unreadable.
+std::string current_clocksource();
+
+// One (CLOCK_MONOTONIC_RAW, counter) pair: ns is the midpoint of the raw reads that
+// bracket the counter read, gap_ns their distance (the uncertainty of the pair).
+struct clock_pair {
+  std::uint64_t ns = 0;
+  std::uint64_t counter = 0;
+  std::uint64_t gap_ns = 0;
+};
+// The tightest (smallest gap) of `tries` (raw_ns, read_cycle(), raw_ns) triplets.
+clock_pair tightest_cycle_pair(int tries = 16);
+
+struct cycle_calibration {
+  double frequency = 0;        // counter units per second; 0 if the calibration failed
+  double uncertainty_ppm = 0;  // (gap at start + gap at end) / elapsed, in ppm
+  std::uint64_t elapsed_ns = 0;
+};
+// Calibrates read_cycle() against CLOCK_MONOTONIC_RAW with min-latency bracketing at
+// both ends of a sleep of `window`. Floating point here is fine: setup only.
+cycle_calibration calibrate_cycle(std::chrono::nanoseconds window = std::chrono::milliseconds(20));
+
+// Smallest step by which the timer's value moves: the greatest common divisor of the
+// non-zero steps seen between consecutive reads. For a coarse timer that is exactly the
+// smallest observed step; for a timer that moves faster than it can be read (CYCLE,
+// NANOSECOND) the smallest step is the read latency, not the granularity, and the gcd
+// finds the real granularity (1). Waits at most `max_wait` for a step; returns 1 if it
+// saw none.
+std::uint64_t measure_resolution(timer_kind kind,
+                                 std::chrono::nanoseconds max_wait = std::chrono::milliseconds(50));
+
+// Minimum cost of one read of the timer in CPU cycles over `calls` (>= 20) bracketed
+// calls, with the cost of an empty bracket subtracted; at least 1. Uses rdtsc deltas on
+// x86-64 and measure_overhead_portable() elsewhere.
+std::uint64_t measure_overhead(timer_kind kind, int calls = 64);
+
+// The portable variant: CLOCK_MONOTONIC brackets in ns times estimate_cpu_hz().
+// Compiled on every architecture (so it is tested on x86-64 too).
+std::uint64_t measure_overhead_portable(timer_kind kind, int calls = 64);
+
+// Rough CPU clock estimate from a chain of dependent integer additions (one cycle
+// each on every current core), timed with CLOCK_MONOTONIC. Cached after the first call.
+double estimate_cpu_hz();
+
+// Makes a string live for the rest of the process and returns a stable pointer to it
+// (timer_info::unavailable_reason is a const char*). Thread-safe; equal strings share
+// one copy, so repeated measure() calls do not grow memory.
+const char* intern(std::string_view text);
+
+}  // namespace pfs::timers::detail

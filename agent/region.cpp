@@ -123,13 +123,6 @@ std::uint64_t known_stride(std::uint32_t id) {
   }
 }
 
-void copy_string(char* dst, std::size_t cap, const char* src) {
-  std::size_t n = std::strlen(src);
-  if (n >= cap) n = cap - 1;
-  std::memcpy(dst, src, n);
-  dst[n] = '\0';
-}
-
 void init_header(region_header& h, const region_sizes& s, std::uint64_t file_size) {
   std::memcpy(h.magic, kMagic, sizeof(h.magic));
   h.layout_version = kLayoutVersion;

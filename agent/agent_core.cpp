@@ -1,0 +1,398 @@
+// Agent start-up and shutdown, instrument class registry, instances and sources.
+// None of this is on the event path; it may take the registry mutex.
+#include <strings.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "agent/agent_internal.h"
+#include "agent/setup.h"
+
+namespace pfs {
+namespace detail {
+
+agent_state* g_agent = nullptr;
+namespace {
+
+std::string g_last_error;
+std::once_flag g_env_once;
+std::atomic<bool> g_stopped{false};
+
+constexpr const char* kKindPrefix[] = {"", "wait/synch/mutex/", "wait/synch/rwlock/", "wait/synch/cond/",
+                                       "wait/io/file/", "wait/io/table/", "thread/"};
+constexpr lost_id kClassesLost[] = {kLostMutexClasses, kLostMutexClasses, kLostRwlockClasses,
+                                    kLostCondClasses,  kLostFileClasses,  kLostTableClasses,
+                                    kLostThreadClasses};
+
+// A category is an identifier; a name may also hold "::", '.', '-' (MySQL has
+// names like THR_LOCK::mutex). No '/', '%', spaces or control characters.
+bool valid_part(const char* s, bool is_name) {
+  if (s == nullptr || *s == '\0') return false;
+  for (const char* p = s; *p != '\0'; ++p) {
+    const char c = *p;
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    (is_name && (c == ':' || c == '.' || c == '-'));
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool agent_running() { return g_agent != nullptr && !g_stopped.load(std::memory_order_relaxed); }
+
+void stop_in_forked_child() { g_stopped.store(true, std::memory_order_relaxed); }
+
+void bump_lost(lost_id id) { __atomic_fetch_add(&g_agent->header->lost[id], 1, __ATOMIC_RELAXED); }
+
+// Registers (or finds) a class; returns its 1-based key, 0 when not instrumented.
+pfs_key register_class(instrument_kind kind, const char* category, const char* name) {
+  agent_state* a = g_agent;
+  if (a == nullptr || !valid_part(category, false) || !valid_part(name, true)) return 0;
+  std::string full = std::string(kKindPrefix[kind]) + category + "/" + name;
+  if (full.size() >= kNameLen) return 0;
+  std::lock_guard<std::mutex> guard(a->registry_mutex);
+  for (std::uint32_t i = 0; i < a->max_classes; ++i) {
+    class_record& c = a->classes[i];
+    if ((load_acquire(c.lock) & kStateMask) != kStateAllocated) {
+      // Classes are never freed, so the first free slot ends the search.
+      bool enabled = false, timed = false;
+      if (const instrument_rule* r = match_rule(a->rules, full)) {
+        enabled = r->enabled;
+        timed = r->timed;
+      }
+      setup_lock_guard setup(a->region);
+      store_relaxed(c.lock, kStateDirty);
+      c.kind = kind;
+      std::memcpy(c.name, full.c_str(), full.size() + 1);
+      c.stat = wait_stat{0, 0, UINT64_MAX, 0};
+      const auto flags = static_cast<std::uint8_t>((enabled ? kFlagEnabled : 0) | (timed ? kFlagTimed : 0));
+      store_relaxed(c.flags, flags);
+      store_relaxed(c.derived, setup::class_derived(*a->header, flags));
+      store_release(c.lock, kVersionInc | kStateAllocated);
+      return i + 1;
+    }
+    if (c.kind == kind && std::strncmp(c.name, full.c_str(), kNameLen) == 0) return i + 1;
+  }
+  bump_lost(kClassesLost[kind]);
+  return 0;
+}
+
+sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* identity) {
+  agent_state* a = g_agent;
+  if (a == nullptr || key == 0 || key > a->max_classes || a->classes[key - 1].kind != kind) return nullptr;
+  const array_id id = kind == kKindMutex ? kArrayMutexes : kind == kKindRwlock ? kArrayRwlocks : kArrayConds;
+  const lost_id lost = kind == kKindMutex ? kLostMutexInstances
+                       : kind == kKindRwlock ? kLostRwlockInstances
+                                             : kLostCondInstances;
+  auto* instances = a->region.array<sync_instance>(id);
+  const std::uint64_t n = a->region.count(id);
+  if (n == 0) {
+    bump_lost(lost);
+    return nullptr;
+  }
+  // Start at a hash of the address so concurrent creators spread out (MySQL's
+  // randomized_index), then claim the first free slot with one CAS.
+  const auto start = static_cast<std::uint64_t>((reinterpret_cast<std::uintptr_t>(identity) >> 4) *
+                                                0x9E3779B97F4A7C15ull) % n;
+  for (std::uint64_t probe = 0; probe < n; ++probe) {
+    sync_instance& s = instances[(start + probe) % n];
+    std::uint32_t word = load_relaxed(s.lock);
+    if ((word & kStateMask) != kStateFree) continue;
+    if (!__atomic_compare_exchange_n(&s.lock, &word, (word & ~kStateMask) | kStateDirty, false,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      continue;
+    store_relaxed(s.class_index, key);
+    store_relaxed(s.identity, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(identity)));
+    store_relaxed(s.owner_thread_id, std::uint64_t{0});
+    store_relaxed(s.readers, 0u);
+    store_relaxed(s.stat.count, std::uint64_t{0});
+    store_relaxed(s.stat.sum, std::uint64_t{0});
+    store_relaxed(s.stat.min, UINT64_MAX);
+    store_relaxed(s.stat.max, std::uint64_t{0});
+    store_release(s.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
+    return &s;
+  }
+  bump_lost(lost);
+  return nullptr;
+}
+
+void atomic_min(std::uint64_t& field, std::uint64_t v) {
+  std::uint64_t cur = load_relaxed(field);
+  while (v < cur && !__atomic_compare_exchange_n(&field, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+void atomic_max(std::uint64_t& field, std::uint64_t v) {
+  std::uint64_t cur = load_relaxed(field);
+  while (v > cur && !__atomic_compare_exchange_n(&field, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
+// Folds one statistic into a bucket that several threads may update at once.
+void aggregate_atomic(wait_stat& into, const wait_stat& from) {
+  if (from.count == 0) return;
+  __atomic_fetch_add(&into.count, from.count, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&into.sum, from.sum, __ATOMIC_RELAXED);
+  atomic_min(into.min, from.min);
+  atomic_max(into.max, from.max);
+}
+
+void destroy_instance(sync_instance* s) {
+  agent_state* a = g_agent;
+  if (a == nullptr || s == nullptr) return;
+  std::uint32_t word = load_relaxed(s->lock);
+  store_relaxed(s->lock, (word & ~kStateMask) | kStateDirty);
+  std::atomic_thread_fence(std::memory_order_release);
+  const std::uint32_t key = load_relaxed(s->class_index);
+  const wait_stat st{load_relaxed(s->stat.count), load_relaxed(s->stat.sum), load_relaxed(s->stat.min),
+                     load_relaxed(s->stat.max)};
+  if (key >= 1 && key <= a->max_classes) aggregate_atomic(a->classes[key - 1].stat, st);
+  store_release(s->lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
+}
+
+std::uint32_t intern_source(const char* file, unsigned line) {
+  agent_state* a = g_agent;
+  if (a->source_count == 0 || file == nullptr) return 0;
+  const auto key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(file));
+  const std::uint64_t h = (key ^ (std::uint64_t{line} * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+  // Fast range reduction (no division): (hash32 * n) >> 32.
+  std::uint32_t idx = static_cast<std::uint32_t>(((h >> 32) * a->source_count) >> 32);
+  for (int probe = 0; probe < 8; ++probe) {
+    source_record& s = a->sources[idx];
+    std::uint32_t state = load_acquire(s.state);
+    if (state == kSourceReady) {
+      if (load_relaxed(s.key) == key && load_relaxed(s.line) == line) return idx + 1;
+    } else if (state == kSourceFree) {
+      std::uint32_t expected = kSourceFree;
+      if (__atomic_compare_exchange_n(&s.state, &expected, kSourceWriting, false, __ATOMIC_ACQUIRE,
+                                      __ATOMIC_RELAXED)) {
+        // Keep the base name: SOURCE is "file.cpp:123" as in MySQL.
+        const char* base = std::strrchr(file, '/');
+        base = base != nullptr ? base + 1 : file;
+        char text[kSourceLen];
+        int n = std::snprintf(text, sizeof(text), "%s:%u", base, line);
+        (void)n;
+        for (std::size_t i = 0; i < kSourceLen; ++i) store_relaxed(s.text[i], text[i]);
+        store_relaxed(s.key, key);
+        store_relaxed(s.line, static_cast<std::uint32_t>(line));
+        store_release(s.state, kSourceReady);
+        return idx + 1;
+      }
+      if (expected == kSourceReady && load_relaxed(s.key) == key && load_relaxed(s.line) == line) return idx + 1;
+    }
+    // Another call site, or one being written right now: probe on.
+    idx = idx + 1 == a->source_count ? 0 : idx + 1;
+  }
+  bump_lost(kLostSources);
+  return 0;
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+namespace {
+
+void fail(const std::string& message) { detail::g_last_error = message; }
+
+bool apply_consumers(agent_state& a, const std::string& text, std::string& error) {
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    std::string entry = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (entry.empty()) continue;
+    std::size_t eq = entry.find('=');
+    int id = setup::consumer_from_name(entry.substr(0, eq));
+    std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
+    bool on = !strcasecmp(value.c_str(), "ON") || !strcasecmp(value.c_str(), "YES") || value == "1";
+    bool off = !strcasecmp(value.c_str(), "OFF") || !strcasecmp(value.c_str(), "NO") || value == "0";
+    if (id < 0 || (!on && !off)) {
+      error = "consumer setting \"" + entry + "\" is not of the form <consumer>=ON|OFF";
+      return false;
+    }
+    a.header->consumers[id] = on ? 1 : 0;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool init(const options& opts) {
+  if (g_agent != nullptr) {
+    fail("the agent is already initialized");
+    return false;
+  }
+  if (opts.region_path.empty()) {
+    fail("no region path: set PFS_REGION");
+    return false;
+  }
+  auto a = std::make_unique<agent_state>();
+  std::string error;
+  if (!parse_instrument_rules(opts.instrument, a->rules, error)) {
+    fail(error);
+    return false;
+  }
+  region_error err;
+  a->region = region_map::create(opts.region_path, opts.sizes, opts.mode, err);
+  if (err) {
+    fail(err.message + (err.detail.empty() ? "" : ": " + err.detail));
+    return false;
+  }
+  region_header& h = a->region.header();
+  a->header = &h;
+  if (!apply_consumers(*a, opts.consumers, error)) {
+    a->region.unlink_file();
+    fail(error);
+    return false;
+  }
+  if (!opts.wait_timer.empty()) {
+    timers::timer_kind k = timers::timer_from_name(opts.wait_timer);
+    if (k == timers::timer_kind::none || h.timers[static_cast<int>(k)].available == 0) {
+      a->region.unlink_file();
+      fail("wait timer \"" + opts.wait_timer + "\" is not available here");
+      return false;
+    }
+    h.wait_timer = static_cast<std::uint8_t>(k);
+  }
+  a->classes = a->region.array<class_record>(kArrayClasses);
+  a->max_classes = h.max_classes;
+  a->stack_depth = h.wait_stack_depth;
+  a->history_size = h.history_per_thread;
+  a->history_long = a->region.array<wait_record>(kArrayHistoryLong);
+  a->history_long_size = h.history_long_size;
+  a->history_long_batch = h.history_long_batch;
+  a->batches = a->region.array<batch_record>(kArrayHistoryLongBatches);
+  a->batch_count = static_cast<std::uint32_t>(a->region.count(kArrayHistoryLongBatches));
+  a->sources = a->region.array<source_record>(kArraySources);
+  a->source_count = static_cast<std::uint32_t>(a->region.count(kArraySources));
+  for (int k = 0; k < 8; ++k) a->converters[k] = {h.timers[k].base, h.timers[k].mult, h.timers[k].shift};
+  a->contexts.resize(h.max_threads);
+  a->remove_at_exit = opts.remove_at_exit;
+
+  // MySQL's default setup_actors row.
+  setup::insert_actor(a->region, "%", "%", "%", true, true);
+  setup::recompute_derived(a->region);
+
+  g_stopped.store(false, std::memory_order_relaxed);
+  __atomic_store_n(&g_agent, a.release(), __ATOMIC_RELEASE);
+  g_last_error.clear();
+  return true;
+}
+
+const std::string& last_error() { return detail::g_last_error; }
+bool active() { return agent_running(); }
+
+const region_map* current_region() { return g_agent != nullptr ? &g_agent->region : nullptr; }
+
+void shutdown() {
+  agent_state* a = g_agent;
+  if (a == nullptr || g_stopped.exchange(true)) return;
+  // The mapping stays: live objects hold pointers to their class flags. We only
+  // stop recording, mark the region as finished and release the alive lock.
+  setup::set_consumer(a->region, kConsumerGlobalInstrumentation, false);
+  store_release(a->header->exited, 1u);
+  if (a->remove_at_exit) a->region.unlink_file();
+  a->region.release_alive_lock();
+}
+
+bool set_instrument(const std::string& pattern, bool enabled, bool timed) {
+  agent_state* a = g_agent;
+  if (a == nullptr) return false;
+  std::lock_guard<std::mutex> guard(a->registry_mutex);
+  setup_lock_guard setup(a->region);
+  bool any = false;
+  for (std::uint32_t i = 0; i < a->max_classes; ++i) {
+    class_record& c = a->classes[i];
+    if ((load_acquire(c.lock) & kStateMask) != kStateAllocated || c.kind == kKindThread) continue;
+    if (!like_match(pattern.c_str(), c.name)) continue;
+    setup::set_instrument(a->region, i + 1, enabled ? 1 : 0, timed ? 1 : 0);
+    any = true;
+  }
+  return any;
+}
+
+bool set_consumer(const std::string& name, bool enabled) {
+  agent_state* a = g_agent;
+  int id = setup::consumer_from_name(name);
+  if (a == nullptr || id < 0) return false;
+  std::lock_guard<std::mutex> guard(a->registry_mutex);
+  setup_lock_guard setup(a->region);
+  setup::set_consumer(a->region, static_cast<std::uint32_t>(id), enabled);
+  return true;
+}
+
+bool set_wait_timer(const std::string& timer_name) {
+  agent_state* a = g_agent;
+  if (a == nullptr) return false;
+  std::lock_guard<std::mutex> guard(a->registry_mutex);
+  setup_lock_guard setup(a->region);
+  return setup::set_wait_timer(a->region, timers::timer_from_name(timer_name));
+}
+
+}  // namespace pfs
+
+// ---------------------------------------------------------------------------
+// C ABI (registration and instances)
+using namespace pfs;
+using namespace pfs::detail;
+
+extern "C" {
+
+int pfs_init_from_env(void) {
+  std::call_once(g_env_once, [] {
+    if (g_agent != nullptr) return;
+    std::string error;
+    options o = options::from_environment(&error);
+    if (o.region_path.empty()) {
+      g_last_error = "PFS_REGION is not set";
+      return;
+    }
+    if (!pfs::init(o)) return;
+    if (!error.empty()) g_last_error = error;
+  });
+  return g_agent != nullptr ? 0 : -1;
+}
+
+const char* pfs_last_error(void) { return g_last_error.c_str(); }
+int pfs_active(void) { return agent_running() ? 1 : 0; }
+void pfs_shutdown(void) { pfs::shutdown(); }
+
+static pfs_key register_kind(instrument_kind kind, const char* category, const char* name) {
+  if (g_agent == nullptr) pfs_init_from_env();
+  return register_class(kind, category, name);
+}
+
+pfs_key pfs_register_mutex(const char* category, const char* name) {
+  return register_kind(kKindMutex, category, name);
+}
+pfs_key pfs_register_rwlock(const char* category, const char* name) {
+  return register_kind(kKindRwlock, category, name);
+}
+pfs_key pfs_register_cond(const char* category, const char* name) {
+  return register_kind(kKindCond, category, name);
+}
+pfs_key pfs_register_thread(const char* category, const char* name) {
+  return register_kind(kKindThread, category, name);
+}
+
+const volatile unsigned char* pfs_class_flags(pfs_key key) {
+  agent_state* a = g_agent;
+  if (a == nullptr || key == 0 || key > a->max_classes) return &pfs::detail::kNoFlags;
+  return &a->classes[key - 1].derived;
+}
+
+pfs_sync* pfs_init_mutex(pfs_key key, const void* identity) {
+  return reinterpret_cast<pfs_sync*>(create_instance(kKindMutex, key, identity));
+}
+pfs_sync* pfs_init_rwlock(pfs_key key, const void* identity) {
+  return reinterpret_cast<pfs_sync*>(create_instance(kKindRwlock, key, identity));
+}
+pfs_sync* pfs_init_cond(pfs_key key, const void* identity) {
+  return reinterpret_cast<pfs_sync*>(create_instance(kKindCond, key, identity));
+}
+void pfs_destroy_sync(pfs_sync* handle) { destroy_instance(reinterpret_cast<sync_instance*>(handle)); }
+
+}  // extern "C"

@@ -1,0 +1,113 @@
+// Start-up options: PFS_* environment variables and MySQL-style instrument rules.
+#include <cstdlib>
+#include <cstring>
+#include <strings.h>
+
+#include "agent/agent_internal.h"
+
+namespace pfs {
+namespace {
+
+std::string trim(const std::string& s) {
+  std::size_t b = s.find_first_not_of(" \t\n");
+  if (b == std::string::npos) return {};
+  std::size_t e = s.find_last_not_of(" \t\n");
+  return s.substr(b, e - b + 1);
+}
+
+void append_error(std::string* error, const std::string& text) {
+  if (error == nullptr) return;
+  if (!error->empty()) *error += "; ";
+  *error += text;
+}
+
+}  // namespace
+
+bool like_match(const char* pattern, const char* text) {
+  // Iterative LIKE with backtracking to the last '%'.
+  const char* star = nullptr;
+  const char* resume = nullptr;
+  while (*text != '\0') {
+    if (*pattern == '%') {
+      star = pattern++;
+      resume = text;
+    } else if (*pattern == '_' || *pattern == *text) {
+      ++pattern;
+      ++text;
+    } else if (star != nullptr) {
+      pattern = star + 1;
+      text = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (*pattern == '%') ++pattern;
+  return *pattern == '\0';
+}
+
+bool parse_instrument_rules(const std::string& text, std::vector<instrument_rule>& out, std::string& error) {
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t comma = text.find(',', pos);
+    if (comma == std::string::npos) comma = text.size();
+    std::string entry = trim(text.substr(pos, comma - pos));
+    pos = comma + 1;
+    if (entry.empty()) continue;
+    std::size_t eq = entry.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      error = "instrument rule \"" + entry + "\" is not of the form pattern=ON|OFF|COUNTED";
+      return false;
+    }
+    instrument_rule rule;
+    rule.pattern = trim(entry.substr(0, eq));
+    std::string value = trim(entry.substr(eq + 1));
+    const char* v = value.c_str();
+    if (!strcasecmp(v, "ON") || !strcasecmp(v, "YES") || !strcasecmp(v, "TRUE") || value == "1") {
+      rule.enabled = rule.timed = true;
+    } else if (!strcasecmp(v, "OFF") || !strcasecmp(v, "NO") || !strcasecmp(v, "FALSE") || value == "0") {
+      rule.enabled = rule.timed = false;
+    } else if (!strcasecmp(v, "COUNTED")) {
+      rule.enabled = true;
+      rule.timed = false;
+    } else {
+      error = "instrument rule \"" + entry + "\" has value \"" + value + "\"; use ON, OFF or COUNTED";
+      return false;
+    }
+    out.push_back(std::move(rule));
+  }
+  return true;
+}
+
+const instrument_rule* match_rule(const std::vector<instrument_rule>& rules, const std::string& name) {
+  const instrument_rule* best = nullptr;
+  for (const auto& r : rules) {
+    // Longest pattern wins; among equals, the later one (as a later option would).
+    if (like_match(r.pattern.c_str(), name.c_str()) &&
+        (best == nullptr || r.pattern.size() >= best->pattern.size()))
+      best = &r;
+  }
+  return best;
+}
+
+options options::from_environment(std::string* error) {
+  options o;
+  if (const char* p = std::getenv("PFS_REGION")) o.region_path = p;
+  std::string bad;
+  o.sizes.apply_environment(&bad);
+  if (!bad.empty()) append_error(error, "ignored malformed sizes: " + bad);
+  if (const char* m = std::getenv("PFS_REGION_MODE")) {
+    char* end = nullptr;
+    unsigned long mode = std::strtoul(m, &end, 8);
+    if (*m != '\0' && *end == '\0' && mode <= 0777)
+      o.mode = static_cast<unsigned>(mode);
+    else
+      append_error(error, std::string("ignored malformed PFS_REGION_MODE=") + m);
+  }
+  if (const char* v = std::getenv("PFS_INSTRUMENT")) o.instrument = v;
+  if (const char* v = std::getenv("PFS_CONSUMERS")) o.consumers = v;
+  if (const char* v = std::getenv("PFS_WAIT_TIMER")) o.wait_timer = v;
+  if (const char* v = std::getenv("PFS_REMOVE_REGION_AT_EXIT")) o.remove_at_exit = std::strcmp(v, "1") == 0;
+  return o;
+}
+
+}  // namespace pfs

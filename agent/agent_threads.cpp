@@ -1,0 +1,206 @@
+// Thread records: registration on first use or by name, actors, exit.
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "agent/agent_internal.h"
+#include "agent/setup.h"
+
+namespace pfs::detail {
+namespace {
+
+// Threads without a slot (array full, agent stopped, forked child) use this
+// context: its record has no flags, so nothing is recorded for them.
+thread_record g_no_record{};
+thread_context g_no_context{&g_no_record};
+
+__attribute__((tls_model("initial-exec"))) thread_local thread_context* tls_context = nullptr;
+
+void release_current_thread();
+
+// Arms a destructor at thread exit; touched once at registration, never on the
+// event path (a thread_local with a destructor costs a guard check per access).
+struct thread_exit_hook {
+  bool armed = false;
+  ~thread_exit_hook() {
+    if (armed) release_current_thread();
+  }
+};
+thread_local thread_exit_hook tls_exit_hook;
+
+void copy_field(char* dst, std::size_t cap, const char* src) {
+  std::size_t n = src == nullptr ? 0 : std::strlen(src);
+  if (n >= cap) n = cap - 1;
+  for (std::size_t i = 0; i < cap; ++i) store_relaxed(dst[i], i < n ? src[i] : '\0');
+}
+
+void clear_event(wait_record& r) {
+  std::uint32_t seq = load_relaxed(r.seq) | 1u;
+  store_relaxed(r.seq, seq);
+  std::atomic_thread_fence(std::memory_order_release);
+  store_relaxed(r.state, kWaitEmpty);
+  store_release(r.seq, seq + 1);
+}
+
+void release_batch(thread_context& t) {
+  if (t.has_batch) store_release(g_agent->batches[t.batch].owner, std::uint64_t{0});
+  t.has_batch = false;
+}
+
+void release_current_thread() {
+  thread_context* t = tls_context;
+  tls_context = &g_no_context;
+  if (t == nullptr || t == &g_no_context || g_agent == nullptr) return;
+  release_batch(*t);
+  thread_record& r = *t->rec;
+  std::uint32_t word = load_relaxed(r.lock);
+  store_relaxed(r.lock, (word & ~kStateMask) | kStateDirty);
+  store_relaxed(r.derived, std::uint8_t{0});
+  // The per-thread summaries need no folding: events_waits_summary_global_by_event_name
+  // is built from the instances (and the classes' buckets of destroyed ones),
+  // which already counted every event of this thread.
+  store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
+}
+
+void fork_child() {
+  // The child shares the parent's mapping: it must not write into the parent's
+  // records. It runs uninstrumented.
+  tls_context = &g_no_context;
+}
+
+}  // namespace
+
+void stop_in_forked_child();  // agent_core.cpp
+
+thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
+  agent_state* a = g_agent;
+  if (a == nullptr || !agent_running()) return &g_no_context;
+  static std::once_flag atfork_once;
+  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, [] { fork_child(); stop_in_forked_child(); }); });
+  if (thread_class == 0) thread_class = register_class(kKindThread, "pfs", "unregistered");
+
+  auto* records = a->region.array<thread_record>(kArrayThreads);
+  const std::uint32_t n = static_cast<std::uint32_t>(a->contexts.size());
+  for (std::uint32_t slot = 0; slot < n; ++slot) {
+    thread_record& r = records[slot];
+    std::uint32_t word = load_relaxed(r.lock);
+    if ((word & kStateMask) != kStateFree) continue;
+    if (!__atomic_compare_exchange_n(&r.lock, &word, (word & ~kStateMask) | kStateDirty, false,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      continue;
+    thread_context& t = a->contexts[slot];
+    t = thread_context{};
+    t.rec = &r;
+    t.slot = slot;
+    t.stack = a->region.array<wait_record>(kArrayWaitStacks) + std::uint64_t{slot} * a->stack_depth;
+    t.history = a->history_size == 0
+                    ? nullptr
+                    : a->region.array<wait_record>(kArrayWaitHistory) + std::uint64_t{slot} * a->history_size;
+    t.class_stats = a->region.array<wait_stat>(kArrayThreadClassStats) + std::uint64_t{slot} * a->max_classes;
+    t.thread_id = __atomic_fetch_add(&a->header->next_thread_id, 1, __ATOMIC_RELAXED);
+    for (std::uint32_t i = 0; i < a->stack_depth; ++i) clear_event(t.stack[i]);
+    for (std::uint32_t i = 0; i < a->history_size; ++i) clear_event(t.history[i]);
+    for (std::uint32_t i = 0; i < a->max_classes; ++i) {
+      wait_stat& s = t.class_stats[i];
+      store_relaxed(s.count, std::uint64_t{0});
+      store_relaxed(s.sum, std::uint64_t{0});
+      store_relaxed(s.min, UINT64_MAX);
+      store_relaxed(s.max, std::uint64_t{0});
+    }
+    const std::uint64_t parent = tls_context != nullptr && tls_context != &g_no_context ? tls_context->thread_id : 0;
+    store_relaxed(r.class_index, thread_class);
+    store_relaxed(r.thread_id, t.thread_id);
+    store_relaxed(r.os_thread_id, static_cast<std::uint64_t>(syscall(SYS_gettid)));
+    store_relaxed(r.parent_thread_id, parent);
+    // Background threads are instrumented with history, as in MySQL; a thread
+    // that declares an actor becomes foreground and follows setup_actors.
+    store_relaxed(r.instrumented, std::uint8_t{1});
+    store_relaxed(r.history, std::uint8_t{1});
+    store_relaxed(r.foreground, std::uint8_t{0});
+    store_relaxed(r.stack_depth, 0u);
+    store_relaxed(r.event_id, std::uint64_t{1});
+    store_relaxed(r.history_index, std::uint64_t{0});
+    copy_field(r.name, kThreadNameLen, name);
+    copy_field(r.user, kUserLen, "");
+    copy_field(r.host, kHostLen, "");
+    copy_field(r.role, kUserLen, "");
+    store_relaxed(r.derived, setup::thread_derived(*a->header, r));
+    store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
+    // A setup change racing with this registration may have missed our record:
+    // recompute from the settings as they are now.
+    store_relaxed(r.derived, setup::thread_derived(*a->header, r));
+    tls_context = &t;
+    tls_exit_hook.armed = true;
+    return &t;
+  }
+  bump_lost(kLostThreadInstances);
+  tls_context = &g_no_context;
+  return &g_no_context;
+}
+
+thread_context* current_thread() {
+  thread_context* t = tls_context;
+  if (t == nullptr) [[unlikely]]
+    t = register_thread_slot(0, "");
+  return t;
+}
+
+thread_context* current_thread_if_any() { return tls_context; }
+
+}  // namespace pfs::detail
+
+namespace pfs {
+using namespace detail;
+
+void register_thread(const char* category, const char* name, const char* thread_name) {
+  pfs_register_current_thread(pfs_register_thread(category, name), thread_name);
+}
+void set_thread_actor(const char* user, const char* host, const char* role) {
+  pfs_set_thread_actor(user, host, role);
+}
+std::uint64_t thread_id() { return pfs_current_thread_id(); }
+void unregister_thread() { pfs_unregister_current_thread(); }
+
+}  // namespace pfs
+
+using namespace pfs::detail;
+
+extern "C" {
+
+void pfs_register_current_thread(pfs_key thread_class, const char* name) {
+  if (g_agent == nullptr) pfs_init_from_env();
+  if (g_agent == nullptr) return;
+  if (tls_context != nullptr) release_current_thread();
+  register_thread_slot(thread_class, name);
+}
+
+void pfs_set_thread_actor(const char* user, const char* host, const char* role) {
+  thread_context* t = current_thread();
+  agent_state* a = g_agent;
+  if (a == nullptr || t->thread_id == 0) return;
+  thread_record& r = *t->rec;
+  role = role != nullptr ? role : "%";
+  copy_field(r.user, kUserLen, user);
+  copy_field(r.host, kHostLen, host);
+  copy_field(r.role, kUserLen, role);
+  const pfs::setup::actor_match m =
+      pfs::setup::match_actor(a->region, user != nullptr ? user : "", host != nullptr ? host : "", role);
+  store_relaxed(r.foreground, std::uint8_t{1});
+  store_relaxed(r.instrumented, static_cast<std::uint8_t>(m.found && m.enabled));
+  store_relaxed(r.history, static_cast<std::uint8_t>(m.found && m.history));
+  store_relaxed(r.derived, pfs::setup::thread_derived(*a->header, r));
+}
+
+uint64_t pfs_current_thread_id(void) {
+  if (g_agent == nullptr || !agent_running()) return 0;
+  return current_thread()->thread_id;
+}
+
+void pfs_unregister_current_thread(void) {
+  release_current_thread();
+  tls_context = nullptr;  // a later event registers the thread again
+}
+
+}  // extern "C"

@@ -1,0 +1,291 @@
+// The agent's C++ API: start-up, instrumented drop-in synchronization types, and
+// thread registration. Everything here sits on the C ABI of pfs_c.h.
+//
+//   pfs::options o;                 // or just set PFS_REGION and friends
+//   o.region_path = "/tmp/app.pfs";
+//   o.instrument = "wait/synch/%=ON";
+//   pfs::init(o);
+//   pfs::mutex queue_lock{"app", "queue_lock"};  // wait/synch/mutex/app/queue_lock
+//   { pfs::lock_guard g(queue_lock); ... }       // SOURCE = this file:line
+//
+// Objects built before the agent is initialized (and every object when it is not)
+// run uninstrumented at the cost of one predictable branch per operation.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <shared_mutex>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "agent/pfs_c.h"
+#include "agent/region.h"
+
+namespace pfs {
+
+// One --performance-schema-instrument style rule: pattern ('%' and '_' wildcards)
+// and the value it gives matching classes. The longest matching pattern wins.
+struct instrument_rule {
+  std::string pattern;
+  bool enabled = false;
+  bool timed = false;
+};
+
+struct options {
+  std::string region_path;      // PFS_REGION; empty = agent disabled
+  region_sizes sizes;           // PFS_MAX_* and PFS_WAITS_* variables
+  unsigned mode = 0660;         // PFS_REGION_MODE (octal)
+  std::string instrument;       // PFS_INSTRUMENT: "pattern=ON|OFF|COUNTED,..." ("%=ON" turns all on)
+  std::string consumers;        // PFS_CONSUMERS: "events_waits_history=OFF,..." (all ON by default)
+  std::string wait_timer;       // PFS_WAIT_TIMER: CYCLE, NANOSECOND, ... (default CYCLE if usable)
+  bool remove_at_exit = false;  // PFS_REMOVE_REGION_AT_EXIT=1: unlink the file at shutdown
+
+  // Options from the PFS_* environment variables. Malformed values are reported
+  // in *error and ignored.
+  static options from_environment(std::string* error = nullptr);
+};
+
+// Parses "pattern=value,..." into rules; false (with a message) on a bad entry.
+bool parse_instrument_rules(const std::string& text, std::vector<instrument_rule>& out, std::string& error);
+// The rule that applies to a class name (longest matching pattern), or nullptr.
+const instrument_rule* match_rule(const std::vector<instrument_rule>& rules, const std::string& name);
+// MySQL LIKE-style matching: '%' any sequence, '_' one character.
+bool like_match(const char* pattern, const char* text);
+
+// Starts the agent: creates the region and registers the calling thread. Returns
+// false (and the agent stays disabled; the program runs on) if it cannot; the
+// reason is in last_error(). A second call fails if the agent is running.
+bool init(const options& opts);
+const std::string& last_error();
+bool active();
+// Stops recording, releases the region (removing it if asked). Objects that
+// still exist keep working uninstrumented.
+void shutdown();
+// The mapped region of the running agent (nullptr when disabled): for the
+// agent's own setup calls and for tests.
+const region_map* current_region();
+
+// Setup from inside the instrumented program (same effect as SQL UPDATEs).
+bool set_instrument(const std::string& pattern, bool enabled, bool timed);  // LIKE pattern over names
+bool set_consumer(const std::string& name, bool enabled);
+bool set_wait_timer(const std::string& timer_name);
+
+// Threads
+void register_thread(const char* category, const char* name, const char* thread_name = "");
+void set_thread_actor(const char* user, const char* host, const char* role = "%");
+std::uint64_t thread_id();
+void unregister_thread();
+
+namespace detail {
+inline const volatile unsigned char kNoFlags = 0;
+}
+
+// Drop-in for std::mutex. lock()/try_lock() record a wait named
+// wait/synch/mutex/<category>/<name>; SOURCE is the caller's file:line (use
+// pfs::lock_guard / pfs::unique_lock to get the right line through a guard).
+class mutex {
+ public:
+  mutex(const char* category, const char* name) : mutex(pfs_register_mutex(category, name)) {}
+  explicit mutex(pfs_key key) : psi_(pfs_init_mutex(key, this)), flags_(pfs_class_flags(psi_ ? key : 0)) {}
+  ~mutex() { pfs_destroy_sync(psi_); }
+  mutex(const mutex&) = delete;
+  mutex& operator=(const mutex&) = delete;
+
+  void lock(std::source_location at = std::source_location::current()) {
+    if (!(*flags_ & PFS_ENABLED)) [[likely]] {
+      m_.lock();
+      return;
+    }
+    pfs_wait_locker l;
+    int rec = pfs_start_mutex_wait(&l, psi_, PFS_OP_LOCK, at.file_name(), at.line());
+    m_.lock();
+    if (rec) pfs_end_mutex_wait(&l, 0);
+  }
+  bool try_lock(std::source_location at = std::source_location::current()) {
+    if (!(*flags_ & PFS_ENABLED)) [[likely]]
+      return m_.try_lock();
+    pfs_wait_locker l;
+    int rec = pfs_start_mutex_wait(&l, psi_, PFS_OP_TRY_LOCK, at.file_name(), at.line());
+    bool ok = m_.try_lock();
+    if (rec) pfs_end_mutex_wait(&l, ok ? 0 : 1);
+    return ok;
+  }
+  void unlock() {
+    if (*flags_ & PFS_ENABLED) pfs_unlock_mutex(psi_);
+    m_.unlock();
+  }
+  std::mutex& native() { return m_; }
+  pfs_sync* psi() const { return psi_; }
+
+ private:
+  std::mutex m_;
+  pfs_sync* psi_;
+  const volatile unsigned char* flags_;
+};
+
+// Drop-in for std::shared_mutex (a rwlock): wait/synch/rwlock/<category>/<name>.
+class shared_mutex {
+ public:
+  shared_mutex(const char* category, const char* name) : shared_mutex(pfs_register_rwlock(category, name)) {}
+  explicit shared_mutex(pfs_key key)
+      : psi_(pfs_init_rwlock(key, this)), flags_(pfs_class_flags(psi_ ? key : 0)) {}
+  ~shared_mutex() { pfs_destroy_sync(psi_); }
+  shared_mutex(const shared_mutex&) = delete;
+  shared_mutex& operator=(const shared_mutex&) = delete;
+
+  void lock(std::source_location at = std::source_location::current()) {
+    wrap(PFS_OP_WRITE_LOCK, at, [this] { m_.lock(); return true; });
+  }
+  bool try_lock(std::source_location at = std::source_location::current()) {
+    return wrap(PFS_OP_TRY_WRITE_LOCK, at, [this] { return m_.try_lock(); });
+  }
+  void unlock() {
+    if (*flags_ & PFS_ENABLED) pfs_unlock_rwlock(psi_);
+    m_.unlock();
+  }
+  void lock_shared(std::source_location at = std::source_location::current()) {
+    wrap(PFS_OP_READ_LOCK, at, [this] { m_.lock_shared(); return true; });
+  }
+  bool try_lock_shared(std::source_location at = std::source_location::current()) {
+    return wrap(PFS_OP_TRY_READ_LOCK, at, [this] { return m_.try_lock_shared(); });
+  }
+  void unlock_shared() {
+    if (*flags_ & PFS_ENABLED) pfs_unlock_rwlock(psi_);
+    m_.unlock_shared();
+  }
+
+ private:
+  template <class F>
+  bool wrap(int op, const std::source_location& at, F&& real) {
+    if (!(*flags_ & PFS_ENABLED)) [[likely]]
+      return real();
+    pfs_wait_locker l;
+    int rec = pfs_start_rwlock_wait(&l, psi_, op, at.file_name(), at.line());
+    bool ok = real();
+    if (rec) pfs_end_rwlock_wait(&l, ok ? 0 : 1);
+    return ok;
+  }
+  std::shared_mutex m_;
+  pfs_sync* psi_;
+  const volatile unsigned char* flags_;
+};
+
+// Scoped guards that carry the caller's source line into the wait.
+class lock_guard {
+ public:
+  explicit lock_guard(mutex& m, std::source_location at = std::source_location::current()) : m_(m) {
+    m_.lock(at);
+  }
+  ~lock_guard() { m_.unlock(); }
+  lock_guard(const lock_guard&) = delete;
+  lock_guard& operator=(const lock_guard&) = delete;
+
+ private:
+  mutex& m_;
+};
+
+class unique_lock {
+ public:
+  explicit unique_lock(mutex& m, std::source_location at = std::source_location::current()) : m_(&m) {
+    m_->lock(at);
+    owns_ = true;
+  }
+  ~unique_lock() {
+    if (owns_) m_->unlock();
+  }
+  unique_lock(const unique_lock&) = delete;
+  unique_lock& operator=(const unique_lock&) = delete;
+  void lock(std::source_location at = std::source_location::current()) {
+    m_->lock(at);
+    owns_ = true;
+  }
+  void unlock() {
+    m_->unlock();
+    owns_ = false;
+  }
+  bool owns_lock() const { return owns_; }
+  mutex* get_mutex() const { return m_; }
+
+ private:
+  mutex* m_;
+  bool owns_ = false;
+};
+
+// Condition variable working with pfs::mutex: wait/synch/cond/<category>/<name>.
+class condition_variable {
+ public:
+  condition_variable(const char* category, const char* name)
+      : condition_variable(pfs_register_cond(category, name)) {}
+  explicit condition_variable(pfs_key key)
+      : psi_(pfs_init_cond(key, this)), flags_(pfs_class_flags(psi_ ? key : 0)) {}
+  ~condition_variable() { pfs_destroy_sync(psi_); }
+  condition_variable(const condition_variable&) = delete;
+  condition_variable& operator=(const condition_variable&) = delete;
+
+  void notify_one() noexcept { cv_.notify_one(); }
+  void notify_all() noexcept { cv_.notify_all(); }
+
+  void wait(unique_lock& lock, std::source_location at = std::source_location::current()) {
+    instrumented(lock, PFS_OP_WAIT, at, [&](std::unique_lock<std::mutex>& native) {
+      cv_.wait(native);
+      return true;
+    });
+  }
+  template <class Predicate>
+  void wait(unique_lock& lock, Predicate pred, std::source_location at = std::source_location::current()) {
+    while (!pred()) wait(lock, at);
+  }
+  template <class Clock, class Duration>
+  std::cv_status wait_until(unique_lock& lock, const std::chrono::time_point<Clock, Duration>& t,
+                            std::source_location at = std::source_location::current()) {
+    std::cv_status status = std::cv_status::no_timeout;
+    instrumented(lock, PFS_OP_TIMED_WAIT, at, [&](std::unique_lock<std::mutex>& native) {
+      status = cv_.wait_until(native, t);
+      return status == std::cv_status::no_timeout;
+    });
+    return status;
+  }
+  template <class Clock, class Duration, class Predicate>
+  bool wait_until(unique_lock& lock, const std::chrono::time_point<Clock, Duration>& t, Predicate pred,
+                  std::source_location at = std::source_location::current()) {
+    while (!pred())
+      if (wait_until(lock, t, at) == std::cv_status::timeout) return pred();
+    return true;
+  }
+  template <class Rep, class Period>
+  std::cv_status wait_for(unique_lock& lock, const std::chrono::duration<Rep, Period>& d,
+                          std::source_location at = std::source_location::current()) {
+    return wait_until(lock, std::chrono::steady_clock::now() + d, at);
+  }
+  template <class Rep, class Period, class Predicate>
+  bool wait_for(unique_lock& lock, const std::chrono::duration<Rep, Period>& d, Predicate pred,
+                std::source_location at = std::source_location::current()) {
+    return wait_until(lock, std::chrono::steady_clock::now() + d, std::move(pred), at);
+  }
+
+ private:
+  // Waits on the native mutex inside pfs::mutex (adopted, then released back to
+  // the pfs::unique_lock), so the mutex's owner column stays right.
+  template <class F>
+  void instrumented(unique_lock& lock, int op, const std::source_location& at, F&& real) {
+    mutex& m = *lock.get_mutex();
+    std::unique_lock<std::mutex> native(m.native(), std::adopt_lock);
+    if (!(*flags_ & PFS_ENABLED)) [[likely]] {
+      real(native);
+    } else {
+      pfs_wait_locker l;
+      int rec = pfs_start_cond_wait(&l, psi_, m.psi(), op, at.file_name(), at.line());
+      bool ok = real(native);
+      if (rec) pfs_end_cond_wait(&l, ok ? 0 : 1);
+    }
+    native.release();
+  }
+  std::condition_variable cv_;
+  pfs_sync* psi_;
+  const volatile unsigned char* flags_;
+};
+
+}  // namespace pfs

@@ -1,0 +1,240 @@
+#include "agent/setup.h"
+
+#include <atomic>
+#include <cstring>
+
+namespace pfs::setup {
+namespace {
+
+using namespace layout;
+
+constexpr std::string_view kConsumerNames[kConsumerCount] = {
+    "global_instrumentation",
+    "thread_instrumentation",
+    "events_waits_current",
+    "events_waits_history",
+    "events_waits_history_long",
+    "events_waits_summary_by_thread_by_event_name",
+    "events_waits_summary_global_by_event_name",
+    "events_waits_summary_by_instance",
+};
+
+bool consumer_on(const region_header& h, std::uint32_t id) { return load_relaxed(h.consumers[id]) != 0; }
+
+void bump_generation(const region_map& region) {
+  __atomic_fetch_add(&region.header().setup_generation, 1, __ATOMIC_RELEASE);
+}
+
+// A bounded copy of a fixed-size string field, for comparisons.
+std::string_view field_view(const char* field, std::size_t cap) {
+  std::size_t n = 0;
+  while (n < cap && field[n] != '\0') ++n;
+  return {field, n};
+}
+
+void set_field(char* field, std::size_t cap, std::string_view value) {
+  std::size_t n = value.size() < cap ? value.size() : cap - 1;
+  std::memcpy(field, value.data(), n);
+  std::memset(field + n, 0, cap - n);
+}
+
+// Actor rows change under the setup lock only; the version+state word lets readers
+// skip a row being changed.
+void begin_change(std::uint32_t& lock) {
+  std::uint32_t v = load_relaxed(lock);
+  store_relaxed(lock, (v & ~kStateMask) | kStateDirty);
+  std::atomic_thread_fence(std::memory_order_release);
+}
+void end_change(std::uint32_t& lock, std::uint32_t state) {
+  std::uint32_t v = load_relaxed(lock);
+  store_release(lock, ((v & ~kStateMask) + kVersionInc) | state);
+}
+
+bool actor_matches(const actor_record& a, std::string_view user, std::string_view host, std::string_view role,
+                   int& score) {
+  auto u = field_view(a.user, kUserLen), h = field_view(a.host, kHostLen), r = field_view(a.role, kUserLen);
+  if (u != "%" && u != user) return false;
+  if (h != "%" && h != host) return false;
+  if (r != "%" && r != role) return false;
+  score = (u != "%" ? 4 : 0) + (h != "%" ? 2 : 0) + (r != "%" ? 1 : 0);
+  return true;
+}
+
+actor_record* find_actor(const region_map& region, std::string_view host, std::string_view user,
+                         std::string_view role) {
+  auto* actors = region.array<actor_record>(kArraySetupActors);
+  for (std::uint64_t i = 0; i < region.count(kArraySetupActors); ++i) {
+    actor_record& a = actors[i];
+    if ((load_relaxed(a.lock) & kStateMask) != kStateAllocated) continue;
+    if (field_view(a.host, kHostLen) == host && field_view(a.user, kUserLen) == user &&
+        field_view(a.role, kUserLen) == role)
+      return &a;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string_view consumer_name(std::uint32_t id) { return id < kConsumerCount ? kConsumerNames[id] : ""; }
+
+int consumer_from_name(std::string_view name) {
+  for (std::uint32_t i = 0; i < kConsumerCount; ++i)
+    if (kConsumerNames[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::uint8_t class_derived(const region_header& h, std::uint8_t flags) {
+  if (!consumer_on(h, kConsumerGlobalInstrumentation) || (flags & kFlagEnabled) == 0) return 0;
+  std::uint8_t d = flags & (kFlagEnabled | kFlagTimed);
+  if (consumer_on(h, kConsumerWaitsSummaryByInstance) || consumer_on(h, kConsumerWaitsSummaryByEventName))
+    d |= kFlagInstanceStats;
+  return d;
+}
+
+std::uint8_t thread_derived(const region_header& h, const thread_record& t) {
+  if (!consumer_on(h, kConsumerGlobalInstrumentation) || !consumer_on(h, kConsumerThreadInstrumentation) ||
+      load_relaxed(t.instrumented) == 0)
+    return 0;
+  std::uint8_t d = kThreadEnabled;
+  if (consumer_on(h, kConsumerWaitsSummaryByThreadByEventName)) d |= kThreadSummary;
+  if (consumer_on(h, kConsumerWaitsCurrent)) {
+    d |= kThreadCurrent;
+    if (load_relaxed(t.history) != 0) {
+      if (consumer_on(h, kConsumerWaitsHistory)) d |= kThreadHistory;
+      if (consumer_on(h, kConsumerWaitsHistoryLong)) d |= kThreadHistoryLong;
+    }
+  }
+  return d;
+}
+
+void recompute_derived(const region_map& region) {
+  region_header& h = region.header();
+  auto* classes = region.array<class_record>(kArrayClasses);
+  for (std::uint64_t i = 0; i < region.count(kArrayClasses); ++i) {
+    class_record& c = classes[i];
+    if ((load_acquire(c.lock) & kStateMask) != kStateAllocated) continue;
+    store_relaxed(c.derived, class_derived(h, load_relaxed(c.flags)));
+  }
+  auto* threads = region.array<thread_record>(kArrayThreads);
+  for (std::uint64_t i = 0; i < region.count(kArrayThreads); ++i) {
+    thread_record& t = threads[i];
+    if ((load_acquire(t.lock) & kStateMask) != kStateAllocated) continue;
+    store_relaxed(t.derived, thread_derived(h, t));
+  }
+  bump_generation(region);
+}
+
+void set_instrument(const region_map& region, std::uint32_t class_index, int enabled, int timed) {
+  if (class_index == 0 || class_index > region.count(kArrayClasses)) return;
+  class_record& c = region.array<class_record>(kArrayClasses)[class_index - 1];
+  std::uint8_t flags = load_relaxed(c.flags);
+  if (enabled >= 0) flags = static_cast<std::uint8_t>(enabled ? flags | kFlagEnabled : flags & ~kFlagEnabled);
+  if (timed >= 0) flags = static_cast<std::uint8_t>(timed ? flags | kFlagTimed : flags & ~kFlagTimed);
+  store_relaxed(c.flags, flags);
+  store_relaxed(c.derived, class_derived(region.header(), flags));
+  bump_generation(region);
+}
+
+void set_consumer(const region_map& region, std::uint32_t consumer, bool enabled) {
+  if (consumer >= kConsumerCount) return;
+  store_relaxed(region.header().consumers[consumer], static_cast<std::uint8_t>(enabled ? 1 : 0));
+  recompute_derived(region);
+}
+
+bool set_wait_timer(const region_map& region, timers::timer_kind kind) {
+  const auto k = static_cast<std::uint32_t>(kind);
+  region_header& h = region.header();
+  if (k == 0 || k >= 8 || load_relaxed(h.timers[k].available) == 0) return false;
+  store_relaxed(h.wait_timer, static_cast<std::uint8_t>(k));
+  bump_generation(region);
+  return true;
+}
+
+bool set_thread(const region_map& region, std::uint64_t thread_id, int instrumented, int history) {
+  auto* threads = region.array<thread_record>(kArrayThreads);
+  for (std::uint64_t i = 0; i < region.count(kArrayThreads); ++i) {
+    thread_record& t = threads[i];
+    if ((load_acquire(t.lock) & kStateMask) != kStateAllocated || load_relaxed(t.thread_id) != thread_id) continue;
+    if (instrumented >= 0) store_relaxed(t.instrumented, static_cast<std::uint8_t>(instrumented ? 1 : 0));
+    if (history >= 0) store_relaxed(t.history, static_cast<std::uint8_t>(history ? 1 : 0));
+    store_relaxed(t.derived, thread_derived(region.header(), t));
+    bump_generation(region);
+    return true;
+  }
+  return false;
+}
+
+actor_match match_actor(const region_map& region, std::string_view user, std::string_view host,
+                        std::string_view role) {
+  actor_match best;
+  int best_score = -1;
+  const auto* actors = region.array<actor_record>(kArraySetupActors);
+  for (std::uint64_t i = 0; i < region.count(kArraySetupActors); ++i) {
+    const actor_record& a = actors[i];
+    if ((load_acquire(a.lock) & kStateMask) != kStateAllocated) continue;
+    int score = 0;
+    if (actor_matches(a, user, host, role, score) && score > best_score) {
+      best_score = score;
+      best = {true, load_relaxed(a.enabled) != 0, load_relaxed(a.history) != 0};
+    }
+  }
+  return best;
+}
+
+actor_result insert_actor(const region_map& region, std::string_view host, std::string_view user,
+                          std::string_view role, bool enabled, bool history) {
+  if (host.empty() || user.empty() || role.empty() || host.size() >= kHostLen || user.size() >= kUserLen ||
+      role.size() >= kUserLen)
+    return actor_result::too_long;
+  if (find_actor(region, host, user, role) != nullptr) return actor_result::duplicate;
+  auto* actors = region.array<actor_record>(kArraySetupActors);
+  for (std::uint64_t i = 0; i < region.count(kArraySetupActors); ++i) {
+    actor_record& a = actors[i];
+    if ((load_relaxed(a.lock) & kStateMask) != kStateFree) continue;
+    begin_change(a.lock);
+    set_field(a.host, kHostLen, host);
+    set_field(a.user, kUserLen, user);
+    set_field(a.role, kUserLen, role);
+    store_relaxed(a.enabled, static_cast<std::uint8_t>(enabled));
+    store_relaxed(a.history, static_cast<std::uint8_t>(history));
+    end_change(a.lock, kStateAllocated);
+    bump_generation(region);
+    return actor_result::ok;
+  }
+  return actor_result::full;
+}
+
+actor_result delete_actor(const region_map& region, std::string_view host, std::string_view user,
+                          std::string_view role) {
+  actor_record* a = find_actor(region, host, user, role);
+  if (a == nullptr) return actor_result::not_found;
+  begin_change(a->lock);
+  end_change(a->lock, kStateFree);
+  bump_generation(region);
+  return actor_result::ok;
+}
+
+actor_result update_actor(const region_map& region, std::string_view host, std::string_view user,
+                          std::string_view role, int enabled, int history) {
+  actor_record* a = find_actor(region, host, user, role);
+  if (a == nullptr) return actor_result::not_found;
+  begin_change(a->lock);
+  if (enabled >= 0) store_relaxed(a->enabled, static_cast<std::uint8_t>(enabled ? 1 : 0));
+  if (history >= 0) store_relaxed(a->history, static_cast<std::uint8_t>(history ? 1 : 0));
+  end_change(a->lock, kStateAllocated);
+  bump_generation(region);
+  return actor_result::ok;
+}
+
+void truncate_actors(const region_map& region) {
+  auto* actors = region.array<actor_record>(kArraySetupActors);
+  for (std::uint64_t i = 0; i < region.count(kArraySetupActors); ++i) {
+    actor_record& a = actors[i];
+    if ((load_relaxed(a.lock) & kStateMask) == kStateFree) continue;
+    begin_change(a.lock);
+    end_change(a.lock, kStateFree);
+  }
+  bump_generation(region);
+}
+
+}  // namespace pfs::setup

@@ -13,11 +13,11 @@ namespace pfs {
 namespace detail {
 
 agent_state* g_agent = nullptr;
+hot_state g_hot;
 namespace {
 
 std::string g_last_error;
 std::once_flag g_env_once;
-std::atomic<bool> g_stopped{false};
 
 constexpr const char* kKindPrefix[] = {"", "wait/synch/mutex/", "wait/synch/rwlock/", "wait/synch/cond/",
                                        "wait/io/file/", "wait/io/table/", "thread/"};
@@ -40,9 +40,9 @@ bool valid_part(const char* s, bool is_name) {
 
 }  // namespace
 
-bool agent_running() { return g_agent != nullptr && !g_stopped.load(std::memory_order_relaxed); }
+bool agent_running() { return g_agent != nullptr && load_relaxed(g_hot.recording); }
 
-void stop_in_forked_child() { g_stopped.store(true, std::memory_order_relaxed); }
+void stop_in_forked_child() { store_relaxed(g_hot.recording, false); }
 
 void bump_lost(lost_id id) { __atomic_fetch_add(&g_agent->header->lost[id], 1, __ATOMIC_RELAXED); }
 
@@ -118,17 +118,6 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
   return nullptr;
 }
 
-void atomic_min(std::uint64_t& field, std::uint64_t v) {
-  std::uint64_t cur = load_relaxed(field);
-  while (v < cur && !__atomic_compare_exchange_n(&field, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-}
-void atomic_max(std::uint64_t& field, std::uint64_t v) {
-  std::uint64_t cur = load_relaxed(field);
-  while (v > cur && !__atomic_compare_exchange_n(&field, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-}
-
 // Folds one statistic into a bucket that several threads may update at once.
 void aggregate_atomic(wait_stat& into, const wait_stat& from) {
   if (from.count == 0) return;
@@ -151,7 +140,17 @@ void destroy_instance(sync_instance* s) {
   store_release(s->lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
 }
 
-std::uint32_t intern_source(const char* file, unsigned line) {
+std::uint32_t intern_source_in_region(const char* file, unsigned line);
+
+std::uint32_t intern_source_slow(thread_context& t, const char* file, unsigned line) {
+  const std::uint32_t index = intern_source_in_region(file, line);
+  t.last_file = file;
+  t.last_line = line;
+  t.last_source = index;
+  return index;
+}
+
+std::uint32_t intern_source_in_region(const char* file, unsigned line) {
   agent_state* a = g_agent;
   if (a->source_count == 0 || file == nullptr) return 0;
   const auto key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(file));
@@ -268,16 +267,22 @@ bool init(const options& opts) {
   a->batch_count = static_cast<std::uint32_t>(a->region.count(kArrayHistoryLongBatches));
   a->sources = a->region.array<source_record>(kArraySources);
   a->source_count = static_cast<std::uint32_t>(a->region.count(kArraySources));
-  for (int k = 0; k < 8; ++k) a->converters[k] = {h.timers[k].base, h.timers[k].mult, h.timers[k].shift};
   a->contexts.resize(h.max_threads);
+  g_hot.header = &h;
+  g_hot.classes = a->classes;
+  g_hot.stack_depth = a->stack_depth;
+  g_hot.history_size = a->history_size;
+  g_hot.history_long = a->history_long;
+  g_hot.history_long_size = a->history_long_size;
+  for (int k = 0; k < 8; ++k) g_hot.converters[k] = {h.timers[k].base, h.timers[k].mult, h.timers[k].shift};
   a->remove_at_exit = opts.remove_at_exit;
 
   // MySQL's default setup_actors row.
   setup::insert_actor(a->region, "%", "%", "%", true, true);
   setup::recompute_derived(a->region);
 
-  g_stopped.store(false, std::memory_order_relaxed);
   __atomic_store_n(&g_agent, a.release(), __ATOMIC_RELEASE);
+  store_release(g_hot.recording, true);
   g_last_error.clear();
   return true;
 }
@@ -289,7 +294,8 @@ const region_map* current_region() { return g_agent != nullptr ? &g_agent->regio
 
 void shutdown() {
   agent_state* a = g_agent;
-  if (a == nullptr || g_stopped.exchange(true)) return;
+  if (a == nullptr || !load_relaxed(g_hot.recording)) return;
+  store_relaxed(g_hot.recording, false);
   // The mapping stays: live objects hold pointers to their class flags. We only
   // stop recording, mark the region as finished and release the alive lock.
   setup::set_consumer(a->region, kConsumerGlobalInstrumentation, false);

@@ -16,8 +16,6 @@ namespace {
 thread_record g_no_record{};
 thread_context g_no_context{&g_no_record};
 
-__attribute__((tls_model("initial-exec"))) thread_local thread_context* tls_context = nullptr;
-
 void release_current_thread();
 
 // Arms a destructor at thread exit; touched once at registration, never on the
@@ -34,14 +32,6 @@ void copy_field(char* dst, std::size_t cap, const char* src) {
   std::size_t n = src == nullptr ? 0 : std::strlen(src);
   if (n >= cap) n = cap - 1;
   for (std::size_t i = 0; i < cap; ++i) store_relaxed(dst[i], i < n ? src[i] : '\0');
-}
-
-void clear_event(wait_record& r) {
-  std::uint32_t seq = load_relaxed(r.seq) | 1u;
-  store_relaxed(r.seq, seq);
-  std::atomic_thread_fence(std::memory_order_release);
-  store_relaxed(r.state, kWaitEmpty);
-  store_release(r.seq, seq + 1);
 }
 
 void release_batch(thread_context& t) {
@@ -71,6 +61,8 @@ void fork_child() {
 }
 
 }  // namespace
+
+__attribute__((tls_model("initial-exec"))) thread_local thread_context* tls_context = nullptr;
 
 void stop_in_forked_child();  // agent_core.cpp
 
@@ -139,15 +131,6 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
   tls_context = &g_no_context;
   return &g_no_context;
 }
-
-thread_context* current_thread() {
-  thread_context* t = tls_context;
-  if (t == nullptr) [[unlikely]]
-    t = register_thread_slot(0, "");
-  return t;
-}
-
-thread_context* current_thread_if_any() { return tls_context; }
 
 }  // namespace pfs::detail
 

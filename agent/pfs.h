@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/event_path.h"
 #include "agent/pfs_c.h"
 #include "agent/region.h"
 
@@ -99,22 +100,22 @@ class mutex {
       m_.lock();
       return;
     }
-    pfs_wait_locker l;
-    int rec = pfs_start_mutex_wait(&l, psi_, PFS_OP_LOCK, at.file_name(), at.line());
+    detail::wait_locker l;
+    const bool rec = detail::start_wait(l, detail::as_instance(psi_), PFS_OP_LOCK, at.file_name(), at.line());
     m_.lock();
-    if (rec) pfs_end_mutex_wait(&l, 0);
+    if (rec) detail::end_mutex_wait(l, 0);
   }
   bool try_lock(std::source_location at = std::source_location::current()) {
     if (!(*flags_ & PFS_ENABLED)) [[likely]]
       return m_.try_lock();
-    pfs_wait_locker l;
-    int rec = pfs_start_mutex_wait(&l, psi_, PFS_OP_TRY_LOCK, at.file_name(), at.line());
-    bool ok = m_.try_lock();
-    if (rec) pfs_end_mutex_wait(&l, ok ? 0 : 1);
+    detail::wait_locker l;
+    const bool rec = detail::start_wait(l, detail::as_instance(psi_), PFS_OP_TRY_LOCK, at.file_name(), at.line());
+    const bool ok = m_.try_lock();
+    if (rec) detail::end_mutex_wait(l, ok ? 0 : 1);
     return ok;
   }
   void unlock() {
-    if (*flags_ & PFS_ENABLED) pfs_unlock_mutex(psi_);
+    if (*flags_ & PFS_ENABLED) detail::unlock_mutex(detail::as_instance(psi_));
     m_.unlock();
   }
   std::mutex& native() { return m_; }
@@ -143,7 +144,7 @@ class shared_mutex {
     return wrap(PFS_OP_TRY_WRITE_LOCK, at, [this] { return m_.try_lock(); });
   }
   void unlock() {
-    if (*flags_ & PFS_ENABLED) pfs_unlock_rwlock(psi_);
+    if (*flags_ & PFS_ENABLED) detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock();
   }
   void lock_shared(std::source_location at = std::source_location::current()) {
@@ -153,7 +154,7 @@ class shared_mutex {
     return wrap(PFS_OP_TRY_READ_LOCK, at, [this] { return m_.try_lock_shared(); });
   }
   void unlock_shared() {
-    if (*flags_ & PFS_ENABLED) pfs_unlock_rwlock(psi_);
+    if (*flags_ & PFS_ENABLED) detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock_shared();
   }
 
@@ -162,10 +163,10 @@ class shared_mutex {
   bool wrap(int op, const std::source_location& at, F&& real) {
     if (!(*flags_ & PFS_ENABLED)) [[likely]]
       return real();
-    pfs_wait_locker l;
-    int rec = pfs_start_rwlock_wait(&l, psi_, op, at.file_name(), at.line());
-    bool ok = real();
-    if (rec) pfs_end_rwlock_wait(&l, ok ? 0 : 1);
+    detail::wait_locker l;
+    const bool rec = detail::start_wait(l, detail::as_instance(psi_), op, at.file_name(), at.line());
+    const bool ok = real();
+    if (rec) detail::end_rwlock_wait(l, ok ? 0 : 1);
     return ok;
   }
   std::shared_mutex m_;

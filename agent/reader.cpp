@@ -1,0 +1,1191 @@
+// The reader library: see reader.h. Everything in the region is untrusted input;
+// every shared field is read with layout::load_relaxed / load_acquire.
+#include "agent/reader.h"
+
+#include <sys/stat.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <iterator>
+#include <limits>
+#include <new>
+#include <unordered_map>
+#include <utility>
+
+#include "agent/setup.h"
+#include "timers/timer.h"
+
+namespace pfs::reader {
+
+using namespace pfs::layout;
+
+namespace {
+
+constexpr int kAttempts = 4;  // copies of one record before it counts as torn
+constexpr std::uint64_t kInt64Max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+constexpr std::uint64_t kNoMin = std::numeric_limits<std::uint64_t>::max();
+constexpr std::string_view kUnknownThreadClass = "thread/pfs/unknown";
+
+__extension__ typedef unsigned __int128 u128;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Table definitions
+
+constexpr column_def I(const char* name, bool nullable = false) {
+  return {name, column_type::int64, nullable};
+}
+constexpr column_def T(const char* name, bool nullable = false) {
+  return {name, column_type::text, nullable};
+}
+
+std::vector<column_def> wait_columns() {
+  return {I("thread_id"),
+          I("event_id"),
+          I("end_event_id", true),
+          T("event_name"),
+          T("source", true),
+          I("timer_start", true),
+          I("timer_end", true),
+          I("timer_wait", true),
+          I("spins", true),
+          T("object_schema", true),
+          T("object_name", true),
+          T("index_name", true),
+          T("object_type", true),
+          I("object_instance_begin"),
+          I("nesting_event_id", true),
+          T("nesting_event_type", true),
+          T("operation", true),
+          I("number_of_bytes", true),
+          I("flags")};
+}
+
+std::vector<column_def> with_stats(std::vector<column_def> key) {
+  for (const char* n : {"count_star", "sum_timer_wait", "min_timer_wait", "avg_timer_wait", "max_timer_wait"})
+    key.push_back(I(n));
+  return key;
+}
+
+std::vector<table_def> build_tables() {
+  std::vector<table_def> t;
+  auto add = [&t](table_id id, const char* name, std::vector<column_def> cols) {
+    t.push_back(table_def{name, std::move(cols), static_cast<std::uint32_t>(id)});
+  };
+  add(table_id::setup_instruments, "setup_instruments", {T("name"), T("enabled"), T("timed")});
+  add(table_id::setup_consumers, "setup_consumers", {T("name"), T("enabled")});
+  add(table_id::setup_timers, "setup_timers", {T("name"), T("timer_name", true)});
+  add(table_id::setup_actors, "setup_actors", {T("host"), T("user"), T("role"), T("enabled"), T("history")});
+  add(table_id::performance_timers, "performance_timers",
+      {T("timer_name"), I("timer_frequency", true), I("timer_resolution", true), I("timer_overhead", true)});
+  add(table_id::threads, "threads",
+      {I("thread_id"), T("name"), T("type"), T("processlist_user", true), T("processlist_host", true),
+       T("role", true), T("instrumented"), T("history"), I("parent_thread_id", true),
+       I("thread_os_id", true)});
+  add(table_id::events_waits_current, "events_waits_current", wait_columns());
+  add(table_id::events_waits_history, "events_waits_history", wait_columns());
+  add(table_id::events_waits_history_long, "events_waits_history_long", wait_columns());
+  add(table_id::events_waits_summary_global_by_event_name, "events_waits_summary_global_by_event_name",
+      with_stats({T("event_name")}));
+  add(table_id::events_waits_summary_by_thread_by_event_name, "events_waits_summary_by_thread_by_event_name",
+      with_stats({I("thread_id"), T("event_name")}));
+  add(table_id::events_waits_summary_by_instance, "events_waits_summary_by_instance",
+      with_stats({T("event_name"), I("object_instance_begin")}));
+  add(table_id::mutex_instances, "mutex_instances",
+      {T("name"), I("object_instance_begin"), I("locked_by_thread_id", true)});
+  add(table_id::rwlock_instances, "rwlock_instances",
+      {T("name"), I("object_instance_begin"), I("write_locked_by_thread_id", true),
+       I("read_locked_by_count")});
+  add(table_id::cond_instances, "cond_instances", {T("name"), I("object_instance_begin")});
+  add(table_id::status, "status", {T("variable_name"), I("variable_value")});
+  return t;
+}
+
+// Arrays this reader knows, with the record size it expects and the name used in the
+// status table.
+struct known_array {
+  array_id id;
+  std::uint64_t stride;
+  const char* status_name;
+};
+constexpr known_array kKnownArrays[] = {
+    {kArrayClasses, sizeof(class_record), "instrument_classes"},
+    {kArrayThreads, sizeof(thread_record), "threads"},
+    {kArrayWaitStacks, sizeof(wait_record), "events_waits_current"},
+    {kArrayWaitHistory, sizeof(wait_record), "events_waits_history"},
+    {kArrayThreadClassStats, sizeof(wait_stat), "events_waits_summary_by_thread_by_event_name"},
+    {kArrayHistoryLong, sizeof(wait_record), "events_waits_history_long"},
+    {kArrayHistoryLongBatches, sizeof(batch_record), "events_waits_history_long_batches"},
+    {kArrayMutexes, sizeof(sync_instance), "mutex_instances"},
+    {kArrayRwlocks, sizeof(sync_instance), "rwlock_instances"},
+    {kArrayConds, sizeof(sync_instance), "cond_instances"},
+    {kArraySetupActors, sizeof(actor_record), "setup_actors"},
+    {kArraySources, sizeof(source_record), "sources"},
+};
+
+constexpr const char* kLostNames[kLostCount] = {
+    "mutex_classes_lost",   "rwlock_classes_lost",   "cond_classes_lost",    "thread_classes_lost",
+    "file_classes_lost",    "table_classes_lost",    "mutex_instances_lost", "rwlock_instances_lost",
+    "cond_instances_lost",  "thread_instances_lost", "file_instances_lost",  "file_handles_lost",
+    "table_instances_lost", "table_handles_lost",    "index_stats_lost",     "locker_lost",
+    "sources_lost",
+};
+
+// OPERATION text by operation_id (index = id - 1).
+constexpr const char* kOperationNames[kOpCount - 1] = {
+    "lock",       "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock", "wait",
+    "timed_wait", "create",   "open",      "close",      "read",          "write",          "seek",
+    "tell",       "flush",    "stat",      "chsize",     "delete",        "rename",         "sync",
+    "fetch",      "insert",   "update",    "delete",
+};
+
+// Fixed number of status rows before the per-array and lost rows.
+constexpr std::uint64_t kStatusFixedRows = 11;
+constexpr std::uint64_t kStatusRows = kStatusFixedRows + 2 * std::size(kKnownArrays) + 1 + kLostCount + 2;
+
+// ---------------------------------------------------------------------------
+// Value helpers
+
+inline std::int64_t clamp64(std::uint64_t v) {
+  return static_cast<std::int64_t>(v > kInt64Max ? kInt64Max : v);
+}
+
+cell null_cell() { return cell{}; }
+cell int_cell(std::uint64_t v) {
+  cell c;
+  c.null = false;
+  c.i = clamp64(v);
+  return c;
+}
+cell int_cell_signed(std::int64_t v) {
+  cell c;
+  c.null = false;
+  c.i = v;
+  return c;
+}
+cell nullable_int(std::uint64_t v) { return v == 0 ? null_cell() : int_cell(v); }
+cell text_cell(std::string_view s) {
+  cell c;
+  c.null = false;
+  c.s.assign(s.data(), s.size());
+  return c;
+}
+cell text_cell(std::string&& s) {
+  cell c;
+  c.null = false;
+  c.s = std::move(s);
+  return c;
+}
+cell yes_no(bool v) { return text_cell(std::string_view(v ? "YES" : "NO")); }
+
+inline std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? kNoMin : r;
+}
+
+// Appends n bytes as UTF-8, replacing every byte that does not start a valid sequence
+// (overlong forms, surrogates and code points above U+10FFFF included) with '?'.
+void append_utf8(std::string& out, const char* p, std::size_t n) {
+  out.reserve(out.size() + n);
+  std::size_t i = 0;
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    std::uint32_t cp = 0, min = 0;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2, cp = c & 0x1Fu, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, cp = c & 0x0Fu, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, cp = c & 0x07u, min = 0x10000;
+    }
+    bool ok = len != 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      const auto d = static_cast<unsigned char>(p[i + k]);
+      if ((d & 0xC0) != 0x80) ok = false;
+      cp = (cp << 6) | (d & 0x3Fu);
+    }
+    if (ok && (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
+    if (ok) {
+      out.append(p + i, len);
+      i += len;
+    } else {
+      out.push_back('?');
+      ++i;
+    }
+  }
+}
+
+// A string field copied out of a live record: relaxed loads, bounded by the field
+// (at most N - 1 bytes, stops at the first NUL).
+template <std::size_t N>
+struct fixed_str {
+  char buf[N];
+  std::size_t len = 0;
+  void load(const char (&field)[N]) {
+    std::size_t n = 0;
+    for (; n + 1 < N; ++n) {
+      const char c = load_relaxed(field[n]);
+      if (c == '\0') break;
+      buf[n] = c;
+    }
+    len = n;
+  }
+  bool empty() const { return len == 0; }
+  std::string str() const {
+    std::string s;
+    append_utf8(s, buf, len);
+    return s;
+  }
+};
+
+wait_stat load_stat(const wait_stat& s) {
+  return wait_stat{load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max)};
+}
+
+void add_stat(wait_stat& into, const wait_stat& s) {
+  into.count = sat_add(into.count, s.count);
+  into.sum = sat_add(into.sum, s.sum);
+  if (s.min < into.min) into.min = s.min;
+  if (s.max > into.max) into.max = s.max;
+}
+
+void append_stat_cells(row& r, const wait_stat& s) {
+  r.push_back(int_cell(s.count));
+  r.push_back(int_cell(s.sum));
+  r.push_back(int_cell(s.min == kNoMin ? 0 : s.min));
+  r.push_back(int_cell(s.count == 0 ? 0 : s.sum / s.count));
+  r.push_back(int_cell(s.max));
+}
+
+// ---------------------------------------------------------------------------
+// Consistent copies of records
+
+enum class rd { ok, absent, torn };
+
+// Version+state records: the lock word must say allocated and be unchanged around
+// the copy. *lock_out receives the word of the accepted copy. A record still dirty
+// after the last attempt is absent (not counted as torn).
+template <class Rec, class Copy>
+rd read_versioned(const Rec& r, Copy&& copy, std::uint32_t* lock_out = nullptr) {
+  bool dirty = false;
+  for (int a = 0; a < kAttempts; ++a) {
+    const std::uint32_t l1 = load_acquire(r.lock);
+    if ((l1 & kStateMask) != kStateAllocated) {
+      // Free: not a row. Dirty: being allocated, changed (setup_actors updates) or
+      // freed; such a change is short, so look again before giving up.
+      if ((l1 & kStateMask) != kStateDirty) return rd::absent;
+      dirty = true;
+      cpu_relax();
+      continue;
+    }
+    dirty = false;
+    copy(r);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (load_relaxed(r.lock) == l1) {
+      if (lock_out != nullptr) *lock_out = l1;
+      return rd::ok;
+    }
+    cpu_relax();
+  }
+  return dirty ? rd::absent : rd::torn;
+}
+
+struct class_copy {
+  std::uint8_t kind = 0;
+  std::uint8_t flags = 0;
+  wait_stat stat{};
+  fixed_str<kNameLen> name;
+};
+
+struct thread_copy {
+  std::uint32_t class_index = 0;
+  std::uint64_t thread_id = 0;
+  std::uint64_t os_thread_id = 0;
+  std::uint64_t parent_thread_id = 0;
+  std::uint8_t instrumented = 0;
+  std::uint8_t history = 0;
+  std::uint8_t foreground = 0;
+  std::uint64_t history_index = 0;
+  fixed_str<kUserLen> user;
+  fixed_str<kHostLen> host;
+  fixed_str<kUserLen> role;
+};
+
+struct sync_copy {
+  std::uint32_t class_index = 0;
+  std::uint64_t identity = 0;
+  std::uint64_t owner_thread_id = 0;
+  std::uint32_t readers = 0;
+  wait_stat stat{};
+};
+
+struct actor_copy {
+  std::uint8_t enabled = 0;
+  std::uint8_t history = 0;
+  fixed_str<kHostLen> host;
+  fixed_str<kUserLen> user;
+  fixed_str<kUserLen> role;
+};
+
+rd read_class(const class_record& r, class_copy& c) {
+  return read_versioned(r, [&c](const class_record& s) {
+    c.kind = load_relaxed(s.kind);
+    c.flags = load_relaxed(s.flags);
+    c.stat = load_stat(s.stat);
+    c.name.load(s.name);
+  });
+}
+
+rd read_thread(const thread_record& r, thread_copy& c, std::uint32_t* lock_out = nullptr) {
+  return read_versioned(
+      r,
+      [&c](const thread_record& s) {
+        c.class_index = load_relaxed(s.class_index);
+        c.thread_id = load_relaxed(s.thread_id);
+        c.os_thread_id = load_relaxed(s.os_thread_id);
+        c.parent_thread_id = load_relaxed(s.parent_thread_id);
+        c.instrumented = load_relaxed(s.instrumented);
+        c.history = load_relaxed(s.history);
+        c.foreground = load_relaxed(s.foreground);
+        c.history_index = load_relaxed(s.history_index);
+        c.user.load(s.user);
+        c.host.load(s.host);
+        c.role.load(s.role);
+      },
+      lock_out);
+}
+
+rd read_sync(const sync_instance& r, sync_copy& c) {
+  return read_versioned(r, [&c](const sync_instance& s) {
+    c.class_index = load_relaxed(s.class_index);
+    c.identity = load_relaxed(s.identity);
+    c.owner_thread_id = load_relaxed(s.owner_thread_id);
+    c.readers = load_relaxed(s.readers);
+    c.stat = load_stat(s.stat);
+  });
+}
+
+rd read_actor(const actor_record& r, actor_copy& c) {
+  return read_versioned(r, [&c](const actor_record& s) {
+    c.enabled = load_relaxed(s.enabled);
+    c.history = load_relaxed(s.history);
+    c.host.load(s.host);
+    c.user.load(s.user);
+    c.role.load(s.role);
+  });
+}
+
+struct wait_copy {
+  std::uint8_t state = 0;
+  std::uint8_t timer = 0;
+  std::uint8_t operation = 0;
+  std::uint8_t nesting_type = 0;
+  std::uint32_t class_index = 0;
+  std::uint32_t source_index = 0;
+  std::uint64_t thread_id = 0;
+  std::uint64_t event_id = 0;
+  std::uint64_t end_event_id = 0;
+  std::uint64_t nesting_event_id = 0;
+  std::uint64_t timer_start = 0;
+  std::uint64_t timer_end = 0;
+  std::uint64_t object_instance_begin = 0;
+  std::int64_t number_of_bytes = 0;
+  std::uint8_t object_kind = 0;
+  std::uint32_t object_index = 0;
+  std::uint32_t object_version = 0;
+  std::uint32_t index_number = 0;
+  std::uint32_t flags = 0;
+};
+
+// Seqlock copy: an even sequence unchanged around the copy.
+rd read_wait(const wait_record& r, wait_copy& c) {
+  for (int a = 0; a < kAttempts; ++a) {
+    const std::uint32_t s1 = load_acquire(r.seq);
+    if ((s1 & 1u) != 0) {
+      cpu_relax();
+      continue;
+    }
+    c.state = load_relaxed(r.state);
+    c.timer = load_relaxed(r.timer);
+    c.operation = load_relaxed(r.operation);
+    c.nesting_type = load_relaxed(r.nesting_type);
+    c.class_index = load_relaxed(r.class_index);
+    c.source_index = load_relaxed(r.source_index);
+    c.thread_id = load_relaxed(r.thread_id);
+    c.event_id = load_relaxed(r.event_id);
+    c.end_event_id = load_relaxed(r.end_event_id);
+    c.nesting_event_id = load_relaxed(r.nesting_event_id);
+    c.timer_start = load_relaxed(r.timer_start);
+    c.timer_end = load_relaxed(r.timer_end);
+    c.object_instance_begin = load_relaxed(r.object_instance_begin);
+    c.number_of_bytes = load_relaxed(r.number_of_bytes);
+    c.object_kind = load_relaxed(r.object_kind);
+    c.object_index = load_relaxed(r.object_index);
+    c.object_version = load_relaxed(r.object_version);
+    c.index_number = load_relaxed(r.index_number);
+    c.flags = load_relaxed(r.flags);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (load_relaxed(r.seq) == s1) return rd::ok;
+    cpu_relax();
+  }
+  return rd::torn;
+}
+
+// ---------------------------------------------------------------------------
+// Timer conversion with the header's converters.
+
+struct converter {
+  std::uint64_t base = 0;
+  std::uint64_t mult = 0;  // 0: unavailable
+  std::uint32_t shift = 0;
+};
+
+// ps = ((raw - base) * mult) >> shift, saturated to INT64_MAX; raw < base gives 0.
+std::uint64_t to_pico(const converter& c, std::uint64_t raw) {
+  if (raw < c.base) return 0;
+  const u128 p = (static_cast<u128>(raw - c.base) * c.mult) >> c.shift;
+  return p > kInt64Max ? kInt64Max : static_cast<std::uint64_t>(p);
+}
+
+bool is_wait_kind(std::uint8_t kind) { return kind >= kKindMutex && kind <= kKindTable; }
+bool is_sync_kind(std::uint8_t kind) { return kind >= kKindMutex && kind <= kKindCond; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The reader state: the mapping and a private, checked copy of its geometry.
+
+struct region_reader::impl {
+  struct array_view {
+    const char* base = nullptr;
+    std::uint64_t count = 0;
+    std::uint64_t stride = 0;
+  };
+
+  region_map map;
+  array_view arrays[kArrayCount];
+  std::uint64_t threads = 0;      // thread slots
+  std::uint64_t classes = 0;      // class slots (= max_classes)
+  std::uint64_t stack_depth = 0;  // wait_stack_depth
+  std::uint64_t history_per_thread = 0;
+  std::uint64_t history_long_batch = 0;  // status only
+  std::atomic<std::uint64_t> torn{0};
+  std::atomic<std::uint64_t> invalid{0};
+
+  template <class T>
+  const T* at(array_id id, std::uint64_t i) const {
+    const array_view& a = arrays[id];
+    return i < a.count ? reinterpret_cast<const T*>(a.base + i * sizeof(T)) : nullptr;
+  }
+  std::uint64_t count(array_id id) const { return arrays[id].count; }
+  const region_header& header() const { return map.header(); }
+
+  // Copies the directory out of the mapped header and checks it against the mapping
+  // (independently of region_map::validate, so a header changed after validation
+  // cannot make this reader read outside the file).
+  region_error load_geometry();
+};
+
+namespace {
+
+region_error corrupt(std::string message, std::string detail = {}) {
+  region_error e;
+  e.code = region_errc::corrupt;
+  e.message = std::move(message);
+  e.detail = std::move(detail);
+  return e;
+}
+
+region_error internal_error(const char* what) {
+  region_error e;
+  e.code = region_errc::io;
+  e.message = std::string("could not read region: ") + what;
+  return e;
+}
+
+region_error out_of_memory() {
+  region_error e;
+  e.code = region_errc::io;
+  e.message = "out of memory while reading region";
+  e.hint = "Lower the sizes of the instrumented process's arrays, or give the reader more memory.";
+  return e;
+}
+
+}  // namespace
+
+region_error region_reader::impl::load_geometry() {
+  const region_header& h = header();
+  const std::uint64_t size = map.size();
+  for (const known_array& k : kKnownArrays) {
+    const array_desc& d = h.arrays[k.id];
+    const std::uint64_t offset = load_relaxed(d.offset);
+    const std::uint64_t n = load_relaxed(d.count);
+    const std::uint64_t stride = load_relaxed(d.stride);
+    if (n == 0) continue;
+    if (stride != k.stride || offset < kHeaderSize || offset % 8 != 0 || offset > size ||
+        n > (size - offset) / stride)
+      return corrupt("region array " + std::to_string(k.id) + " does not fit the file",
+                     "Offset " + std::to_string(offset) + ", " + std::to_string(n) + " records of " +
+                         std::to_string(stride) + " bytes, file of " + std::to_string(size) + " bytes.");
+    arrays[k.id] = array_view{static_cast<const char*>(static_cast<const void*>(&h)) + offset, n, stride};
+  }
+  threads = count(kArrayThreads);
+  classes = count(kArrayClasses);
+  stack_depth = load_relaxed(h.wait_stack_depth);
+  history_per_thread = load_relaxed(h.history_per_thread);
+  history_long_batch = load_relaxed(h.history_long_batch);
+  const bool consistent = load_relaxed(h.max_classes) == classes && load_relaxed(h.max_threads) == threads &&
+                          u128{threads} * stack_depth == count(kArrayWaitStacks) &&
+                          u128{threads} * history_per_thread == count(kArrayWaitHistory) &&
+                          u128{threads} * classes == count(kArrayThreadClassStats);
+  if (!consistent)
+    return corrupt("region header sizes are inconsistent",
+                   "The per-thread array sizes do not match the thread and class counts.");
+  if (threads == 0) stack_depth = history_per_thread = 0;
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// One scan: working state on the stack.
+
+namespace {
+
+struct class_entry {
+  bool valid = false;
+  std::uint8_t kind = 0;
+  std::uint8_t flags = 0;
+  wait_stat stat{};
+  std::string name;
+};
+
+class scanner {
+ public:
+  scanner(const region_reader::impl& r, std::vector<row>& out) : r_(r), h_(r.header()), out_(out) {}
+
+  std::uint64_t torn = 0;
+  std::uint64_t invalid = 0;
+
+  void setup_instruments() {
+    load_classes();
+    for (const class_entry& c : classes_) {
+      if (!c.valid || c.kind == kKindThread) continue;
+      row& x = add_row();
+      x.push_back(text_cell(std::string_view(c.name)));
+      x.push_back(yes_no((c.flags & kFlagEnabled) != 0));
+      x.push_back(yes_no((c.flags & kFlagTimed) != 0));
+    }
+  }
+
+  void setup_consumers() {
+    for (std::uint32_t id = 0; id < kConsumerCount; ++id) {
+      row& x = add_row();
+      x.push_back(text_cell(setup::consumer_name(id)));
+      x.push_back(yes_no(load_relaxed(h_.consumers[id]) != 0));
+    }
+  }
+
+  void setup_timers() {
+    const std::uint8_t kind = load_relaxed(h_.wait_timer);
+    row& x = add_row();
+    x.push_back(text_cell(std::string_view("wait")));
+    x.push_back(kind >= 1 && kind < timers::timer_kind_count
+                    ? text_cell(timers::timer_name(static_cast<timers::timer_kind>(kind)))
+                    : null_cell());
+  }
+
+  void setup_actors() {
+    for (std::uint64_t i = 0; i < r_.count(kArraySetupActors); ++i) {
+      actor_copy a;
+      if (!accept(read_actor(*r_.at<actor_record>(kArraySetupActors, i), a))) continue;
+      row& x = add_row();
+      x.push_back(text_cell(a.host.str()));
+      x.push_back(text_cell(a.user.str()));
+      x.push_back(text_cell(a.role.str()));
+      x.push_back(yes_no(a.enabled != 0));
+      x.push_back(yes_no(a.history != 0));
+    }
+  }
+
+  void performance_timers() {
+    for (int k = 1; k < timers::timer_kind_count; ++k) {
+      const auto kind = static_cast<timers::timer_kind>(k);
+      const timers::timer_info& ti = timers::info(kind);
+      row& x = add_row();
+      x.push_back(text_cell(timers::timer_name(kind)));
+      if (ti.available && std::isfinite(ti.frequency) && ti.frequency > 0) {
+        const double f = std::round(ti.frequency);
+        x.push_back(int_cell(f >= 9.2e18 ? kInt64Max : static_cast<std::uint64_t>(f)));
+        x.push_back(int_cell(ti.resolution));
+        x.push_back(int_cell(ti.overhead));
+      } else {
+        x.push_back(null_cell());
+        x.push_back(null_cell());
+        x.push_back(null_cell());
+      }
+    }
+  }
+
+  void threads() {
+    load_classes();
+    for (std::uint64_t i = 0; i < r_.threads; ++i) {
+      thread_copy t;
+      if (!accept(read_thread(*r_.at<thread_record>(kArrayThreads, i), t))) continue;
+      const class_entry* c = class_at(t.class_index);
+      row& x = add_row();
+      x.push_back(int_cell(t.thread_id));
+      x.push_back(text_cell(c != nullptr && c->kind == kKindThread ? std::string_view(c->name)
+                                                                   : kUnknownThreadClass));
+      x.push_back(text_cell(std::string_view(t.foreground != 0 ? "FOREGROUND" : "BACKGROUND")));
+      x.push_back(t.user.empty() ? null_cell() : text_cell(t.user.str()));
+      x.push_back(t.host.empty() ? null_cell() : text_cell(t.host.str()));
+      x.push_back(t.role.empty() ? null_cell() : text_cell(t.role.str()));
+      x.push_back(yes_no(t.instrumented != 0));
+      x.push_back(yes_no(t.history != 0));
+      x.push_back(nullable_int(t.parent_thread_id));
+      x.push_back(nullable_int(t.os_thread_id));
+    }
+  }
+
+  // events_waits_current (history = false) or events_waits_history (history = true):
+  // per allocated thread, its slots, all copied while the thread's lock word stays
+  // the same (so a thread slot reused meanwhile does not mix two threads' rows).
+  void waits_per_thread(bool history) {
+    load_classes();
+    load_timers();
+    const std::uint64_t per = history ? r_.history_per_thread : r_.stack_depth;
+    const array_id arr = history ? kArrayWaitHistory : kArrayWaitStacks;
+    std::vector<wait_copy> rows;
+    rows.reserve(per);
+    for (std::uint64_t i = 0; i < r_.threads; ++i) {
+      const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+      bool done = false, absent = false;
+      std::uint64_t slot_torn = 0;
+      for (int a = 0; a < kAttempts && !done; ++a) {
+        const std::uint32_t l1 = load_acquire(tr.lock);
+        if ((l1 & kStateMask) != kStateAllocated) {
+          if ((l1 & kStateMask) == kStateDirty && a + 1 < kAttempts) {  // short change: look again
+            cpu_relax();
+            continue;
+          }
+          absent = true;
+          break;
+        }
+        const std::uint64_t tid = load_relaxed(tr.thread_id);
+        const std::uint64_t next = load_relaxed(tr.history_index);
+        rows.clear();
+        slot_torn = 0;
+        // History: oldest first (the next slot to be written holds the oldest event
+        // once the ring has wrapped).
+        const std::uint64_t start = history && per != 0 && next >= per ? next % per : 0;
+        for (std::uint64_t k = 0; k < per; ++k) {
+          const std::uint64_t slot = i * per + (start + k) % per;
+          const wait_record* w = r_.at<wait_record>(arr, slot);
+          if (w == nullptr) break;  // cannot happen: the geometry was checked
+          wait_copy c;
+          const rd res = read_wait(*w, c);
+          if (res == rd::torn) {
+            ++slot_torn;
+            continue;
+          }
+          if (c.thread_id != tid) continue;
+          if (history ? c.state != kWaitCompleted : (c.state != kWaitRunning && c.state != kWaitCompleted))
+            continue;
+          rows.push_back(c);
+        }
+        std::atomic_thread_fence(std::memory_order_acquire);
+        done = load_relaxed(tr.lock) == l1;
+        if (!done) cpu_relax();
+      }
+      if (absent) continue;
+      if (!done) {
+        ++torn;
+        continue;
+      }
+      torn += slot_torn;
+      for (const wait_copy& c : rows) emit_wait(c);
+    }
+  }
+
+  void waits_history_long() {
+    load_classes();
+    load_timers();
+    for (std::uint64_t i = 0; i < r_.count(kArrayHistoryLong); ++i) {
+      wait_copy c;
+      if (!accept(read_wait(*r_.at<wait_record>(kArrayHistoryLong, i), c))) continue;
+      if (c.state != kWaitCompleted) continue;
+      emit_wait(c);
+    }
+  }
+
+  void summary_global() {
+    load_classes();
+    std::vector<wait_stat> sums(classes_.size(), wait_stat{0, 0, kNoMin, 0});
+    for (std::size_t c = 0; c < classes_.size(); ++c)
+      if (classes_[c].valid) add_stat(sums[c], classes_[c].stat);
+    for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
+      for (std::uint64_t i = 0; i < r_.count(arr); ++i) {
+        sync_copy s;
+        if (!accept(read_sync(*r_.at<sync_instance>(arr, i), s))) continue;
+        if (class_at(s.class_index) == nullptr) {
+          ++invalid;
+          continue;
+        }
+        add_stat(sums[s.class_index - 1], s.stat);
+      }
+    }
+    // File and table classes join here once their instance arrays exist.
+    for (std::size_t c = 0; c < classes_.size(); ++c) {
+      if (!classes_[c].valid || !is_sync_kind(classes_[c].kind)) continue;
+      row& x = add_row();
+      x.push_back(text_cell(std::string_view(classes_[c].name)));
+      append_stat_cells(x, sums[c]);
+    }
+  }
+
+  void summary_by_thread() {
+    load_classes();
+    std::vector<wait_stat> stats(classes_.size());
+    for (std::uint64_t i = 0; i < r_.threads; ++i) {
+      const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+      bool done = false, absent = false;
+      std::uint64_t tid = 0;
+      for (int a = 0; a < kAttempts && !done; ++a) {
+        const std::uint32_t l1 = load_acquire(tr.lock);
+        if ((l1 & kStateMask) != kStateAllocated) {
+          if ((l1 & kStateMask) == kStateDirty && a + 1 < kAttempts) {  // short change: look again
+            cpu_relax();
+            continue;
+          }
+          absent = true;
+          break;
+        }
+        tid = load_relaxed(tr.thread_id);
+        for (std::size_t c = 0; c < classes_.size(); ++c) {
+          if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+          const wait_stat* s = r_.at<wait_stat>(kArrayThreadClassStats, i * r_.classes + c);
+          stats[c] = s != nullptr ? load_stat(*s) : wait_stat{0, 0, kNoMin, 0};
+        }
+        std::atomic_thread_fence(std::memory_order_acquire);
+        done = load_relaxed(tr.lock) == l1;
+        if (!done) cpu_relax();
+      }
+      if (absent) continue;
+      if (!done) {
+        ++torn;
+        continue;
+      }
+      for (std::size_t c = 0; c < classes_.size(); ++c) {
+        if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+        row& x = add_row();
+        x.push_back(int_cell(tid));
+        x.push_back(text_cell(std::string_view(classes_[c].name)));
+        append_stat_cells(x, stats[c]);
+      }
+    }
+  }
+
+  // Sync instance tables: events_waits_summary_by_instance (all three arrays), or
+  // the instance table of one array.
+  void sync_instances(table_id which) {
+    load_classes();
+    const bool summary = which == table_id::events_waits_summary_by_instance;
+    for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
+      if (!summary && !((which == table_id::mutex_instances && arr == kArrayMutexes) ||
+                        (which == table_id::rwlock_instances && arr == kArrayRwlocks) ||
+                        (which == table_id::cond_instances && arr == kArrayConds)))
+        continue;
+      for (std::uint64_t i = 0; i < r_.count(arr); ++i) {
+        sync_copy s;
+        if (!accept(read_sync(*r_.at<sync_instance>(arr, i), s))) continue;
+        const class_entry* c = class_at(s.class_index);
+        if (c == nullptr) {
+          ++invalid;
+          continue;
+        }
+        row& x = add_row();
+        x.push_back(text_cell(std::string_view(c->name)));
+        x.push_back(int_cell(s.identity));
+        if (summary) {
+          append_stat_cells(x, s.stat);
+        } else if (arr == kArrayMutexes) {
+          x.push_back(nullable_int(s.owner_thread_id));
+        } else if (arr == kArrayRwlocks) {
+          x.push_back(nullable_int(s.owner_thread_id));
+          x.push_back(int_cell(s.readers));
+        }
+      }
+    }
+  }
+
+  void status(bool alive, std::uint64_t torn_total, std::uint64_t invalid_total) {
+    auto put = [this](std::string name, std::uint64_t v) {
+      row& x = add_row();
+      x.push_back(text_cell(std::move(name)));
+      x.push_back(int_cell(v));
+    };
+    put("layout_version", load_relaxed(h_.layout_version));
+    put("pid", load_relaxed(h_.pid));
+    put("provider_alive", alive ? 1 : 0);
+    put("creation_time_ns", load_relaxed(h_.creation_time_ns));
+    put("ready", load_relaxed(h_.ready));
+    put("exited", load_relaxed(h_.exited));
+    put("setup_generation", load_relaxed(h_.setup_generation));
+    put("next_thread_id", load_relaxed(h_.next_thread_id));
+    put("wait_stack_depth", r_.stack_depth);
+    put("history_per_thread", r_.history_per_thread);
+    put("history_long_batch", r_.history_long_batch);
+    for (const known_array& k : kKnownArrays) {
+      const std::uint64_t n = r_.count(k.id);
+      put(std::string(k.status_name) + "_size", n);
+      put(std::string(k.status_name) + "_memory", n * k.stride);
+    }
+    put("total_memory", r_.map.size());
+    for (std::uint32_t id = 0; id < kLostCount; ++id) put(kLostNames[id], load_relaxed(h_.lost[id]));
+    put("torn_rows_skipped", torn_total);
+    put("invalid_rows_skipped", invalid_total);
+  }
+
+ private:
+  row& add_row() {
+    out_.emplace_back();
+    return out_.back();
+  }
+
+  bool accept(rd res) {
+    if (res == rd::torn) ++torn;
+    return res == rd::ok;
+  }
+
+  // Every class record, copied once per scan.
+  void load_classes() {
+    if (classes_loaded_) return;
+    classes_loaded_ = true;
+    classes_.resize(r_.classes);
+    for (std::uint64_t i = 0; i < r_.classes; ++i) {
+      class_copy c;
+      if (!accept(read_class(*r_.at<class_record>(kArrayClasses, i), c))) continue;
+      class_entry& e = classes_[i];
+      e.valid = true;
+      e.kind = c.kind;
+      e.flags = c.flags;
+      e.stat = c.stat;
+      e.name = c.name.str();
+    }
+  }
+
+  // 1-based class index → the class, nullptr if out of range or not allocated.
+  const class_entry* class_at(std::uint32_t index) const {
+    if (index == 0 || index > classes_.size()) return nullptr;
+    const class_entry& e = classes_[index - 1];
+    return e.valid ? &e : nullptr;
+  }
+
+  void load_timers() {
+    for (int k = 0; k < timers::timer_kind_count; ++k) {
+      const auto& d = h_.timers[k];
+      converter& c = timers_[k];
+      c.base = load_relaxed(d.base);
+      c.mult = load_relaxed(d.mult);
+      c.shift = load_relaxed(d.shift);
+      if (c.shift > 127) c.mult = 0;  // garbage: a shift this large is undefined
+    }
+  }
+
+  // SOURCE text of a 1-based source index; nullopt-like (false) when unknown.
+  bool source_text(std::uint32_t index, std::string& text) {
+    if (index == 0 || index > r_.count(kArraySources)) return false;
+    auto it = sources_.find(index);
+    if (it == sources_.end()) {
+      const source_record& s = *r_.at<source_record>(kArraySources, index - 1);
+      std::pair<bool, std::string> v{false, {}};
+      const std::uint32_t st = load_acquire(s.state);
+      if (st == kSourceReady) {
+        fixed_str<kSourceLen> f;
+        f.load(s.text);
+        std::atomic_thread_fence(std::memory_order_acquire);
+        if (load_relaxed(s.state) == st) v = {true, f.str()};
+      }
+      it = sources_.emplace(index, std::move(v)).first;
+    }
+    if (!it->second.first) return false;
+    text = it->second.second;
+    return true;
+  }
+
+  void emit_wait(const wait_copy& c) {
+    const class_entry* cls = class_at(c.class_index);
+    if (cls == nullptr) {
+      ++invalid;
+      return;
+    }
+    row& x = add_row();
+    x.reserve(19);
+    x.push_back(int_cell(c.thread_id));
+    x.push_back(int_cell(c.event_id));
+    x.push_back(nullable_int(c.end_event_id));
+    x.push_back(text_cell(std::string_view(cls->name)));
+    std::string src;
+    x.push_back(source_text(c.source_index, src) ? text_cell(std::move(src)) : null_cell());
+    append_times(x, c);
+    x.push_back(null_cell());  // spins
+    append_object(x, c);
+    x.push_back(int_cell(c.object_instance_begin));
+    x.push_back(nullable_int(c.nesting_event_id));
+    x.push_back(c.nesting_type == kNestingWait ? text_cell(std::string_view("WAIT")) : null_cell());
+    x.push_back(c.operation >= 1 && c.operation < kOpCount
+                    ? text_cell(std::string_view(kOperationNames[c.operation - 1]))
+                    : null_cell());
+    // -1 = NULL; other negative values are garbage, NULL too.
+    x.push_back(c.number_of_bytes < 0 ? null_cell() : int_cell_signed(c.number_of_bytes));
+    x.push_back(int_cell(c.flags));
+  }
+
+  // timer_start, timer_end, timer_wait.
+  void append_times(row& x, const wait_copy& c) {
+    const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
+    if (conv == nullptr || conv->mult == 0) {
+      for (int k = 0; k < 3; ++k) x.push_back(null_cell());
+      return;
+    }
+    const std::uint64_t start = to_pico(*conv, c.timer_start);
+    x.push_back(int_cell(start));
+    std::uint64_t end = 0;
+    if (c.state == kWaitRunning) {
+      const auto kind = static_cast<timers::timer_kind>(c.timer);
+      if (kind == timers::timer_kind::thread_cpu) {  // per thread: "now" means nothing here
+        x.push_back(null_cell());
+        x.push_back(null_cell());
+        return;
+      }
+      end = to_pico(*conv, timers::read(kind));
+    } else {
+      end = to_pico(*conv, c.timer_end);
+    }
+    x.push_back(int_cell(end));
+    x.push_back(int_cell(end >= start ? end - start : 0));
+  }
+
+  // object_schema, object_name, index_name, object_type.
+  void append_object(row& x, const wait_copy& c) {
+    switch (c.object_kind) {
+      case kObjectFile:   // file io: object_name from the file instance (later issue)
+      case kObjectTable:  // table io: schema, name, index from the table share (later issue)
+      case kObjectNone:
+      default:
+        for (int k = 0; k < 4; ++k) x.push_back(null_cell());
+        break;
+    }
+  }
+
+  const region_reader::impl& r_;
+  const region_header& h_;
+  std::vector<row>& out_;
+  bool classes_loaded_ = false;
+  std::vector<class_entry> classes_;
+  converter timers_[timers::timer_kind_count];
+  std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Public functions
+
+const std::vector<table_def>& tables() noexcept {
+  static const std::vector<table_def> all = build_tables();
+  return all;
+}
+
+const table_def* find_table(std::string_view name) noexcept {
+  for (const table_def& t : tables())
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+const table_def& table(table_id id) noexcept { return tables()[static_cast<std::size_t>(id)]; }
+
+int column_index(const table_def& t, std::string_view name) noexcept {
+  for (std::size_t i = 0; i < t.columns.size(); ++i)
+    if (name == t.columns[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+region_reader::region_reader(std::unique_ptr<impl> p) noexcept : impl_(std::move(p)) {}
+region_reader::~region_reader() = default;
+
+std::unique_ptr<region_reader> region_reader::open(const std::string& path, bool writable,
+                                                   region_error& err) noexcept {
+  try {
+    err = {};
+    auto p = std::make_unique<impl>();
+    p->map = region_map::open(path, writable, err);
+    if (err) return nullptr;
+    if (!p->map.valid()) {
+      err = internal_error("the region could not be mapped");
+      return nullptr;
+    }
+    err = p->load_geometry();
+    if (err) return nullptr;
+    return std::unique_ptr<region_reader>(new region_reader(std::move(p)));
+  } catch (const std::bad_alloc&) {
+    err = out_of_memory();
+  } catch (const std::exception& e) {
+    err = internal_error(e.what());
+  } catch (...) {
+    err = internal_error("unknown error");
+  }
+  return nullptr;
+}
+
+region_error region_reader::scan(const table_def& t, std::vector<row>& out) noexcept {
+  try {
+    out.clear();
+    if (t.id >= static_cast<std::uint32_t>(table_id::count)) return internal_error("unknown table");
+    const impl& r = *impl_;
+    // A file shrunk under the mapping would fault on access: refuse to read it.
+    struct stat st {};
+    if (fstat(r.map.fd(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) < r.map.size())
+      return corrupt("region file was truncated while mapped", "The file has " + std::to_string(st.st_size) +
+                                                                   " bytes, " + std::to_string(r.map.size()) +
+                                                                   " were mapped.");
+    scanner s(r, out);
+    switch (static_cast<table_id>(t.id)) {
+      case table_id::setup_instruments:
+        s.setup_instruments();
+        break;
+      case table_id::setup_consumers:
+        s.setup_consumers();
+        break;
+      case table_id::setup_timers:
+        s.setup_timers();
+        break;
+      case table_id::setup_actors:
+        s.setup_actors();
+        break;
+      case table_id::performance_timers:
+        s.performance_timers();
+        break;
+      case table_id::threads:
+        s.threads();
+        break;
+      case table_id::events_waits_current:
+        s.waits_per_thread(false);
+        break;
+      case table_id::events_waits_history:
+        s.waits_per_thread(true);
+        break;
+      case table_id::events_waits_history_long:
+        s.waits_history_long();
+        break;
+      case table_id::events_waits_summary_global_by_event_name:
+        s.summary_global();
+        break;
+      case table_id::events_waits_summary_by_thread_by_event_name:
+        s.summary_by_thread();
+        break;
+      case table_id::events_waits_summary_by_instance:
+      case table_id::mutex_instances:
+      case table_id::rwlock_instances:
+      case table_id::cond_instances:
+        s.sync_instances(static_cast<table_id>(t.id));
+        break;
+      case table_id::status:
+        s.status(r.map.provider_alive(), impl_->torn.load(std::memory_order_relaxed),
+                 impl_->invalid.load(std::memory_order_relaxed));
+        break;
+      case table_id::count:
+        break;
+    }
+    impl_->torn.fetch_add(s.torn, std::memory_order_relaxed);
+    impl_->invalid.fetch_add(s.invalid, std::memory_order_relaxed);
+    return {};
+  } catch (const std::bad_alloc&) {
+    out.clear();
+    out.shrink_to_fit();
+    return out_of_memory();
+  } catch (const std::exception& e) {
+    out.clear();
+    return internal_error(e.what());
+  } catch (...) {
+    out.clear();
+    return internal_error("unknown error");
+  }
+}
+
+std::uint64_t region_reader::estimated_rows(const table_def& t) const noexcept {
+  const impl& r = *impl_;
+  switch (static_cast<table_id>(t.id)) {
+    case table_id::setup_instruments:
+    case table_id::events_waits_summary_global_by_event_name:
+      return r.classes;
+    case table_id::setup_consumers:
+      return kConsumerCount;
+    case table_id::setup_timers:
+      return 1;
+    case table_id::setup_actors:
+      return r.count(kArraySetupActors);
+    case table_id::performance_timers:
+      return timers::timer_kind_count - 1;
+    case table_id::threads:
+      return r.threads;
+    case table_id::events_waits_current:
+      return r.count(kArrayWaitStacks);
+    case table_id::events_waits_history:
+      return r.count(kArrayWaitHistory);
+    case table_id::events_waits_history_long:
+      return r.count(kArrayHistoryLong);
+    case table_id::events_waits_summary_by_thread_by_event_name:
+      return r.count(kArrayThreadClassStats);
+    case table_id::events_waits_summary_by_instance:
+      return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds);
+    case table_id::mutex_instances:
+      return r.count(kArrayMutexes);
+    case table_id::rwlock_instances:
+      return r.count(kArrayRwlocks);
+    case table_id::cond_instances:
+      return r.count(kArrayConds);
+    case table_id::status:
+      return kStatusRows;
+    case table_id::count:
+      break;
+  }
+  return 0;
+}
+
+std::uint64_t region_reader::torn_rows_skipped() const noexcept {
+  return impl_->torn.load(std::memory_order_relaxed);
+}
+
+std::uint64_t region_reader::invalid_rows_skipped() const noexcept {
+  return impl_->invalid.load(std::memory_order_relaxed);
+}
+
+std::uint32_t region_reader::find_class(std::string_view name) const noexcept {
+  const impl& r = *impl_;
+  if (name.size() >= kNameLen) return 0;
+  for (std::uint64_t i = 0; i < r.classes; ++i) {
+    class_copy c;
+    if (read_class(*r.at<class_record>(kArrayClasses, i), c) != rd::ok) continue;
+    if (std::string_view(c.name.buf, c.name.len) == name) return static_cast<std::uint32_t>(i + 1);
+  }
+  return 0;
+}
+
+const region_map& region_reader::region() const noexcept { return impl_->map; }
+
+}  // namespace pfs::reader

@@ -1,0 +1,190 @@
+// The reader library: maps a region file and yields the rows of every
+// performance_schema table as plain values (64-bit integers and text), with times in
+// picoseconds. The PostgreSQL FDW is written on top of it; this header has no
+// PostgreSQL dependency and no function declared here lets an exception escape
+// (std::bad_alloc and anything else is caught and reported as a region_error).
+//
+// Table-driven: tables() describes every table (name, columns, types, nullability);
+// region_reader::scan(t) returns the rows of t as vectors of cells in column order.
+//
+// Value rules (MySQL names in lower case, see reference/mysql_perfschema.md 1.2):
+// - Times are bigint picoseconds, NULL when the event was not timed.
+// - ENUM('YES','NO') columns are text 'YES' / 'NO'.
+// - A region field documented "0 = NULL" (or -1 for number_of_bytes) gives a NULL cell;
+//   so does any other negative number_of_bytes (garbage). Every int64 cell is >= 0.
+// - Unsigned 64-bit values above INT64_MAX (times, counters, ids) are clamped to
+//   INT64_MAX: a bigint cannot hold them and such values only come from garbage.
+// - Text cells are always valid UTF-8 (invalid bytes are replaced with '?') and never
+//   longer than their region field minus its NUL (strings without a NUL are cut).
+// - A column whose column_def::nullable is false never holds a NULL cell, whatever is
+//   in the region (the FDW may declare it NOT NULL).
+//
+// Consistency (see region_layout.h): every shared field is read with
+// layout::load_relaxed / load_acquire, records are copied field by field and then
+// re-checked (seqlock for wait records, version+state word for class, thread,
+// instance and actor records). A record that keeps changing is retried a few times and
+// then skipped and counted (torn_rows_skipped()). Records that are free are not
+// rows; a record in the "dirty" state (being allocated, changed or freed) is looked
+// at again a few times and, if it stays dirty, is not a row either (as in MySQL) and
+// is not counted.
+//
+// Robustness: the region is untrusted input. The array directory is copied and
+// re-checked against the mapping when the reader opens (later header changes cannot
+// move the arrays under the reader), every index found inside a record (class, source,
+// thread slot) is range-checked, strings are bounded by their field. Rows that cannot
+// be shown because an index in them is invalid are skipped and counted
+// (invalid_rows_skipped()):
+// - wait events, sync instances and per-instance summaries whose class_index is 0, out
+//   of range or names a class that is not allocated;
+// - a threads row whose class is invalid is kept, with NAME 'thread/pfs/unknown'.
+// Each scan also checks that the file was not truncated under the mapping (a shrunk
+// file would otherwise fault on access) and fails with region_errc::corrupt if it was.
+//
+// Threading: one region_reader may be used by several threads at once (scan keeps
+// its working state on the stack; the counters are atomic).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agent/region.h"
+
+namespace pfs::reader {
+
+enum class column_type { int64, text };  // bigint / text in PostgreSQL
+
+struct column_def {
+  const char* name;
+  column_type type;
+  bool nullable;
+};
+
+// Table ids: the value of table_def::id and the position of the table in tables().
+enum class table_id : std::uint32_t {
+  setup_instruments = 0,
+  setup_consumers,
+  setup_timers,
+  setup_actors,
+  performance_timers,
+  threads,
+  events_waits_current,
+  events_waits_history,
+  events_waits_history_long,
+  events_waits_summary_global_by_event_name,
+  events_waits_summary_by_thread_by_event_name,
+  events_waits_summary_by_instance,
+  mutex_instances,
+  rwlock_instances,
+  cond_instances,
+  status,
+  count,
+};
+
+struct table_def {
+  const char* name;
+  std::vector<column_def> columns;
+  std::uint32_t id;  // static_cast<std::uint32_t>(table_id)
+};
+
+// Every table, in table_id order. Built on the first call (a few KB; call it once at
+// load time, e.g. from _PG_init, if an allocation failure there must be ruled out:
+// this function is noexcept and would terminate on std::bad_alloc).
+const std::vector<table_def>& tables() noexcept;
+// Exact (lower-case) name; nullptr if unknown.
+const table_def* find_table(std::string_view name) noexcept;
+const table_def& table(table_id id) noexcept;  // id must be < table_id::count
+// Position of a column by exact name; -1 if the table has no such column.
+int column_index(const table_def& t, std::string_view name) noexcept;
+
+struct cell {
+  bool null = true;
+  std::int64_t i = 0;  // column_type::int64
+  std::string s;       // column_type::text
+};
+using row = std::vector<cell>;  // one cell per column, same order as table_def::columns
+
+// Tables and their rows:
+// - setup_instruments(name, enabled, timed): every allocated class whose kind is not
+//   thread, in class index order.
+// - setup_consumers(name, enabled): the kConsumerCount consumers.
+// - setup_timers(name, timer_name): ('wait', header.wait_timer); timer_name NULL if the
+//   header holds no valid timer.
+// - setup_actors(host, user, role, enabled, history): allocated actor rows.
+// - performance_timers(timer_name, timer_frequency, timer_resolution, timer_overhead):
+//   measured live in this process (timers::info), NULLs for an unavailable timer.
+// - threads(thread_id, name, type, processlist_user, processlist_host, role,
+//   instrumented, history, parent_thread_id, thread_os_id): name = the thread's class
+//   (kind thread) or 'thread/pfs/unknown'; user/host/role NULL when empty; parent and
+//   thread_os_id NULL when 0.
+// - events_waits_current / _history / _history_long(thread_id, event_id, end_event_id,
+//   event_name, source, timer_start, timer_end, timer_wait, spins, object_schema,
+//   object_name, index_name, object_type, object_instance_begin, nesting_event_id,
+//   nesting_event_type, operation, number_of_bytes, flags).
+//   current: per allocated thread, its running or completed stack slots; history: per
+//   allocated thread its completed ring slots, oldest first; history_long: completed
+//   slots in array order. current/history rows whose thread_id is not the owning
+//   thread's (a slot not yet cleared after the thread slot was reused) are not shown.
+//   A running event's timer_end is "now" read in this process (NULL, with
+//   timer_wait, for THREAD_CPU which is per thread).
+// - events_waits_summary_global_by_event_name(event_name, count_star, sum_timer_wait,
+//   min_timer_wait, avg_timer_wait, max_timer_wait): one row per mutex/rwlock/cond
+//   class: class.stat + the stats of every allocated instance of the class.
+// - events_waits_summary_by_thread_by_event_name(thread_id, event_name, + 5 stats):
+//   every allocated thread x every allocated class of a wait kind (mutex, rwlock,
+//   cond, file, table), zero rows included.
+// - events_waits_summary_by_instance(event_name, object_instance_begin, + 5 stats):
+//   every allocated mutex, rwlock and cond instance.
+// - mutex_instances(name, object_instance_begin, locked_by_thread_id),
+//   rwlock_instances(name, object_instance_begin, write_locked_by_thread_id,
+//   read_locked_by_count), cond_instances(name, object_instance_begin).
+// - status(variable_name, variable_value): layout_version, pid, provider_alive,
+//   creation_time_ns, ready, exited, setup_generation, next_thread_id,
+//   wait_stack_depth, history_per_thread, history_long_batch, <array>_size (records)
+//   and <array>_memory (bytes) for instrument_classes, threads, events_waits_current,
+//   events_waits_history, events_waits_summary_by_thread_by_event_name,
+//   events_waits_history_long, events_waits_history_long_batches, mutex_instances,
+//   rwlock_instances, cond_instances, setup_actors, sources; total_memory (file size);
+//   the lost counters (mutex_classes_lost ... sources_lost); torn_rows_skipped,
+//   invalid_rows_skipped (this reader's counters).
+// Stats: min is 0 when nothing was timed; avg = sum / count (0 when count is 0).
+class region_reader {
+ public:
+  ~region_reader();
+  region_reader(const region_reader&) = delete;
+  region_reader& operator=(const region_reader&) = delete;
+
+  // Maps and validates the region (region_map::open), then copies and re-checks its
+  // array directory. nullptr and err set on failure (err.code ok otherwise).
+  static std::unique_ptr<region_reader> open(const std::string& path, bool writable,
+                                             region_error& err) noexcept;
+
+  // Replaces out with a consistent copy of every row of t (one pass over the arrays,
+  // each row seqlock/version-checked). t must be an entry of tables() (it is
+  // identified by t.id). On error out is left empty.
+  region_error scan(const table_def& t, std::vector<row>& out) noexcept;
+
+  // Upper bound of the row count from the array sizes (for the planner).
+  std::uint64_t estimated_rows(const table_def& t) const noexcept;
+
+  // Rows skipped because they kept changing while being copied (over this reader's
+  // life), and rows skipped because an index in them was invalid.
+  std::uint64_t torn_rows_skipped() const noexcept;
+  std::uint64_t invalid_rows_skipped() const noexcept;
+
+  // 1-based index of the allocated class with this exact name (for setup writes such
+  // as setup::set_instrument); 0 if there is none.
+  std::uint32_t find_class(std::string_view name) const noexcept;
+
+  const region_map& region() const noexcept;
+
+  struct impl;  // implementation detail (reader.cpp)
+
+ private:
+  explicit region_reader(std::unique_ptr<impl> p) noexcept;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace pfs::reader

@@ -1,0 +1,76 @@
+// Uncontended lock+unlock: std::mutex against pfs::mutex with the instrument
+// disabled, counted, timed (current + summaries) and timed with history.
+// The agent is started once for the whole binary (a region in /tmp, removed at exit).
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "agent/pfs.h"
+#include "agent/setup.h"
+
+namespace {
+
+void start_agent_once() {
+  static const bool started = [] {
+    pfs::options o;
+    o.region_path = "/tmp/pfs_bench_" + std::to_string(getpid()) + ".region";
+    o.remove_at_exit = true;
+    o.instrument = "wait/synch/mutex/bench/disabled=OFF,wait/synch/mutex/bench/counted=COUNTED,%=ON";
+    if (!pfs::init(o)) {
+      std::fprintf(stderr, "pfs_bench: agent not started: %s\n", pfs::last_error().c_str());
+      std::exit(1);
+    }
+    std::atexit([] { pfs::shutdown(); });
+    return true;
+  }();
+  (void)started;
+}
+
+// threads.HISTORY of the calling thread: the "timed" case keeps current + summaries only.
+void set_my_history(bool on) {
+  const pfs::region_map& r = *pfs::current_region();
+  pfs::setup_lock_guard lock(r);
+  pfs::setup::set_thread(r, pfs::thread_id(), -1, on ? 1 : 0);
+}
+
+void BM_MutexRaw(benchmark::State& state) {
+  std::mutex local;
+  for (auto _ : state) {
+    local.lock();
+    local.unlock();
+  }
+}
+
+template <bool history>
+void run_instrumented(benchmark::State& state, const char* name) {
+  start_agent_once();
+  pfs::mutex m{"bench", name};
+  { pfs::lock_guard warm(m); }  // registers the thread
+  set_my_history(history);
+  for (auto _ : state) {
+    m.lock();
+    m.unlock();
+  }
+  state.counters["events_per_iter"] = 1;
+}
+
+void BM_MutexDisabled(benchmark::State& state) { run_instrumented<false>(state, "disabled"); }
+void BM_MutexCounted(benchmark::State& state) { run_instrumented<false>(state, "counted"); }
+void BM_MutexTimed(benchmark::State& state) { run_instrumented<false>(state, "timed"); }
+void BM_MutexTimedHistory(benchmark::State& state) { run_instrumented<true>(state, "timed_history"); }
+
+const bool registered = [] {
+  benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw);
+  benchmark::RegisterBenchmark("BM_Mutex/disabled", BM_MutexDisabled);
+  benchmark::RegisterBenchmark("BM_Mutex/counted", BM_MutexCounted);
+  benchmark::RegisterBenchmark("BM_Mutex/timed", BM_MutexTimed);
+  benchmark::RegisterBenchmark("BM_Mutex/timed_history", BM_MutexTimedHistory);
+  benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw)->Threads(2);
+  benchmark::RegisterBenchmark("BM_Mutex/timed_history", BM_MutexTimedHistory)->Threads(2);
+  return true;
+}();
+
+}  // namespace

@@ -74,6 +74,9 @@ inline std::uint64_t read(timer_kind kind) {
   return 0;
 }
 
+// 128-bit unsigned integer for the converter's product (__extension__ keeps -Wpedantic quiet).
+__extension__ typedef unsigned __int128 uint128;
+
 // picoseconds = ((raw - base) * mult) >> shift, with a 128-bit product: one multiply,
 // no division, no floating point. Chosen so that mult fits in 63 bits and the relative
 // error of mult is below 1e-9.
@@ -87,7 +90,7 @@ struct pico_converter {
     return delta_to_pico(raw - base);
   }
   std::uint64_t delta_to_pico(std::uint64_t delta) const {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(delta) * mult) >> shift);
+    return static_cast<std::uint64_t>((static_cast<uint128>(delta) * mult) >> shift);
   }
 };
 

@@ -15,7 +15,8 @@ namespace pfs::timers::detail {
 // Name of the environment variable that, when set to a non-empty value other than
 // "0", makes CYCLE unavailable (so the fallback path can be exercised anywhere).
 inline constexpr const char* kDisableCycleEnv = "PFS_TIMER_DISABLE_CYCLE";
-inline constexpr const char* kClocksourcePath = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+inline constexpr const char* kClocksourcePath =
+    "/sys/devices/system/clocksource/clocksource0/current_clocksource";
 
 struct cycle_decision {
   bool available = false;
@@ -50,27 +51,37 @@ struct cycle_calibration {
   double uncertainty_ppm = 0;  // (gap at start + gap at end) / elapsed, in ppm
   std::uint64_t elapsed_ns = 0;
 };
-// Calibrates read_cycle() against CLOCK_MONOTONIC_RAW with min-latency bracketing at
-// both ends of a sleep of `window`. Floating point here is fine: setup only.
-cycle_calibration calibrate_cycle(std::chrono::nanoseconds window = std::chrono::milliseconds(20));
+// How calibrate_cycle() waits between its two ends: measure() sleeps; a benchmark that
+// must burn CPU time for its iteration count to settle spins on CLOCK_MONOTONIC_RAW.
+enum class calibration_wait : std::uint8_t { sleep, spin };
 
-// Smallest step by which the timer's value moves: the greatest common divisor of the
-// non-zero steps seen between consecutive reads. For a coarse timer that is exactly the
-// smallest observed step; for a timer that moves faster than it can be read (CYCLE,
-// NANOSECOND) the smallest step is the read latency, not the granularity, and the gcd
-// finds the real granularity (1). Waits at most `max_wait` for a step; returns 1 if it
-// saw none.
+// Calibrates read_cycle() against CLOCK_MONOTONIC_RAW with min-latency bracketing at
+// both ends of a wait of `window`. Floating point here is fine: setup only.
+cycle_calibration calibrate_cycle(std::chrono::nanoseconds window = std::chrono::milliseconds(20),
+                                  calibration_wait wait = calibration_wait::sleep);
+
+// Smallest step by which the timer's value moves, from the steps seen between
+// consecutive reads (up to 2048 of them): the greatest common divisor of the step sizes
+// that make up at least 1% of the steps (rare odd steps from interrupts or migrations
+// are ignored), or of all steps when there are fewer than 200. For a coarse timer that is
+// exactly its smallest observed step (1 unit for MILLISECOND and TICK). For a timer
+// that moves faster than it can be read (CYCLE, NANOSECOND) the smallest step is the
+// read latency, not the granularity; the gcd finds the granularity (1, or e.g. 26 for
+// a TSC that the CPU advances in 10 ns strides, as on AMD Zen). Waits at most
+// `max_wait` for steps (a coarse timer needs three: about 30 ms for a 100 Hz TICK);
+// returns 1 if it saw none.
 std::uint64_t measure_resolution(timer_kind kind,
                                  std::chrono::nanoseconds max_wait = std::chrono::milliseconds(50));
 
-// Minimum cost of one read of the timer in CPU cycles over `calls` (>= 20) bracketed
-// calls, with the cost of an empty bracket subtracted; at least 1. Uses rdtsc deltas on
-// x86-64 and measure_overhead_portable() elsewhere.
-std::uint64_t measure_overhead(timer_kind kind, int calls = 64);
+// Minimum cost of one read of the timer in CPU cycles: the cheapest of 16 blocks of
+// `calls` (>= 20) consecutive reads, each block timed with rdtsc deltas on x86-64 (with
+// measure_overhead_portable() elsewhere), less the cost of an empty bracket, divided by
+// the number of calls; at least 1.
+std::uint64_t measure_overhead(timer_kind kind, int calls = 32);
 
 // The portable variant: CLOCK_MONOTONIC brackets in ns times estimate_cpu_hz().
 // Compiled on every architecture (so it is tested on x86-64 too).
-std::uint64_t measure_overhead_portable(timer_kind kind, int calls = 64);
+std::uint64_t measure_overhead_portable(timer_kind kind, int calls = 32);
 
 // Rough CPU clock estimate from a chain of dependent integer additions (one cycle
 // each on every current core), timed with CLOCK_MONOTONIC. Cached after the first call.

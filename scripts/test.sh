@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, builds with warnings as errors, and
+# runs the GoogleTest suites in the normal, ASan+UBSan and TSan builds, then the
+# PostgreSQL regression suite against a throwaway cluster.
+# Usage: bash scripts/test.sh          (all)
+#        PFS_TEST_QUICK=1 bash scripts/test.sh   (normal build only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+bash scripts/setup.sh
+
+jobs=$(nproc)
+run_build() {  # name, extra cmake args...
+  local dir="build$1"; shift
+  echo "=== configure and build $dir ($*)"
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPFS_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+  echo "=== ctest $dir"
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs"
+}
+
+run_build "" 
+if [ -z "${PFS_TEST_QUICK:-}" ]; then
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_build "-asan" -DPFS_SANITIZE=address
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_build "-tsan" -DPFS_SANITIZE=thread
+fi
+
+if [ -f Makefile.pgxs ]; then
+  echo "=== perfschema_fdw: build, install, pg_regress"
+  bash scripts/fdw_check.sh
+fi
+echo "=== all tests passed"

@@ -73,12 +73,9 @@ struct wait_locker {
   sync_instance* instance;
   sync_instance* cond_mutex;  // condition waits: the mutex waited with
   wait_record* slot;          // its events_waits_current slot, or nullptr
-  std::uint64_t start;
-  std::uint32_t class_index;
   std::uint8_t class_flags;   // class derived flags at start
   std::uint8_t thread_flags;  // thread derived flags at start
-  std::uint8_t timer;         // 0 = not timed
-  std::uint8_t operation;
+  wait_record event;          // the event as it is written (kept local, stored with no reloads)
 };
 
 inline thread_context* current_thread() {
@@ -103,29 +100,29 @@ inline std::uint32_t begin_write(wait_record& r) {
 }
 inline void end_write(wait_record& r, std::uint32_t seq) { store_release(r.seq, seq + 1); }
 
-// Copies a completed event (our own slot, so plain loads would do; relaxed atomic
-// loads keep the sanitizers quiet) into a history slot.
-inline void copy_event(wait_record& dst, const wait_record& src) {
+// Writes a whole event record under its seqlock. Called with the locker's local
+// copy, so every value comes from a register or a constant.
+inline void write_event(wait_record& dst, const wait_record& e) {
   const std::uint32_t seq = begin_write(dst);
-  store_relaxed(dst.state, load_relaxed(src.state));
-  store_relaxed(dst.timer, load_relaxed(src.timer));
-  store_relaxed(dst.operation, load_relaxed(src.operation));
-  store_relaxed(dst.nesting_type, load_relaxed(src.nesting_type));
-  store_relaxed(dst.class_index, load_relaxed(src.class_index));
-  store_relaxed(dst.source_index, load_relaxed(src.source_index));
-  store_relaxed(dst.thread_id, load_relaxed(src.thread_id));
-  store_relaxed(dst.event_id, load_relaxed(src.event_id));
-  store_relaxed(dst.end_event_id, load_relaxed(src.end_event_id));
-  store_relaxed(dst.nesting_event_id, load_relaxed(src.nesting_event_id));
-  store_relaxed(dst.timer_start, load_relaxed(src.timer_start));
-  store_relaxed(dst.timer_end, load_relaxed(src.timer_end));
-  store_relaxed(dst.object_instance_begin, load_relaxed(src.object_instance_begin));
-  store_relaxed(dst.number_of_bytes, load_relaxed(src.number_of_bytes));
-  store_relaxed(dst.object_kind, load_relaxed(src.object_kind));
-  store_relaxed(dst.object_index, load_relaxed(src.object_index));
-  store_relaxed(dst.object_version, load_relaxed(src.object_version));
-  store_relaxed(dst.index_number, load_relaxed(src.index_number));
-  store_relaxed(dst.flags, load_relaxed(src.flags));
+  store_relaxed(dst.state, e.state);
+  store_relaxed(dst.timer, e.timer);
+  store_relaxed(dst.operation, e.operation);
+  store_relaxed(dst.nesting_type, e.nesting_type);
+  store_relaxed(dst.class_index, e.class_index);
+  store_relaxed(dst.source_index, e.source_index);
+  store_relaxed(dst.thread_id, e.thread_id);
+  store_relaxed(dst.event_id, e.event_id);
+  store_relaxed(dst.end_event_id, e.end_event_id);
+  store_relaxed(dst.nesting_event_id, e.nesting_event_id);
+  store_relaxed(dst.timer_start, e.timer_start);
+  store_relaxed(dst.timer_end, e.timer_end);
+  store_relaxed(dst.object_instance_begin, e.object_instance_begin);
+  store_relaxed(dst.number_of_bytes, e.number_of_bytes);
+  store_relaxed(dst.object_kind, e.object_kind);
+  store_relaxed(dst.object_index, e.object_index);
+  store_relaxed(dst.object_version, e.object_version);
+  store_relaxed(dst.index_number, e.index_number);
+  store_relaxed(dst.flags, e.flags);
   end_write(dst, seq);
 }
 
@@ -165,115 +162,163 @@ inline void aggregate_shared(wait_stat& s, bool timed, std::uint64_t ps) {
   atomic_max(s.max, ps);
 }
 
-// Start of every wait. False: nothing recorded, do not call the end.
-inline bool start_wait(wait_locker& l, sync_instance* s, int op, const char* file, unsigned line) {
+// First step of every wait: settings and thread, no writes. False: the instrument
+// is off (or the agent stopped); nothing is recorded and nothing more is called.
+inline bool begin_wait(wait_locker& l, sync_instance* s, int op) {
   if (s == nullptr || !load_relaxed(g_hot.recording)) return false;
   const std::uint32_t key = load_relaxed(s->class_index);
   const std::uint8_t cflags = load_relaxed(g_hot.classes[key - 1].derived);
   if ((cflags & kFlagEnabled) == 0) return false;
   thread_context& t = *current_thread();
-  const std::uint8_t tflags = load_relaxed(t.rec->derived);
   l.thread = &t;
   l.instance = s;
   l.cond_mutex = nullptr;
   l.slot = nullptr;
-  l.class_index = key;
   l.class_flags = cflags;
-  l.thread_flags = tflags;
-  l.operation = static_cast<std::uint8_t>(op);
-  l.timer = 0;
-  l.start = 0;
-  if (cflags & kFlagTimed) {
-    l.timer = load_relaxed(g_hot.header->wait_timer);
-    l.start = timers::read(static_cast<timers::timer_kind>(l.timer));
-  }
-  if (tflags & kThreadCurrent) {
-    if (t.depth >= g_hot.stack_depth) [[unlikely]] {
-      bump_lost(kLostLocker);
-      return true;
-    }
-    wait_record& e = t.stack[t.depth];
-    const std::uint32_t source = intern_source(t, file, line);
-    const std::uint64_t event_id = t.next_event_id++;
-    const std::uint32_t seq = begin_write(e);
-    store_relaxed(e.state, kWaitRunning);
-    store_relaxed(e.timer, l.timer);
-    store_relaxed(e.operation, l.operation);
-    store_relaxed(e.class_index, key);
-    store_relaxed(e.source_index, source);
-    store_relaxed(e.thread_id, t.thread_id);
-    store_relaxed(e.event_id, event_id);
-    store_relaxed(e.end_event_id, std::uint64_t{0});
-    if (t.depth > 0) {
-      store_relaxed(e.nesting_event_id, load_relaxed(t.stack[t.depth - 1].event_id));
-      store_relaxed(e.nesting_type, kNestingWait);
-    } else {
-      store_relaxed(e.nesting_event_id, std::uint64_t{0});
-      store_relaxed(e.nesting_type, kNestingNone);
-    }
-    store_relaxed(e.timer_start, l.start);
-    store_relaxed(e.timer_end, std::uint64_t{0});
-    store_relaxed(e.object_instance_begin, load_relaxed(s->identity));
-    store_relaxed(e.number_of_bytes, std::int64_t{-1});
-    store_relaxed(e.object_kind, kObjectNone);
-    store_relaxed(e.object_index, 0u);
-    store_relaxed(e.object_version, 0u);
-    store_relaxed(e.index_number, 0u);
-    store_relaxed(e.flags, 0u);
-    end_write(e, seq);
-    ++t.depth;
-    store_relaxed(t.rec->stack_depth, t.depth);
-    store_relaxed(t.rec->event_id, t.next_event_id);
-    l.slot = &e;
-  }
+  l.thread_flags = load_relaxed(t.rec->derived);
+  wait_record& e = l.event;
+  e.timer = (cflags & kFlagTimed) ? load_relaxed(g_hot.header->wait_timer) : std::uint8_t{0};
+  e.operation = static_cast<std::uint8_t>(op);
+  e.class_index = key;
+  e.timer_start = 0;
+  e.timer_end = 0;
   return true;
 }
 
-inline void append_history_long(thread_context& t, const wait_record& e) {
-  if (g_hot.history_long_size == 0) return;
-  if ((!t.has_batch || t.batch_next == t.batch_end) && !claim_batch(t)) return;
-  copy_event(g_hot.history_long[t.batch_next++], e);
+inline std::uint64_t read_timer(std::uint8_t timer) {
+  return timers::read(static_cast<timers::timer_kind>(timer));
 }
 
-// End of a wait. shared_stats: the instance's statistics may have other writers.
-inline void end_wait(wait_locker& l, bool shared_stats) {
+// Fills the event's identity; returns its events_waits_current slot, or nullptr
+// when the thread does not record current events (or its wait stack is full).
+inline wait_record* claim_slot(wait_locker& l, const char* file, unsigned line) {
   thread_context& t = *l.thread;
-  std::uint64_t ps = 0;
-  std::uint64_t end = 0;
-  const bool timed = l.timer != 0;
-  if (timed) {
-    end = timers::read(static_cast<timers::timer_kind>(l.timer));
-    // A timer that went backwards (THREAD_CPU, a bad TSC) gives 0, never a huge
-    // unsigned difference.
-    if (end > l.start) ps = g_hot.converters[l.timer].delta_to_pico(end - l.start);
+  if ((l.thread_flags & kThreadCurrent) == 0) return nullptr;
+  if (t.depth >= g_hot.stack_depth) [[unlikely]] {
+    bump_lost(kLostLocker);
+    return nullptr;
   }
+  wait_record& e = l.event;
+  e.source_index = intern_source(t, file, line);
+  e.thread_id = t.thread_id;
+  e.event_id = t.next_event_id++;
+  e.end_event_id = 0;
+  if (t.depth > 0) {
+    e.nesting_event_id = load_relaxed(t.stack[t.depth - 1].event_id);
+    e.nesting_type = kNestingWait;
+  } else {
+    e.nesting_event_id = 0;
+    e.nesting_type = kNestingNone;
+  }
+  e.object_instance_begin = load_relaxed(l.instance->identity);
+  e.number_of_bytes = -1;
+  e.object_kind = kObjectNone;
+  e.object_index = 0;
+  e.object_version = 0;
+  e.index_number = 0;
+  e.flags = 0;
+  return &t.stack[t.depth];
+}
+
+// A wait that can block: the running event is visible in events_waits_current
+// until end_wait.
+inline void start_running(wait_locker& l, const char* file, unsigned line) {
+  wait_record& e = l.event;
+  if (e.timer != 0) e.timer_start = read_timer(e.timer);
+  wait_record* slot = claim_slot(l, file, line);
+  if (slot == nullptr) return;
+  thread_context& t = *l.thread;
+  e.state = kWaitRunning;
+  write_event(*slot, e);
+  ++t.depth;
+  store_relaxed(t.rec->stack_depth, t.depth);
+  store_relaxed(t.rec->event_id, t.next_event_id);
+  l.slot = slot;
+}
+
+inline void aggregate(wait_locker& l, bool shared_stats, std::uint64_t ps) {
+  const bool timed = l.event.timer != 0;
   if (l.class_flags & kFlagInstanceStats) {
     if (shared_stats)
       aggregate_shared(l.instance->stat, timed, ps);
     else
       aggregate_single(l.instance->stat, timed, ps);
   }
-  if (l.thread_flags & kThreadSummary) aggregate_single(t.class_stats[l.class_index - 1], timed, ps);
-  wait_record* e = l.slot;
-  if (e == nullptr) return;
+  if (l.thread_flags & kThreadSummary) aggregate_single(l.thread->class_stats[l.event.class_index - 1], timed, ps);
+}
 
-  const std::uint32_t seq = begin_write(*e);
-  store_relaxed(e->state, kWaitCompleted);
-  store_relaxed(e->end_event_id, t.next_event_id);
-  store_relaxed(e->timer_end, end);
-  end_write(*e, seq);
-  const std::uint32_t depth = t.depth - 1;
-  // Only the latest completed wait stays visible above the running ones.
-  if (depth + 1 < g_hot.stack_depth && load_relaxed(t.stack[depth + 1].state) != kWaitEmpty)
-    clear_event(t.stack[depth + 1]);
-  t.depth = depth;
-  store_relaxed(t.rec->stack_depth, depth);
+// A completed event goes to the thread's history and to history_long.
+inline void to_history(wait_locker& l) {
+  thread_context& t = *l.thread;
+  const wait_record& e = l.event;
   if ((l.thread_flags & kThreadHistory) && g_hot.history_size != 0) {
-    copy_event(t.history[t.history_index % g_hot.history_size], *e);
+    write_event(t.history[t.history_index % g_hot.history_size], e);
     ++t.history_index;
     store_relaxed(t.rec->history_index, t.history_index);
   }
-  if (l.thread_flags & kThreadHistoryLong) append_history_long(t, *e);
+  if ((l.thread_flags & kThreadHistoryLong) && g_hot.history_long_size != 0) {
+    if ((t.has_batch && t.batch_next != t.batch_end) || claim_batch(t))
+      write_event(g_hot.history_long[t.batch_next++], e);
+  }
+}
+
+// Only the latest completed wait stays visible above the running ones.
+inline void clear_above(thread_context& t, std::uint32_t depth) {
+  if (depth + 1 < g_hot.stack_depth && load_relaxed(t.stack[depth + 1].state) != kWaitEmpty)
+    clear_event(t.stack[depth + 1]);
+}
+
+// End of a wait started with start_running.
+inline void end_wait(wait_locker& l, bool shared_stats) {
+  wait_record& e = l.event;
+  std::uint64_t ps = 0;
+  if (e.timer != 0) {
+    e.timer_end = read_timer(e.timer);
+    // A timer that went backwards (THREAD_CPU, a bad TSC) gives 0, never a huge
+    // unsigned difference.
+    if (e.timer_end > e.timer_start) ps = g_hot.converters[e.timer].delta_to_pico(e.timer_end - e.timer_start);
+  }
+  aggregate(l, shared_stats, ps);
+  wait_record* slot = l.slot;
+  if (slot == nullptr) return;
+  thread_context& t = *l.thread;
+  e.state = kWaitCompleted;
+  e.end_event_id = t.next_event_id;
+  const std::uint32_t seq = begin_write(*slot);
+  store_relaxed(slot->state, e.state);
+  store_relaxed(slot->end_event_id, e.end_event_id);
+  store_relaxed(slot->timer_end, e.timer_end);
+  end_write(*slot, seq);
+  const std::uint32_t depth = t.depth - 1;
+  clear_above(t, depth);
+  t.depth = depth;
+  store_relaxed(t.rec->stack_depth, depth);
+  to_history(l);
+}
+
+// A wait that did not block (a try-lock, or a lock taken at the first try):
+// one timer read, TIMER_WAIT 0, and the completed event written once. Timing an
+// uncontended acquisition would only measure the instrumentation itself.
+inline void record_instant(wait_locker& l, const char* file, unsigned line, bool shared_stats) {
+  wait_record& e = l.event;
+  if (e.timer != 0) e.timer_start = e.timer_end = read_timer(e.timer);
+  aggregate(l, shared_stats, 0);
+  wait_record* slot = claim_slot(l, file, line);
+  if (slot == nullptr) return;
+  thread_context& t = *l.thread;
+  e.state = kWaitCompleted;
+  e.end_event_id = t.next_event_id;
+  write_event(*slot, e);
+  clear_above(t, t.depth);
+  store_relaxed(t.rec->event_id, t.next_event_id);
+  to_history(l);
+}
+
+// begin_wait + start_running: the C ABI's start.
+inline bool start_wait(wait_locker& l, sync_instance* s, int op, const char* file, unsigned line) {
+  if (!begin_wait(l, s, op)) return false;
+  start_running(l, file, line);
+  return true;
 }
 
 inline void end_mutex_wait(wait_locker& l, int rc) {
@@ -282,8 +327,12 @@ inline void end_mutex_wait(wait_locker& l, int rc) {
   end_wait(l, false);
 }
 
+inline bool is_read_lock(const wait_locker& l) {
+  return l.event.operation == kOpReadLock || l.event.operation == kOpTryReadLock;
+}
+
 inline void end_rwlock_wait(wait_locker& l, int rc) {
-  const bool read = l.operation == kOpReadLock || l.operation == kOpTryReadLock;
+  const bool read = is_read_lock(l);
   if (rc == 0) {
     if (read)
       __atomic_fetch_add(&l.instance->readers, 1u, __ATOMIC_RELAXED);
@@ -292,6 +341,23 @@ inline void end_rwlock_wait(wait_locker& l, int rc) {
   }
   // Readers hold the lock together, so their statistics need atomic updates.
   end_wait(l, read);
+}
+
+// A mutex (or a rwlock for writing) taken, or a try-lock tried, without blocking.
+inline void mutex_instant(wait_locker& l, bool acquired, const char* file, unsigned line) {
+  if (acquired) store_relaxed(l.instance->owner_thread_id, l.thread->thread_id);
+  record_instant(l, file, line, false);
+}
+
+inline void rwlock_instant(wait_locker& l, bool acquired, const char* file, unsigned line) {
+  const bool read = is_read_lock(l);
+  if (acquired) {
+    if (read)
+      __atomic_fetch_add(&l.instance->readers, 1u, __ATOMIC_RELAXED);
+    else
+      store_relaxed(l.instance->owner_thread_id, l.thread->thread_id);
+  }
+  record_instant(l, file, line, read);
 }
 
 inline void unlock_mutex(sync_instance* s) { store_relaxed(s->owner_thread_id, std::uint64_t{0}); }

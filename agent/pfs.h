@@ -101,17 +101,26 @@ class mutex {
       return;
     }
     detail::wait_locker l;
-    const bool rec = detail::start_wait(l, detail::as_instance(psi_), PFS_OP_LOCK, at.file_name(), at.line());
+    if (!detail::begin_wait(l, detail::as_instance(psi_), PFS_OP_LOCK)) {
+      m_.lock();
+      return;
+    }
+    // Taken at the first try: no wait to time (one timer read, TIMER_WAIT 0).
+    if (m_.try_lock()) {
+      detail::mutex_instant(l, true, at.file_name(), at.line());
+      return;
+    }
+    detail::start_running(l, at.file_name(), at.line());
     m_.lock();
-    if (rec) detail::end_mutex_wait(l, 0);
+    detail::end_mutex_wait(l, 0);
   }
   bool try_lock(std::source_location at = std::source_location::current()) {
     if (!(*flags_ & PFS_ENABLED)) [[likely]]
       return m_.try_lock();
     detail::wait_locker l;
-    const bool rec = detail::start_wait(l, detail::as_instance(psi_), PFS_OP_TRY_LOCK, at.file_name(), at.line());
+    const bool rec = detail::begin_wait(l, detail::as_instance(psi_), PFS_OP_TRY_LOCK);
     const bool ok = m_.try_lock();
-    if (rec) detail::end_mutex_wait(l, ok ? 0 : 1);
+    if (rec) detail::mutex_instant(l, ok, at.file_name(), at.line());
     return ok;
   }
   void unlock() {
@@ -138,20 +147,20 @@ class shared_mutex {
   shared_mutex& operator=(const shared_mutex&) = delete;
 
   void lock(std::source_location at = std::source_location::current()) {
-    wrap(PFS_OP_WRITE_LOCK, at, [this] { m_.lock(); return true; });
+    acquire(PFS_OP_WRITE_LOCK, at, [this] { return m_.try_lock(); }, [this] { m_.lock(); });
   }
   bool try_lock(std::source_location at = std::source_location::current()) {
-    return wrap(PFS_OP_TRY_WRITE_LOCK, at, [this] { return m_.try_lock(); });
+    return try_acquire(PFS_OP_TRY_WRITE_LOCK, at, [this] { return m_.try_lock(); });
   }
   void unlock() {
     if (*flags_ & PFS_ENABLED) detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock();
   }
   void lock_shared(std::source_location at = std::source_location::current()) {
-    wrap(PFS_OP_READ_LOCK, at, [this] { m_.lock_shared(); return true; });
+    acquire(PFS_OP_READ_LOCK, at, [this] { return m_.try_lock_shared(); }, [this] { m_.lock_shared(); });
   }
   bool try_lock_shared(std::source_location at = std::source_location::current()) {
-    return wrap(PFS_OP_TRY_READ_LOCK, at, [this] { return m_.try_lock_shared(); });
+    return try_acquire(PFS_OP_TRY_READ_LOCK, at, [this] { return m_.try_lock_shared(); });
   }
   void unlock_shared() {
     if (*flags_ & PFS_ENABLED) detail::unlock_rwlock(detail::as_instance(psi_));
@@ -159,14 +168,34 @@ class shared_mutex {
   }
 
  private:
-  template <class F>
-  bool wrap(int op, const std::source_location& at, F&& real) {
-    if (!(*flags_ & PFS_ENABLED)) [[likely]]
-      return real();
+  // As pfs::mutex::lock: an acquisition at the first try is an instant wait.
+  template <class Try, class Block>
+  void acquire(int op, const std::source_location& at, Try&& try_real, Block&& block_real) {
+    if (!(*flags_ & PFS_ENABLED)) [[likely]] {
+      block_real();
+      return;
+    }
     detail::wait_locker l;
-    const bool rec = detail::start_wait(l, detail::as_instance(psi_), op, at.file_name(), at.line());
-    const bool ok = real();
-    if (rec) detail::end_rwlock_wait(l, ok ? 0 : 1);
+    if (!detail::begin_wait(l, detail::as_instance(psi_), op)) {
+      block_real();
+      return;
+    }
+    if (try_real()) {
+      detail::rwlock_instant(l, true, at.file_name(), at.line());
+      return;
+    }
+    detail::start_running(l, at.file_name(), at.line());
+    block_real();
+    detail::end_rwlock_wait(l, 0);
+  }
+  template <class Try>
+  bool try_acquire(int op, const std::source_location& at, Try&& try_real) {
+    if (!(*flags_ & PFS_ENABLED)) [[likely]]
+      return try_real();
+    detail::wait_locker l;
+    const bool rec = detail::begin_wait(l, detail::as_instance(psi_), op);
+    const bool ok = try_real();
+    if (rec) detail::rwlock_instant(l, ok, at.file_name(), at.line());
     return ok;
   }
   std::shared_mutex m_;

@@ -62,7 +62,7 @@ void fork_child() {
 
 }  // namespace
 
-__attribute__((tls_model("initial-exec"))) thread_local thread_context* tls_context = nullptr;
+__attribute__((tls_model("initial-exec"))) constinit thread_local thread_context* tls_context = nullptr;
 
 void stop_in_forked_child();  // agent_core.cpp
 

@@ -30,6 +30,7 @@ void in_child(F body) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     body();
+    pfs::shutdown();  // removes the region of options with remove_at_exit
     fflush(nullptr);
     _exit(::testing::Test::HasFailure() ? 1 : 0);
   }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 
 #include "agent/pfs_c.h"
@@ -103,15 +104,28 @@ inline std::uint32_t begin_write(wait_record& r) {
 inline void end_write(wait_record& r, std::uint32_t seq) { store_release(r.seq, seq + 1); }
 
 // Writes a whole event record under its seqlock. Called with the locker's local
-// copy, so every value comes from a register or a constant.
+// copy, so every value comes from a register or a constant. Neighbouring small
+// fields are stored together as one aligned word (15 stores instead of 21); the
+// layout static_asserts below pin the offsets this relies on. Readers load the
+// fields one by one, atomically, inside the same seqlock.
+using word32 = std::uint32_t __attribute__((may_alias));
+using word64 = std::uint64_t __attribute__((may_alias));
+static_assert(offsetof(wait_record, state) == 4 && offsetof(wait_record, timer) == 5 &&
+              offsetof(wait_record, operation) == 6 && offsetof(wait_record, nesting_type) == 7);
+static_assert(offsetof(wait_record, class_index) == 8 && offsetof(wait_record, source_index) == 12);
+static_assert(offsetof(wait_record, object_kind) == 80 && offsetof(wait_record, object_index) == 84 &&
+              offsetof(wait_record, object_version) == 88 && offsetof(wait_record, index_number) == 92 &&
+              offsetof(wait_record, flags) == 96 && sizeof(wait_record) == 104);
+
+inline void store_word32(void* at, std::uint32_t v) { __atomic_store_n(static_cast<word32*>(at), v, __ATOMIC_RELAXED); }
+inline void store_word64(void* at, std::uint64_t v) { __atomic_store_n(static_cast<word64*>(at), v, __ATOMIC_RELAXED); }
+
 [[gnu::always_inline]] inline void write_event(wait_record& dst, const wait_record& e) {
+  char* base = reinterpret_cast<char*>(&dst);
   const std::uint32_t seq = begin_write(dst);
-  store_relaxed(dst.state, e.state);
-  store_relaxed(dst.timer, e.timer);
-  store_relaxed(dst.operation, e.operation);
-  store_relaxed(dst.nesting_type, e.nesting_type);
-  store_relaxed(dst.class_index, e.class_index);
-  store_relaxed(dst.source_index, e.source_index);
+  store_word32(base + 4, std::uint32_t{e.state} | std::uint32_t{e.timer} << 8 | std::uint32_t{e.operation} << 16 |
+                             std::uint32_t{e.nesting_type} << 24);
+  store_word64(base + 8, std::uint64_t{e.class_index} | std::uint64_t{e.source_index} << 32);
   store_relaxed(dst.thread_id, e.thread_id);
   store_relaxed(dst.event_id, e.event_id);
   store_relaxed(dst.end_event_id, e.end_event_id);
@@ -120,11 +134,9 @@ inline void end_write(wait_record& r, std::uint32_t seq) { store_release(r.seq, 
   store_relaxed(dst.timer_end, e.timer_end);
   store_relaxed(dst.object_instance_begin, e.object_instance_begin);
   store_relaxed(dst.number_of_bytes, e.number_of_bytes);
-  store_relaxed(dst.object_kind, e.object_kind);
-  store_relaxed(dst.object_index, e.object_index);
-  store_relaxed(dst.object_version, e.object_version);
-  store_relaxed(dst.index_number, e.index_number);
-  store_relaxed(dst.flags, e.flags);
+  store_word64(base + 80, std::uint64_t{e.object_kind} | std::uint64_t{e.object_index} << 32);
+  store_word64(base + 88, std::uint64_t{e.object_version} | std::uint64_t{e.index_number} << 32);
+  store_word64(base + 96, std::uint64_t{e.flags});
   end_write(dst, seq);
 }
 

@@ -1,5 +1,6 @@
 // Uncontended lock+unlock: std::mutex against pfs::mutex with the instrument
-// disabled, counted, timed (current + summaries) and timed with history.
+// disabled, counted (summaries only; and with events_waits_current), timed
+// (current + summaries) and timed with history (current, history, history_long).
 // The agent is started once for the whole binary (a region in /tmp, removed at exit).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -37,6 +38,7 @@ void set_my_history(bool on) {
 }
 
 void BM_MutexRaw(benchmark::State& state) {
+  start_agent_once();  // same process state as the instrumented cases
   std::mutex local;
   for (auto _ : state) {
     local.lock();
@@ -44,28 +46,34 @@ void BM_MutexRaw(benchmark::State& state) {
   }
 }
 
-template <bool history>
-void run_instrumented(benchmark::State& state, const char* name) {
+// current: the events_waits_current consumer (off = summaries only).
+void run_instrumented(benchmark::State& state, const char* name, bool history, bool current = true) {
   start_agent_once();
   pfs::mutex m{"bench", name};
   { pfs::lock_guard warm(m); }  // registers the thread
   set_my_history(history);
+  if (!current && state.thread_index() == 0) pfs::set_consumer("events_waits_current", false);
   for (auto _ : state) {
     m.lock();
     m.unlock();
   }
+  if (!current && state.thread_index() == 0) pfs::set_consumer("events_waits_current", true);
   state.counters["events_per_iter"] = 1;
 }
 
-void BM_MutexDisabled(benchmark::State& state) { run_instrumented<false>(state, "disabled"); }
-void BM_MutexCounted(benchmark::State& state) { run_instrumented<false>(state, "counted"); }
-void BM_MutexTimed(benchmark::State& state) { run_instrumented<false>(state, "timed"); }
-void BM_MutexTimedHistory(benchmark::State& state) { run_instrumented<true>(state, "timed_history"); }
+void BM_MutexDisabled(benchmark::State& state) { run_instrumented(state, "disabled", false); }
+// COUNTED instrument, summaries only: what "count the waits" costs.
+void BM_MutexCounted(benchmark::State& state) { run_instrumented(state, "counted", false, false); }
+// COUNTED instrument with events_waits_current on: each wait also written as a row.
+void BM_MutexCountedCurrent(benchmark::State& state) { run_instrumented(state, "counted", false); }
+void BM_MutexTimed(benchmark::State& state) { run_instrumented(state, "timed", false); }
+void BM_MutexTimedHistory(benchmark::State& state) { run_instrumented(state, "timed_history", true); }
 
 const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw);
   benchmark::RegisterBenchmark("BM_Mutex/disabled", BM_MutexDisabled);
   benchmark::RegisterBenchmark("BM_Mutex/counted", BM_MutexCounted);
+  benchmark::RegisterBenchmark("BM_Mutex/counted_current", BM_MutexCountedCurrent);
   benchmark::RegisterBenchmark("BM_Mutex/timed", BM_MutexTimed);
   benchmark::RegisterBenchmark("BM_Mutex/timed_history", BM_MutexTimedHistory);
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw)->Threads(2);

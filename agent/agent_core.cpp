@@ -277,8 +277,10 @@ bool init(const options& opts) {
   for (int k = 0; k < 8; ++k) g_hot.converters[k] = {h.timers[k].base, h.timers[k].mult, h.timers[k].shift};
   a->remove_at_exit = opts.remove_at_exit;
 
-  // MySQL's default setup_actors row.
+  init_io(*a, opts.sizes);
+  // MySQL's default setup_actors and setup_objects rows.
   setup::insert_actor(a->region, "%", "%", "%", true, true);
+  setup::insert_default_objects(a->region);
   setup::recompute_derived(a->region);
 
   __atomic_store_n(&g_agent, a.release(), __ATOMIC_RELEASE);

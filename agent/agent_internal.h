@@ -46,5 +46,6 @@ pfs_key register_class(instrument_kind kind, const char* category, const char* n
 sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* identity);
 void destroy_instance(sync_instance* s);
 void aggregate_atomic(wait_stat& into, const wait_stat& from);
+void init_io(agent_state& a, const region_sizes& sizes);
 
 }  // namespace pfs::detail

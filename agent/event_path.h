@@ -76,8 +76,10 @@ struct wait_locker {
   sync_instance* instance;
   sync_instance* cond_mutex;  // condition waits: the mutex waited with
   wait_record* slot;          // its events_waits_current slot, or nullptr
+  void* object;               // file io: file_instance*; table io: table_share*
   std::uint8_t class_flags;   // class derived flags at start
   std::uint8_t thread_flags;  // thread derived flags at start
+  std::uint8_t created;       // file name waits: the start created the file instance
   wait_record event;          // the event as it is written (kept local, stored with no reloads)
 };
 
@@ -176,26 +178,43 @@ inline void aggregate_shared(wait_stat& s, bool timed, std::uint64_t ps) {
   atomic_max(s.max, ps);
 }
 
-// First step of every wait: settings and thread, no writes. False: the instrument
-// is off (or the agent stopped); nothing is recorded and nothing more is called.
-inline bool begin_wait(wait_locker& l, sync_instance* s, int op) {
-  if (s == nullptr || !load_relaxed(g_hot.recording)) return false;
-  const std::uint32_t key = load_relaxed(s->class_index);
-  const std::uint8_t cflags = load_relaxed(g_hot.classes[key - 1].derived);
+// First step of every wait: settings and thread, no writes. cflags: the class's
+// derived flags (for table io already combined with the table's setup_objects
+// flags). False: the instrument is off (or the agent stopped); nothing is
+// recorded and nothing more is called.
+inline bool begin_wait_flags(wait_locker& l, std::uint32_t key, std::uint8_t cflags, std::uint64_t identity, int op) {
   if ((cflags & kFlagEnabled) == 0) return false;
   thread_context& t = *current_thread();
   l.thread = &t;
-  l.instance = s;
+  l.instance = nullptr;
   l.cond_mutex = nullptr;
   l.slot = nullptr;
+  l.object = nullptr;
   l.class_flags = cflags;
   l.thread_flags = load_relaxed(t.rec->derived);
+  l.created = 0;
   wait_record& e = l.event;
   e.timer = (cflags & kFlagTimed) ? load_relaxed(g_hot.header->wait_timer) : std::uint8_t{0};
   e.operation = static_cast<std::uint8_t>(op);
   e.class_index = key;
   e.timer_start = 0;
   e.timer_end = 0;
+  e.object_instance_begin = identity;
+  e.number_of_bytes = -1;
+  e.object_kind = kObjectNone;
+  e.object_index = 0;
+  e.object_version = 0;
+  e.index_number = 0;
+  e.flags = 0;
+  return true;
+}
+
+inline bool begin_wait(wait_locker& l, sync_instance* s, int op) {
+  if (s == nullptr || !load_relaxed(g_hot.recording)) return false;
+  const std::uint32_t key = load_relaxed(s->class_index);
+  if (!begin_wait_flags(l, key, load_relaxed(g_hot.classes[key - 1].derived), load_relaxed(s->identity), op))
+    return false;
+  l.instance = s;
   return true;
 }
 
@@ -224,13 +243,6 @@ inline wait_record* claim_slot(wait_locker& l, const char* file, unsigned line) 
     e.nesting_event_id = 0;
     e.nesting_type = kNestingNone;
   }
-  e.object_instance_begin = load_relaxed(l.instance->identity);
-  e.number_of_bytes = -1;
-  e.object_kind = kObjectNone;
-  e.object_index = 0;
-  e.object_version = 0;
-  e.index_number = 0;
-  e.flags = 0;
   return &t.stack[t.depth];
 }
 
@@ -282,32 +294,43 @@ inline void clear_above(thread_context& t, std::uint32_t depth) {
     clear_event(t.stack[depth + 1]);
 }
 
-// End of a wait started with start_running.
-inline void end_wait(wait_locker& l, bool shared_stats) {
+// Times the end of a wait; returns its duration in picoseconds (0 if untimed).
+inline std::uint64_t stop_timer(wait_locker& l) {
   wait_record& e = l.event;
-  std::uint64_t ps = 0;
-  if (e.timer != 0) {
-    e.timer_end = read_timer(e.timer);
-    // A timer that went backwards (THREAD_CPU, a bad TSC) gives 0, never a huge
-    // unsigned difference.
-    if (e.timer_end > e.timer_start) ps = g_hot.converters[e.timer].delta_to_pico(e.timer_end - e.timer_start);
-  }
-  aggregate(l, shared_stats, ps);
+  if (e.timer == 0) return 0;
+  e.timer_end = read_timer(e.timer);
+  // A timer that went backwards (THREAD_CPU, a bad TSC) gives 0, never a huge
+  // unsigned difference.
+  if (e.timer_end <= e.timer_start) return 0;
+  return g_hot.converters[e.timer].delta_to_pico(e.timer_end - e.timer_start);
+}
+
+// Completes the event in its events_waits_current slot (if it has one) and
+// copies it to the histories.
+inline void finish_slot(wait_locker& l) {
   wait_record* slot = l.slot;
   if (slot == nullptr) return;
   thread_context& t = *l.thread;
+  wait_record& e = l.event;
   e.state = kWaitCompleted;
   e.end_event_id = t.next_event_id;
   const std::uint32_t seq = begin_write(*slot);
   store_relaxed(slot->state, e.state);
   store_relaxed(slot->end_event_id, e.end_event_id);
   store_relaxed(slot->timer_end, e.timer_end);
+  store_relaxed(slot->number_of_bytes, e.number_of_bytes);
   end_write(*slot, seq);
   const std::uint32_t depth = t.depth - 1;
   clear_above(t, depth);
   t.depth = depth;
   store_relaxed(t.rec->stack_depth, depth);
   to_history(l);
+}
+
+// End of a synchronization wait started with start_running.
+inline void end_wait(wait_locker& l, bool shared_stats) {
+  aggregate(l, shared_stats, stop_timer(l));
+  finish_slot(l);
 }
 
 // A wait that did not block (a try-lock, or a lock taken at the first try):

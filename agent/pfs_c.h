@@ -82,6 +82,65 @@ int pfs_start_cond_wait(pfs_wait_locker* locker, pfs_sync* cond, pfs_sync* m, in
                         unsigned line);
 void pfs_end_cond_wait(pfs_wait_locker* locker, int rc);
 
+/* ---------------------------------------------------------------------------
+ * File io: classes wait/io/file/<category>/<name>. The wrappers of pfs_io.h
+ * call these around the real system calls; C code can do the same.
+ * OPERATION values: */
+#define PFS_FILE_CREATE 9
+#define PFS_FILE_OPEN 10
+#define PFS_FILE_CLOSE 11
+#define PFS_FILE_READ 12
+#define PFS_FILE_WRITE 13
+#define PFS_FILE_SEEK 14
+#define PFS_FILE_TELL 15
+#define PFS_FILE_FLUSH 16
+#define PFS_FILE_STAT 17
+#define PFS_FILE_CHSIZE 18
+#define PFS_FILE_DELETE 19
+#define PFS_FILE_RENAME 20
+#define PFS_FILE_SYNC 21
+
+pfs_key pfs_register_file(const char* category, const char* name);
+/* Waits on a file named by path (create, open, stat, delete, rename). */
+int pfs_start_file_name_wait(pfs_wait_locker* locker, pfs_key key, int op, const char* path, const char* file,
+                             unsigned line);
+/* create/open: fd is the real call's result (-1 on failure); binds fd to the file. */
+void pfs_end_file_open_wait(pfs_wait_locker* locker, int fd);
+/* stat, delete, rename: rc is the real call's result; new_path for rename. */
+void pfs_end_file_name_wait(pfs_wait_locker* locker, int rc, const char* new_path);
+/* Waits on an open descriptor (read, write, seek, tell, flush, stat, chsize, sync, close). */
+int pfs_start_file_wait(pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line);
+/* bytes: what the call transferred, or -1. */
+void pfs_end_file_wait(pfs_wait_locker* locker, int64_t bytes);
+/* close: after the real close; unbinds fd whatever the result. */
+void pfs_end_file_close_wait(pfs_wait_locker* locker, int fd);
+/* For descriptors the wrappers did not open (dup, sockets): forget fd. */
+void pfs_forget_fd(int fd);
+
+/* ---------------------------------------------------------------------------
+ * Table io (WL#4895): classes wait/io/table/<category>/handler. */
+#define PFS_TABLE_FETCH 22
+#define PFS_TABLE_INSERT 23
+#define PFS_TABLE_UPDATE 24
+#define PFS_TABLE_DELETE 25
+#define PFS_OBJECT_TABLE 1
+#define PFS_OBJECT_TEMPORARY_TABLE 2
+
+typedef struct pfs_table pfs_table;
+pfs_key pfs_register_table_io(const char* category);
+/* Declares a table (OBJECT_TYPE, OBJECT_SCHEMA, OBJECT_NAME); declaring it again
+ * returns the same share. NULL when the table array is full (counted as lost). */
+pfs_table* pfs_declare_table(pfs_key key, int object_type, const char* schema, const char* name);
+/* Declares an index of the table; returns its 1-based number, 0 if lost. */
+unsigned pfs_declare_table_index(pfs_table* table, const char* index_name);
+/* Forgets a dropped table (its statistics go with it). */
+void pfs_drop_table(pfs_table* table);
+/* index: 1-based declared index or 0 (none); flags: the FLAGS column. */
+int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table, int op, unsigned index, unsigned flags,
+                            const char* file, unsigned line);
+/* rows: how many rows the event covers (a batch counts them all). */
+void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
+
 /* Threads. A thread that never registers gets a record (thread/pfs/unregistered)
  * on its first event. Registering gives it a class and a name; an actor (user,
  * host, role) makes it a foreground thread matched against setup_actors. */

@@ -93,6 +93,11 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayConds, s.max_conds, sizeof(sync_instance)},
       {kArraySetupActors, s.setup_actors_size, sizeof(actor_record)},
       {kArraySources, s.max_sources, sizeof(source_record)},
+      {kArrayFiles, s.max_files, sizeof(file_instance)},
+      {kArrayClassIo, s.max_classes, sizeof(io_stats)},
+      {kArrayTables, s.max_tables, sizeof(table_share)},
+      {kArrayTableIndexes, std::uint64_t{s.max_tables} * s.max_indexes_per_table, sizeof(index_stat)},
+      {kArraySetupObjects, s.setup_objects_size, sizeof(object_record)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -119,6 +124,11 @@ std::uint64_t known_stride(std::uint32_t id) {
     case kArrayConds: return sizeof(sync_instance);
     case kArraySetupActors: return sizeof(actor_record);
     case kArraySources: return sizeof(source_record);
+    case kArrayFiles: return sizeof(file_instance);
+    case kArrayClassIo: return sizeof(io_stats);
+    case kArrayTables: return sizeof(table_share);
+    case kArrayTableIndexes: return sizeof(index_stat);
+    case kArraySetupObjects: return sizeof(object_record);
     default: return 0;
   }
 }
@@ -138,6 +148,7 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.history_per_thread = s.history_per_thread;
   h.history_long_size = s.history_long_size;
   h.history_long_batch = history_long_batch_size(s.history_long_size);
+  h.max_indexes_per_table = s.max_indexes_per_table;
   for (int k = 1; k < timers::timer_kind_count; ++k) {
     auto kind = static_cast<timers::timer_kind>(k);
     const timers::timer_info& info = timers::info(kind);
@@ -184,6 +195,11 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_MAX_CONDS", &max_conds},
       {"PFS_SETUP_ACTORS_SIZE", &setup_actors_size},
       {"PFS_MAX_SOURCES", &max_sources},
+      {"PFS_MAX_FILES", &max_files},
+      {"PFS_MAX_FILE_HANDLES", &max_file_handles},
+      {"PFS_MAX_TABLES", &max_tables},
+      {"PFS_MAX_INDEXES_PER_TABLE", &max_indexes_per_table},
+      {"PFS_SETUP_OBJECTS_SIZE", &setup_objects_size},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);
@@ -325,6 +341,9 @@ region_error region_map::validate(const void* base, std::size_t size) {
       h.arrays[kArrayWaitHistory].count != threads * h.history_per_thread ||
       h.arrays[kArrayThreadClassStats].count != threads * h.max_classes ||
       h.arrays[kArrayHistoryLong].count != h.history_long_size ||
+      (h.arrays[kArrayClassIo].count != 0 && h.arrays[kArrayClassIo].count != h.max_classes) ||
+      h.arrays[kArrayTableIndexes].count !=
+          h.arrays[kArrayTables].count * std::uint64_t{h.max_indexes_per_table} ||
       (h.history_long_size != 0 &&
        (h.history_long_batch == 0 ||
         h.arrays[kArrayHistoryLongBatches].count !=

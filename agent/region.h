@@ -24,10 +24,17 @@ struct region_sizes {
   std::uint32_t max_conds = 1000;
   std::uint32_t setup_actors_size = 100;
   std::uint32_t max_sources = 1024;
+  std::uint32_t max_files = 1000;
+  std::uint32_t max_file_handles = 4096;  // descriptors tracked (fd < this); process-local
+  std::uint32_t max_tables = 500;
+  std::uint32_t max_indexes_per_table = 8;
+  std::uint32_t setup_objects_size = 100;
 
   // Reads PFS_MAX_CLASSES, PFS_MAX_THREADS, PFS_WAITS_STACK_DEPTH,
   // PFS_WAITS_HISTORY_SIZE, PFS_WAITS_HISTORY_LONG_SIZE, PFS_MAX_MUTEXES,
-  // PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_SETUP_ACTORS_SIZE, PFS_MAX_SOURCES over the
+  // PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_SETUP_ACTORS_SIZE, PFS_MAX_SOURCES,
+  // PFS_MAX_FILES, PFS_MAX_FILE_HANDLES, PFS_MAX_TABLES, PFS_MAX_INDEXES_PER_TABLE,
+  // PFS_SETUP_OBJECTS_SIZE over the
   // current values. A malformed value leaves the field alone and is reported in
   // *bad (name=value) if bad is not null.
   void apply_environment(std::string* bad = nullptr);

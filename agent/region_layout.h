@@ -67,8 +67,11 @@ enum array_id : std::uint32_t {
   kArrayConds = 9,            // sync_instance[max_conds]
   kArraySetupActors = 10,     // actor_record[setup_actors_size]
   kArraySources = 11,         // source_record[max_sources]
-  // 12.. reserved for file io and table io (file instances, file handles,
-  // table shares, index stats, setup_objects).
+  kArrayFiles = 12,           // file_instance[max_files]
+  kArrayClassIo = 13,         // io_stats[max_classes]: file classes' bucket of deleted files
+  kArrayTables = 14,          // table_share[max_tables]
+  kArrayTableIndexes = 15,    // index_stat[max_tables * max_indexes_per_table]
+  kArraySetupObjects = 16,    // object_record[setup_objects_size]
   kArrayCount = 24,
 };
 
@@ -300,6 +303,87 @@ struct source_record {
 };
 
 // ---------------------------------------------------------------------------
+// File io (wait/io/file/...)
+
+// One group of file_summary_* columns: COUNT, SUM/MIN/MAX_TIMER (ps) and, for
+// READ and WRITE, SUM_NUMBER_OF_BYTES. Updated with atomic adds (several threads
+// may do io on one file at once). min is UINT64_MAX while nothing was timed.
+struct io_stat {
+  std::uint64_t count;
+  std::uint64_t sum;
+  std::uint64_t min;
+  std::uint64_t max;
+  std::uint64_t bytes;
+};
+struct io_stats {
+  io_stat read;
+  io_stat write;
+  io_stat misc;  // create, open, close, seek, tell, flush, stat, chsize, delete, rename, sync
+};
+
+// file_instances rows (and their summaries). A file stays (OPEN_COUNT 0) after
+// its last close, as in MySQL, until it is deleted. A freed record keeps its
+// name and version until reused, so older events still name their file.
+struct file_instance {
+  std::uint32_t lock;         // version+state; the version is bumped on allocation only
+  std::uint32_t class_index;  // 1-based, kind file
+  std::uint32_t open_count;
+  std::uint32_t pad;
+  std::uint64_t identity;     // OBJECT_INSTANCE_BEGIN
+  io_stats stats;
+  char name[kObjectNameLen];  // FILE_NAME (as given to open)
+};
+
+// ---------------------------------------------------------------------------
+// Table io (wait/io/table/...), WL#4895
+
+inline constexpr std::uint8_t kObjectTypeTable = 1;           // 'TABLE'
+inline constexpr std::uint8_t kObjectTypeTemporaryTable = 2;  // 'TEMPORARY TABLE'
+inline constexpr std::size_t kIndexNameLen = 64;
+inline constexpr std::size_t kTableNameLen = 64;
+
+// table_io_waits_summary_* groups; READ = FETCH, WRITE = INSERT + UPDATE + DELETE.
+// COUNT counts rows (a batch of n rows counts n), SUM/MIN/MAX time events.
+struct table_io_stat {
+  wait_stat fetch;
+  wait_stat insert;
+  wait_stat update;
+  wait_stat del;
+};
+
+struct table_share {
+  std::uint32_t lock;          // version+state
+  std::uint32_t class_index;   // 1-based, kind table (wait/io/table/<category>/handler)
+  std::uint8_t object_type;    // kObjectType*
+  std::uint8_t derived;        // kFlagEnabled|kFlagTimed from setup_objects (recomputed by setup writers)
+  std::uint8_t pad[2];
+  std::uint32_t index_count;   // declared indexes (<= max_indexes_per_table)
+  std::uint64_t identity;      // OBJECT_INSTANCE_BEGIN of its events
+  table_io_stat no_index;      // io that used no index (INDEX_NAME NULL)
+  char schema[kObjectSchemaLen];
+  char name[kTableNameLen];
+};
+
+// Per-index statistics: table t's index i is at [t * max_indexes_per_table + i].
+struct index_stat {
+  table_io_stat stat;
+  char name[kIndexNameLen];
+};
+
+// setup_objects rows. object_type uses MySQL's words: 'TABLE' is the only type
+// this product records (temporary tables match 'TABLE' rows, as in MySQL).
+inline constexpr std::uint8_t kSetupObjectTable = 1;
+struct object_record {
+  std::uint32_t lock;  // version+state
+  std::uint8_t object_type;
+  std::uint8_t enabled;
+  std::uint8_t timed;
+  std::uint8_t pad;
+  char schema[kObjectSchemaLen];
+  char name[kTableNameLen];
+};
+
+// ---------------------------------------------------------------------------
 // The header. Fields written after creation are accessed atomically.
 struct region_header {
   char magic[8];
@@ -318,6 +402,8 @@ struct region_header {
   std::uint32_t history_per_thread;
   std::uint32_t history_long_size;
   std::uint32_t history_long_batch;  // slots per batch
+  std::uint32_t max_indexes_per_table;
+  std::uint32_t pad_sizes;
 
   // Timers: baseline and fixed-point converter of each timers::timer_kind
   // (index = kind). ps = ((raw - base) * mult) >> shift; mult 0 = unavailable.

@@ -73,6 +73,27 @@ actor_record* find_actor(const region_map& region, std::string_view host, std::s
   return nullptr;
 }
 
+object_record* find_object(const region_map& region, std::string_view schema, std::string_view name) {
+  auto* objects = region.array<object_record>(kArraySetupObjects);
+  for (std::uint64_t i = 0; i < region.count(kArraySetupObjects); ++i) {
+    object_record& o = objects[i];
+    if ((load_relaxed(o.lock) & kStateMask) != kStateAllocated) continue;
+    if (field_view(o.schema, kObjectSchemaLen) == schema && field_view(o.name, kTableNameLen) == name) return &o;
+  }
+  return nullptr;
+}
+
+// Table names are immutable once a share is allocated; only the flags change.
+void recompute_tables(const region_map& region) {
+  auto* tables = region.array<table_share>(kArrayTables);
+  for (std::uint64_t i = 0; i < region.count(kArrayTables); ++i) {
+    table_share& t = tables[i];
+    if ((load_acquire(t.lock) & kStateMask) != kStateAllocated) continue;
+    store_relaxed(t.derived,
+                  table_derived(region, field_view(t.schema, kObjectSchemaLen), field_view(t.name, kTableNameLen)));
+  }
+}
+
 }  // namespace
 
 std::string_view consumer_name(std::uint32_t id) { return id < kConsumerCount ? kConsumerNames[id] : ""; }
@@ -121,6 +142,7 @@ void recompute_derived(const region_map& region) {
     if ((load_acquire(t.lock) & kStateMask) != kStateAllocated) continue;
     store_relaxed(t.derived, thread_derived(h, t));
   }
+  recompute_tables(region);
   bump_generation(region);
 }
 
@@ -235,6 +257,94 @@ void truncate_actors(const region_map& region) {
     end_change(a.lock, kStateFree);
   }
   bump_generation(region);
+}
+
+object_match match_object(const region_map& region, std::string_view schema, std::string_view name) {
+  object_match best;
+  int best_score = -1;
+  const auto* objects = region.array<object_record>(kArraySetupObjects);
+  for (std::uint64_t i = 0; i < region.count(kArraySetupObjects); ++i) {
+    const object_record& o = objects[i];
+    if ((load_acquire(o.lock) & kStateMask) != kStateAllocated) continue;
+    auto os = field_view(o.schema, kObjectSchemaLen), on = field_view(o.name, kTableNameLen);
+    if ((os != "%" && os != schema) || (on != "%" && on != name)) continue;
+    const int score = (os != "%" ? 2 : 0) + (on != "%" ? 1 : 0);
+    if (score > best_score) {
+      best_score = score;
+      best = {true, load_relaxed(o.enabled) != 0, load_relaxed(o.timed) != 0};
+    }
+  }
+  return best;
+}
+
+std::uint8_t table_derived(const region_map& region, std::string_view schema, std::string_view name) {
+  const object_match m = match_object(region, schema, name);
+  if (!m.found || !m.enabled) return 0;
+  return static_cast<std::uint8_t>(kFlagEnabled | (m.timed ? kFlagTimed : 0));
+}
+
+actor_result insert_object(const region_map& region, std::string_view schema, std::string_view name, bool enabled,
+                           bool timed) {
+  if (schema.empty() || name.empty() || schema.size() >= kObjectSchemaLen || name.size() >= kTableNameLen)
+    return actor_result::too_long;
+  if (find_object(region, schema, name) != nullptr) return actor_result::duplicate;
+  auto* objects = region.array<object_record>(kArraySetupObjects);
+  for (std::uint64_t i = 0; i < region.count(kArraySetupObjects); ++i) {
+    object_record& o = objects[i];
+    if ((load_relaxed(o.lock) & kStateMask) != kStateFree) continue;
+    begin_change(o.lock);
+    store_relaxed(o.object_type, kSetupObjectTable);
+    set_field(o.schema, kObjectSchemaLen, schema);
+    set_field(o.name, kTableNameLen, name);
+    store_relaxed(o.enabled, static_cast<std::uint8_t>(enabled));
+    store_relaxed(o.timed, static_cast<std::uint8_t>(timed));
+    end_change(o.lock, kStateAllocated);
+    recompute_tables(region);
+    bump_generation(region);
+    return actor_result::ok;
+  }
+  return actor_result::full;
+}
+
+actor_result delete_object(const region_map& region, std::string_view schema, std::string_view name) {
+  object_record* o = find_object(region, schema, name);
+  if (o == nullptr) return actor_result::not_found;
+  begin_change(o->lock);
+  end_change(o->lock, kStateFree);
+  recompute_tables(region);
+  bump_generation(region);
+  return actor_result::ok;
+}
+
+actor_result update_object(const region_map& region, std::string_view schema, std::string_view name, int enabled,
+                           int timed) {
+  object_record* o = find_object(region, schema, name);
+  if (o == nullptr) return actor_result::not_found;
+  begin_change(o->lock);
+  if (enabled >= 0) store_relaxed(o->enabled, static_cast<std::uint8_t>(enabled ? 1 : 0));
+  if (timed >= 0) store_relaxed(o->timed, static_cast<std::uint8_t>(timed ? 1 : 0));
+  end_change(o->lock, kStateAllocated);
+  recompute_tables(region);
+  bump_generation(region);
+  return actor_result::ok;
+}
+
+void truncate_objects(const region_map& region) {
+  auto* objects = region.array<object_record>(kArraySetupObjects);
+  for (std::uint64_t i = 0; i < region.count(kArraySetupObjects); ++i) {
+    object_record& o = objects[i];
+    if ((load_relaxed(o.lock) & kStateMask) == kStateFree) continue;
+    begin_change(o.lock);
+    end_change(o.lock, kStateFree);
+  }
+  recompute_tables(region);
+  bump_generation(region);
+}
+
+void insert_default_objects(const region_map& region) {
+  for (const char* schema : {"mysql", "performance_schema", "information_schema"})
+    insert_object(region, schema, "%", false, false);
+  insert_object(region, "%", "%", true, true);
 }
 
 }  // namespace pfs::setup

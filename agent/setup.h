@@ -20,8 +20,9 @@ std::string_view consumer_name(std::uint32_t id);
 // Index of a consumer by name (exact, lower case); -1 if unknown.
 int consumer_from_name(std::string_view name);
 
-// Recomputes class_record::derived for every class and thread_record::derived for
-// every live thread from the settings, then bumps setup_generation.
+// Recomputes class_record::derived for every class, thread_record::derived for
+// every live thread and table_share::derived for every table from the settings,
+// then bumps setup_generation.
 void recompute_derived(const region_map& region);
 
 // The derived flags of one thread from the current settings.
@@ -58,5 +59,27 @@ actor_result delete_actor(const region_map& region, std::string_view host, std::
 actor_result update_actor(const region_map& region, std::string_view host, std::string_view user,
                           std::string_view role, int enabled, int history);
 void truncate_actors(const region_map& region);
+
+// setup_objects (OBJECT_TYPE 'TABLE' only). A row matches a table when its
+// OBJECT_SCHEMA and OBJECT_NAME each equal the table's or are '%'; the most
+// specific row wins (exact schema, then exact name). Temporary tables match
+// 'TABLE' rows, as in MySQL. No match: not instrumented.
+struct object_match {
+  bool found = false;
+  bool enabled = false;
+  bool timed = false;
+};
+object_match match_object(const region_map& region, std::string_view schema, std::string_view name);
+// The derived flags (kFlagEnabled | kFlagTimed) of a table from setup_objects.
+std::uint8_t table_derived(const region_map& region, std::string_view schema, std::string_view name);
+actor_result insert_object(const region_map& region, std::string_view schema, std::string_view name, bool enabled,
+                           bool timed);
+actor_result delete_object(const region_map& region, std::string_view schema, std::string_view name);
+actor_result update_object(const region_map& region, std::string_view schema, std::string_view name, int enabled,
+                           int timed);
+void truncate_objects(const region_map& region);
+// MySQL's default rows: mysql, performance_schema and information_schema off,
+// everything else on and timed.
+void insert_default_objects(const region_map& region);
 
 }  // namespace pfs::setup

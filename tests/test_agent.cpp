@@ -356,7 +356,7 @@ TEST(Agent, FullArraysCountLostAndKeepWorking) {
 TEST(Agent, EveryArrayAtSizeZero) {
   in_child([] {
     options o = small_options("zero");
-    o.sizes = region_sizes{0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    o.sizes = region_sizes{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     ASSERT_TRUE(init(o)) << last_error();
     const region_map& r = *current_region();
     pfs::mutex m{"app", "m"};

@@ -48,7 +48,8 @@ struct thread_context {
   std::uint32_t slot = 0;
   std::uint32_t depth = 0;  // running waits
   std::uint64_t next_event_id = 1;
-  std::uint64_t history_index = 0;
+  std::uint64_t history_index = 0;  // monotonic, published for readers
+  std::uint32_t history_pos = 0;    // history_index % history_size, kept without a division
   // history_long batch this thread fills
   std::uint64_t batch = 0;
   std::uint32_t batch_next = 0;  // next slot in history_long
@@ -278,7 +279,8 @@ inline void to_history(wait_locker& l) {
   thread_context& t = *l.thread;
   const wait_record& e = l.event;
   if ((l.thread_flags & kThreadHistory) && g_hot.history_size != 0) {
-    write_event(t.history[t.history_index % g_hot.history_size], e);
+    write_event(t.history[t.history_pos], e);
+    if (++t.history_pos == g_hot.history_size) t.history_pos = 0;
     ++t.history_index;
     store_relaxed(t.rec->history_index, t.history_index);
   }

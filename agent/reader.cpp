@@ -76,6 +76,42 @@ std::vector<column_def> with_stats(std::vector<column_def> key) {
   return key;
 }
 
+// Stat groups other than STAR: count_x, sum_timer_x, min_timer_x, avg_timer_x,
+// max_timer_x (column_def holds the name as a const char*: literals only).
+enum group_id { kGroupRead, kGroupWrite, kGroupMisc, kGroupFetch, kGroupInsert, kGroupUpdate, kGroupDelete };
+constexpr const char* kGroupColumns[][5] = {
+    {"count_read", "sum_timer_read", "min_timer_read", "avg_timer_read", "max_timer_read"},
+    {"count_write", "sum_timer_write", "min_timer_write", "avg_timer_write", "max_timer_write"},
+    {"count_misc", "sum_timer_misc", "min_timer_misc", "avg_timer_misc", "max_timer_misc"},
+    {"count_fetch", "sum_timer_fetch", "min_timer_fetch", "avg_timer_fetch", "max_timer_fetch"},
+    {"count_insert", "sum_timer_insert", "min_timer_insert", "avg_timer_insert", "max_timer_insert"},
+    {"count_update", "sum_timer_update", "min_timer_update", "avg_timer_update", "max_timer_update"},
+    {"count_delete", "sum_timer_delete", "min_timer_delete", "avg_timer_delete", "max_timer_delete"},
+};
+
+void add_group(std::vector<column_def>& cols, group_id g) {
+  for (const char* n : kGroupColumns[g]) cols.push_back(I(n));
+}
+
+// file_summary_*: STAR, READ + bytes, WRITE + bytes, MISC (MySQL 8 column order).
+std::vector<column_def> with_file_groups(std::vector<column_def> key) {
+  key = with_stats(std::move(key));
+  add_group(key, kGroupRead);
+  key.push_back(I("sum_number_of_bytes_read"));
+  add_group(key, kGroupWrite);
+  key.push_back(I("sum_number_of_bytes_write"));
+  add_group(key, kGroupMisc);
+  return key;
+}
+
+// table_io_waits_summary_*: STAR, READ, WRITE, FETCH, INSERT, UPDATE, DELETE.
+std::vector<column_def> with_table_groups(std::vector<column_def> key) {
+  key = with_stats(std::move(key));
+  for (group_id g : {kGroupRead, kGroupWrite, kGroupFetch, kGroupInsert, kGroupUpdate, kGroupDelete})
+    add_group(key, g);
+  return key;
+}
+
 std::vector<table_def> build_tables() {
   std::vector<table_def> t;
   auto add = [&t](table_id id, const char* name, std::vector<column_def> cols) {
@@ -107,6 +143,16 @@ std::vector<table_def> build_tables() {
        I("read_locked_by_count")});
   add(table_id::cond_instances, "cond_instances", {T("name"), I("object_instance_begin")});
   add(table_id::status, "status", {T("variable_name"), I("variable_value")});
+  add(table_id::setup_objects, "setup_objects",
+      {T("object_type"), T("object_schema"), T("object_name"), T("enabled"), T("timed")});
+  add(table_id::file_instances, "file_instances", {T("file_name"), T("event_name"), I("open_count")});
+  add(table_id::file_summary_by_event_name, "file_summary_by_event_name", with_file_groups({T("event_name")}));
+  add(table_id::file_summary_by_instance, "file_summary_by_instance",
+      with_file_groups({T("file_name"), T("event_name"), I("object_instance_begin")}));
+  add(table_id::table_io_waits_summary_by_table, "table_io_waits_summary_by_table",
+      with_table_groups({T("object_type"), T("object_schema"), T("object_name")}));
+  add(table_id::table_io_waits_summary_by_index_usage, "table_io_waits_summary_by_index_usage",
+      with_table_groups({T("object_type"), T("object_schema"), T("object_name"), T("index_name", true)}));
   return t;
 }
 
@@ -130,6 +176,11 @@ constexpr known_array kKnownArrays[] = {
     {kArrayConds, sizeof(sync_instance), "cond_instances"},
     {kArraySetupActors, sizeof(actor_record), "setup_actors"},
     {kArraySources, sizeof(source_record), "sources"},
+    {kArrayFiles, sizeof(file_instance), "file_instances"},
+    {kArrayClassIo, sizeof(io_stats), "file_summary_by_event_name"},
+    {kArrayTables, sizeof(table_share), "table_shares"},
+    {kArrayTableIndexes, sizeof(index_stat), "table_index_stats"},
+    {kArraySetupObjects, sizeof(object_record), "setup_objects"},
 };
 
 constexpr const char* kLostNames[kLostCount] = {
@@ -149,7 +200,7 @@ constexpr const char* kOperationNames[kOpCount - 1] = {
 };
 
 // Fixed number of status rows before the per-array and lost rows.
-constexpr std::uint64_t kStatusFixedRows = 11;
+constexpr std::uint64_t kStatusFixedRows = 12;
 constexpr std::uint64_t kStatusRows = kStatusFixedRows + 2 * std::size(kKnownArrays) + 1 + kLostCount + 2;
 
 // ---------------------------------------------------------------------------

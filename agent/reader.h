@@ -22,11 +22,13 @@
 // Consistency (see region_layout.h): every shared field is read with
 // layout::load_relaxed / load_acquire, records are copied field by field and then
 // re-checked (seqlock for wait records, version+state word for class, thread,
-// instance and actor records). A record that keeps changing is retried a few times and
-// then skipped and counted (torn_rows_skipped()). Records that are free are not
-// rows; a record in the "dirty" state (being allocated, changed or freed) is looked
-// at again a few times and, if it stays dirty, is not a row either (as in MySQL) and
-// is not counted.
+// instance, actor, file, table share and setup_objects records). A record that keeps
+// changing is retried a few times and then skipped and counted (torn_rows_skipped()).
+// Records that are free are not rows; a record in the "dirty" state (being allocated,
+// changed or freed) is looked at again a few times and, if it stays dirty, is not a
+// row either (as in MySQL) and is not counted. The file or table share a wait event
+// names is looked up the same way, by its version rather than its state; when it
+// cannot be read consistently the object columns are NULL (the event row is kept).
 //
 // Robustness: the region is untrusted input. The array directory is copied and
 // re-checked against the mapping when the reader opens (later header changes cannot
@@ -36,7 +38,13 @@
 // (invalid_rows_skipped()):
 // - wait events, sync instances and per-instance summaries whose class_index is 0, out
 //   of range or names a class that is not allocated;
+// - file instances (in every table that lists or sums them) whose class is not an
+//   allocated class of kind file;
+// - table shares whose object_type is neither TABLE nor TEMPORARY TABLE, and
+//   setup_objects rows whose object_type is not TABLE;
 // - a threads row whose class is invalid is kept, with NAME 'thread/pfs/unknown'.
+// An index that only names something shown in a nullable column (SOURCE, the object of
+// a wait) gives a NULL cell instead, and is not counted.
 // Each scan also checks that the file was not truncated under the mapping (a shrunk
 // file would otherwise fault on access) and fails with region_errc::corrupt if it was.
 //
@@ -80,6 +88,13 @@ enum class table_id : std::uint32_t {
   rwlock_instances,
   cond_instances,
   status,
+  // File io and table io (appended after status: the ids above stay stable).
+  setup_objects,
+  file_instances,
+  file_summary_by_event_name,
+  file_summary_by_instance,
+  table_io_waits_summary_by_table,
+  table_io_waits_summary_by_index_usage,
   count,
 };
 
@@ -129,24 +144,60 @@ using row = std::vector<cell>;  // one cell per column, same order as table_def:
 //   thread's (a slot not yet cleared after the thread slot was reused) are not shown.
 //   A running event's timer_end is "now" read in this process (NULL, with
 //   timer_wait, for THREAD_CPU which is per thread).
+//   Object columns: NULL for synch waits. File io: object_type 'FILE', object_name
+//   the file's name while the file record (object_index) still has the event's
+//   version (a deleted file keeps its name until its record is reused), else NULL;
+//   object_schema and index_name NULL. Table io: object_type 'TABLE' or 'TEMPORARY
+//   TABLE', object_schema, object_name and index_name (NULL when no index, or an
+//   index_number above the share's index_count) from the table share while it has the
+//   event's version (dropped or not); all four NULL once the share was reused.
+//   number_of_bytes as stored (table io stores the row count, as MySQL 8).
 // - events_waits_summary_global_by_event_name(event_name, count_star, sum_timer_wait,
-//   min_timer_wait, avg_timer_wait, max_timer_wait): one row per mutex/rwlock/cond
-//   class: class.stat + the stats of every allocated instance of the class.
+//   min_timer_wait, avg_timer_wait, max_timer_wait): one row per class of a wait kind,
+//   in class order. Mutex/rwlock/cond: class.stat + the stats of every allocated
+//   instance of the class. File: the STAR group of file_summary_by_event_name. Table:
+//   class.stat's count only (sum, min, avg, max 0): table io time stays out of the
+//   events_waits_summary_* timing aggregates (WL#4895 "double timing"); its own
+//   summaries are the table_io_waits_summary_* tables.
 // - events_waits_summary_by_thread_by_event_name(thread_id, event_name, + 5 stats):
 //   every allocated thread x every allocated class of a wait kind (mutex, rwlock,
 //   cond, file, table), zero rows included.
 // - events_waits_summary_by_instance(event_name, object_instance_begin, + 5 stats):
-//   every allocated mutex, rwlock and cond instance.
+//   every allocated mutex, rwlock and cond instance, then every allocated file instance
+//   (the STAR group of its read, write and misc groups).
 // - mutex_instances(name, object_instance_begin, locked_by_thread_id),
 //   rwlock_instances(name, object_instance_begin, write_locked_by_thread_id,
 //   read_locked_by_count), cond_instances(name, object_instance_begin).
+// - setup_objects(object_type, object_schema, object_name, enabled, timed): allocated
+//   object rows; object_type 'TABLE'.
+// - file_instances(file_name, event_name, open_count): allocated file instances.
+// - file_summary_by_event_name(event_name, STAR, READ, sum_number_of_bytes_read, WRITE,
+//   sum_number_of_bytes_write, MISC): one row per allocated class of kind file, in
+//   class order: the class's bucket of deleted files + every allocated file instance of
+//   the class.
+// - file_summary_by_instance(file_name, event_name, object_instance_begin, + the same
+//   groups): per allocated file instance.
+//   A group is count_x, sum_timer_x, min_timer_x, avg_timer_x, max_timer_x (STAR:
+//   count_star, sum_timer_wait, min_timer_wait, avg_timer_wait, max_timer_wait);
+//   STAR = READ + WRITE + MISC (counts and sums added, min of the mins, max of the maxes).
+// - table_io_waits_summary_by_table(object_type, object_schema, object_name, STAR, READ,
+//   WRITE, FETCH, INSERT, UPDATE, DELETE): per allocated table share, its no-index
+//   statistics + those of its declared indexes. READ = FETCH, WRITE = INSERT + UPDATE +
+//   DELETE, STAR = READ + WRITE. Counts are rows.
+// - table_io_waits_summary_by_index_usage(object_type, object_schema, object_name,
+//   index_name, + the same groups): per allocated table share, one row per declared
+//   index (in declaration order), then one row with index_name NULL (io without index).
+//   A share's declared indexes are the first index_count (at most
+//   header.max_indexes_per_table) of its index slots.
 // - status(variable_name, variable_value): layout_version, pid, provider_alive,
 //   creation_time_ns, ready, exited, setup_generation, next_thread_id,
 //   wait_stack_depth, history_per_thread, history_long_batch, <array>_size (records)
 //   and <array>_memory (bytes) for instrument_classes, threads, events_waits_current,
 //   events_waits_history, events_waits_summary_by_thread_by_event_name,
 //   events_waits_history_long, events_waits_history_long_batches, mutex_instances,
-//   rwlock_instances, cond_instances, setup_actors, sources; total_memory (file size);
+//   rwlock_instances, cond_instances, setup_actors, sources, file_instances,
+//   file_summary_by_event_name (the per-class buckets of deleted files), table_shares,
+//   table_index_stats, setup_objects; max_indexes_per_table; total_memory (file size);
 //   the lost counters (mutex_classes_lost ... sources_lost); torn_rows_skipped,
 //   invalid_rows_skipped (this reader's counters).
 // Stats: min is 0 when nothing was timed; avg = sum / count (0 when count is 0).

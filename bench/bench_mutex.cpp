@@ -3,32 +3,14 @@
 // (current + summaries) and timed with history (current, history, history_long).
 // The agent is started once for the whole binary (a region in /tmp, removed at exit).
 #include <benchmark/benchmark.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <mutex>
 #include <string>
 
 #include "agent/pfs.h"
 #include "agent/setup.h"
+#include "bench_agent.h"
 
 namespace {
-
-void start_agent_once() {
-  static const bool started = [] {
-    pfs::options o;
-    o.region_path = "/tmp/pfs_bench_" + std::to_string(getpid()) + ".region";
-    o.remove_at_exit = true;
-    o.instrument = "wait/synch/mutex/bench/disabled=OFF,wait/synch/mutex/bench/counted=COUNTED,%=ON";
-    if (!pfs::init(o)) {
-      std::fprintf(stderr, "pfs_bench: agent not started: %s\n", pfs::last_error().c_str());
-      std::exit(1);
-    }
-    std::atexit([] { pfs::shutdown(); });
-    return true;
-  }();
-  (void)started;
-}
 
 // threads.HISTORY of the calling thread: the "timed" case keeps current + summaries only.
 void set_my_history(bool on) {
@@ -38,7 +20,7 @@ void set_my_history(bool on) {
 }
 
 void BM_MutexRaw(benchmark::State& state) {
-  start_agent_once();  // same process state as the instrumented cases
+  pfs::bench::start_agent();  // same process state as the instrumented cases
   std::mutex local;
   for (auto _ : state) {
     local.lock();
@@ -48,7 +30,7 @@ void BM_MutexRaw(benchmark::State& state) {
 
 // current: the events_waits_current consumer (off = summaries only).
 void run_instrumented(benchmark::State& state, const char* name, bool history, bool current = true) {
-  start_agent_once();
+  pfs::bench::start_agent();
   pfs::mutex m{"bench", name};
   { pfs::lock_guard warm(m); }  // registers the thread
   set_my_history(history);

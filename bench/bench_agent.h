@@ -1,0 +1,31 @@
+// The agent of the benchmark binary: started once, with the rules every
+// benchmark expects, its region in /tmp removed at exit.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "agent/pfs.h"
+
+namespace pfs::bench {
+
+inline void start_agent() {
+  static const bool started = [] {
+    pfs::options o;
+    o.region_path = "/tmp/pfs_bench_" + std::to_string(getpid()) + ".region";
+    o.remove_at_exit = true;
+    o.instrument = "wait/synch/mutex/bench/disabled=OFF,wait/synch/mutex/bench/counted=COUNTED,%=ON";
+    if (!pfs::init(o)) {
+      std::fprintf(stderr, "pfs_bench: agent not started: %s\n", pfs::last_error().c_str());
+      std::exit(1);
+    }
+    std::atexit([] { pfs::shutdown(); });
+    return true;
+  }();
+  (void)started;
+}
+
+}  // namespace pfs::bench

@@ -1,0 +1,86 @@
+// File io: pread of 4 KiB from the page cache, plain and instrumented (timed,
+// current + history). Table io: one row operation, and one 1000-row batch event.
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "agent/pfs.h"
+#include "agent/pfs_io.h"
+#include "bench_agent.h"
+
+namespace {
+
+struct data_file {
+  std::string path = "/tmp/pfs_bench_io_" + std::to_string(getpid()) + ".data";
+  data_file() {
+    std::vector<char> block(1 << 20, 'x');
+    int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0600);
+    if (fd < 0 || ::write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size())) std::exit(1);
+    ::close(fd);
+  }
+  ~data_file() { ::unlink(path.c_str()); }
+};
+
+void BM_FileReadRaw(benchmark::State& state) {
+  pfs::bench::start_agent();
+  data_file f;
+  int fd = ::open(f.path.c_str(), O_RDONLY);
+  char buf[4096];
+  off_t off = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(::pread(fd, buf, sizeof(buf), off));
+    off = (off + 4096) & ((1 << 20) - 1);
+  }
+  ::close(fd);
+}
+
+void BM_FileReadTimed(benchmark::State& state) {
+  pfs::bench::start_agent();
+  data_file f;
+  const pfs_key key = pfs::file::register_class("bench", "data");
+  int fd = pfs::file::open(key, f.path.c_str(), O_RDONLY);
+  char buf[4096];
+  off_t off = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(pfs::file::pread(fd, buf, sizeof(buf), off));
+    off = (off + 4096) & ((1 << 20) - 1);
+  }
+  pfs::file::close(fd);
+}
+
+pfs_table* bench_table() {
+  pfs::bench::start_agent();
+  static pfs_table* t = pfs::table::declare(pfs::table::register_class("bench"), "bench", "t");
+  return t;
+}
+
+void BM_TableIoTimed(benchmark::State& state) {
+  pfs_table* t = bench_table();
+  for (auto _ : state) {
+    pfs::table::io w(t, PFS_TABLE_FETCH);
+  }
+}
+
+// One event covering a 1000-row batch (a scan), per batch.
+void BM_TableIoBatch(benchmark::State& state) {
+  pfs_table* t = bench_table();
+  for (auto _ : state) {
+    pfs::table::io w(t, PFS_TABLE_FETCH);
+    w.rows(1000);
+  }
+  state.counters["rows_per_iter"] = 1000;
+}
+
+const bool registered = [] {
+  benchmark::RegisterBenchmark("BM_FileRead/raw", BM_FileReadRaw);
+  benchmark::RegisterBenchmark("BM_FileRead/timed", BM_FileReadTimed);
+  benchmark::RegisterBenchmark("BM_TableIo/timed", BM_TableIoTimed);
+  benchmark::RegisterBenchmark("BM_TableIo/batch", BM_TableIoBatch);
+  return true;
+}();
+
+}  // namespace

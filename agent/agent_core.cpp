@@ -8,6 +8,7 @@
 
 #include "agent/agent_internal.h"
 #include "agent/setup.h"
+#include "agent/trace.h"
 
 namespace pfs {
 namespace detail {
@@ -67,7 +68,8 @@ pfs_key register_class(instrument_kind kind, const char* category, const char* n
       c.kind = kind;
       std::memcpy(c.name, full.c_str(), full.size() + 1);
       c.stat = wait_stat{0, 0, UINT64_MAX, 0};
-      const auto flags = static_cast<std::uint8_t>((enabled ? kFlagEnabled : 0) | (timed ? kFlagTimed : 0));
+      const auto flags = static_cast<std::uint8_t>((enabled ? kFlagEnabled : 0) | (timed ? kFlagTimed : 0) |
+                                                   (enabled && a->trace_all ? kFlagTraced : 0));
       store_relaxed(c.flags, flags);
       store_relaxed(c.derived, setup::class_derived(*a->header, flags));
       store_release(c.lock, kVersionInc | kStateAllocated);
@@ -276,6 +278,13 @@ bool init(const options& opts) {
   g_hot.history_long_size = a->history_long_size;
   for (int k = 0; k < 8; ++k) g_hot.converters[k] = {h.timers[k].base, h.timers[k].mult, h.timers[k].shift};
   a->remove_at_exit = opts.remove_at_exit;
+  a->trace_all = opts.trace_all;
+  if (!opts.trace_dir.empty()) {
+    g_trace_dir = opts.trace_dir;
+  } else {
+    const std::size_t slash = opts.region_path.rfind('/');
+    g_trace_dir = slash == std::string::npos ? "." : slash == 0 ? "/" : opts.region_path.substr(0, slash);
+  }
 
   init_io(*a, opts.sizes);
   // MySQL's default setup_actors and setup_objects rows.
@@ -301,6 +310,7 @@ void shutdown() {
   // The mapping stays: live objects hold pointers to their class flags. We only
   // stop recording, mark the region as finished and release the alive lock.
   setup::set_consumer(a->region, kConsumerGlobalInstrumentation, false);
+  if (tls_context != nullptr) trace_close(tls_context->trace);
   store_release(a->header->exited, 1u);
   if (a->remove_at_exit) a->region.unlink_file();
   a->region.release_alive_lock();
@@ -320,6 +330,28 @@ bool set_instrument(const std::string& pattern, bool enabled, bool timed) {
     any = true;
   }
   return any;
+}
+
+bool set_instrument_trace(const std::string& pattern, bool trace) {
+  agent_state* a = g_agent;
+  if (a == nullptr) return false;
+  std::lock_guard<std::mutex> guard(a->registry_mutex);
+  setup_lock_guard setup(a->region);
+  bool ok = true;
+  for (std::uint32_t i = 0; i < a->max_classes; ++i) {
+    class_record& c = a->classes[i];
+    if ((load_acquire(c.lock) & kStateMask) != kStateAllocated || c.kind == kKindThread) continue;
+    if (like_match(pattern.c_str(), c.name)) ok &= setup::set_instrument(a->region, i + 1, -1, -1, trace ? 1 : 0);
+  }
+  return ok;
+}
+
+bool set_actor_trace(const std::string& host, const std::string& user, const std::string& role, bool trace) {
+  agent_state* a = g_agent;
+  if (a == nullptr) return false;
+  std::lock_guard<std::mutex> guard(a->registry_mutex);
+  setup_lock_guard setup(a->region);
+  return setup::update_actor(a->region, host, user, role, -1, -1, trace ? 1 : 0) == setup::actor_result::ok;
 }
 
 bool set_consumer(const std::string& name, bool enabled) {

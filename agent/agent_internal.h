@@ -32,6 +32,7 @@ struct agent_state {
   std::uint32_t source_count = 0;
   std::vector<thread_context> contexts;  // one per thread slot, sized at init
   bool remove_at_exit = false;
+  bool trace_all = false;
 
   std::mutex registry_mutex;  // class registration, setup from the agent API (never on the event path)
   std::vector<instrument_rule> rules;

@@ -107,6 +107,8 @@ options options::from_environment(std::string* error) {
   if (const char* v = std::getenv("PFS_CONSUMERS")) o.consumers = v;
   if (const char* v = std::getenv("PFS_WAIT_TIMER")) o.wait_timer = v;
   if (const char* v = std::getenv("PFS_REMOVE_REGION_AT_EXIT")) o.remove_at_exit = std::strcmp(v, "1") == 0;
+  if (const char* v = std::getenv("PFS_TRACE_DIR")) o.trace_dir = v;
+  if (const char* v = std::getenv("PFS_TRACE_ALL")) o.trace_all = std::strcmp(v, "1") == 0;
   return o;
 }
 

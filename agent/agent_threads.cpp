@@ -7,6 +7,7 @@
 
 #include "agent/agent_internal.h"
 #include "agent/setup.h"
+#include "agent/trace.h"
 
 namespace pfs::detail {
 namespace {
@@ -14,7 +15,11 @@ namespace {
 // Threads without a slot (array full, agent stopped, forked child) use this
 // context: its record has no flags, so nothing is recorded for them.
 thread_record g_no_record{};
-thread_context g_no_context{&g_no_record};
+thread_context g_no_context = [] {
+  thread_context c;
+  c.rec = &g_no_record;
+  return c;
+}();
 
 void release_current_thread();
 
@@ -43,6 +48,7 @@ void release_current_thread() {
   thread_context* t = tls_context;
   tls_context = &g_no_context;
   if (t == nullptr || t == &g_no_context || g_agent == nullptr) return;
+  trace_close(t->trace);
   release_batch(*t);
   thread_record& r = *t->rec;
   std::uint32_t word = load_relaxed(r.lock);
@@ -118,11 +124,11 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     copy_field(r.user, kUserLen, "");
     copy_field(r.host, kHostLen, "");
     copy_field(r.role, kUserLen, "");
-    store_relaxed(r.derived, setup::thread_derived(*a->header, r));
+    store_relaxed(r.derived, setup::thread_derived(a->region, r));
     store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
     // A setup change racing with this registration may have missed our record:
     // recompute from the settings as they are now.
-    store_relaxed(r.derived, setup::thread_derived(*a->header, r));
+    store_relaxed(r.derived, setup::thread_derived(a->region, r));
     tls_context = &t;
     tls_exit_hook.armed = true;
     return &t;
@@ -173,7 +179,7 @@ void pfs_set_thread_actor(const char* user, const char* host, const char* role) 
   store_relaxed(r.foreground, std::uint8_t{1});
   store_relaxed(r.instrumented, static_cast<std::uint8_t>(m.found && m.enabled));
   store_relaxed(r.history, static_cast<std::uint8_t>(m.found && m.history));
-  store_relaxed(r.derived, pfs::setup::thread_derived(*a->header, r));
+  store_relaxed(r.derived, pfs::setup::thread_derived(a->region, r));
 }
 
 uint64_t pfs_current_thread_id(void) {

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "agent/pfs_c.h"
 #include "agent/region_layout.h"
@@ -38,6 +39,14 @@ struct hot_state {
 };
 extern hot_state g_hot;
 
+// A thread's trace file (trace worklog): opened on its first traced event.
+struct trace_file {
+  int fd = -1;
+  bool failed = false;  // an error ended tracing for this thread
+  std::unique_ptr<char[]> buffer;
+  std::size_t used = 0;
+};
+
 // One per thread slot of the region; only its thread writes it.
 struct thread_context {
   thread_record* rec = nullptr;
@@ -59,6 +68,7 @@ struct thread_context {
   const char* last_file = nullptr;
   std::uint32_t last_line = 0;
   std::uint32_t last_source = 0;
+  trace_file trace;
 };
 
 // constinit: no dynamic initialization, so reading it is one %fs load (no TLS
@@ -70,6 +80,7 @@ thread_context* register_thread_slot(std::uint32_t thread_class, const char* nam
 std::uint32_t intern_source_slow(thread_context& t, const char* file, unsigned line);
 bool claim_batch(thread_context& t);
 void bump_lost(lost_id id);
+void trace_event(thread_context& t, const wait_record& e);  // one line of the thread's trace file
 
 // The state of one wait in progress, on the caller's stack (pfs_wait_locker in C).
 struct wait_locker {
@@ -83,6 +94,21 @@ struct wait_locker {
   std::uint8_t created;       // file name waits: the start created the file instance
   wait_record event;          // the event as it is written (kept local, stored with no reloads)
 };
+
+// Traced: the class has TRACE_ENABLED and the thread's actor too (trace worklog).
+inline bool traced(const wait_locker& l) {
+  return (l.thread_flags & kThreadTraced) && (l.class_flags & kFlagTraced);
+}
+
+// An instant wait has a start line and an end line, like every traced wait.
+inline void trace_instant(thread_context& t, const wait_record& e) {
+  wait_record start = e;
+  start.state = kWaitRunning;
+  start.end_event_id = 0;
+  start.number_of_bytes = -1;
+  trace_event(t, start);
+  trace_event(t, e);
+}
 
 inline thread_context* current_thread() {
   thread_context* t = tls_context;
@@ -257,6 +283,8 @@ inline void start_running(wait_locker& l, const char* file, unsigned line) {
   thread_context& t = *l.thread;
   e.state = kWaitRunning;
   write_event(*slot, e);
+  if (traced(l)) [[unlikely]]
+    trace_event(t, e);
   ++t.depth;
   store_relaxed(t.rec->stack_depth, t.depth);
   store_relaxed(t.rec->event_id, t.next_event_id);
@@ -327,6 +355,8 @@ inline void finish_slot(wait_locker& l) {
   t.depth = depth;
   store_relaxed(t.rec->stack_depth, depth);
   to_history(l);
+  if (traced(l)) [[unlikely]]
+    trace_event(t, e);
 }
 
 // End of a synchronization wait started with start_running.
@@ -348,6 +378,8 @@ inline void record_instant(wait_locker& l, const char* file, unsigned line, bool
   e.state = kWaitCompleted;
   e.end_event_id = t.next_event_id;
   write_event(*slot, e);
+  if (traced(l)) [[unlikely]]
+    trace_instant(t, e);
   clear_above(t, t.depth);
   store_relaxed(t.rec->event_id, t.next_event_id);
   to_history(l);

@@ -43,6 +43,8 @@ struct options {
   std::string consumers;        // PFS_CONSUMERS: "events_waits_history=OFF,..." (all ON by default)
   std::string wait_timer;       // PFS_WAIT_TIMER: CYCLE, NANOSECOND, ... (default CYCLE if usable)
   bool remove_at_exit = false;  // PFS_REMOVE_REGION_AT_EXIT=1: unlink the file at shutdown
+  std::string trace_dir;        // PFS_TRACE_DIR: trace files' directory (default: the region's)
+  bool trace_all = false;       // PFS_TRACE_ALL=1: every enabled instrument starts TRACE_ENABLED
 
   // Options from the PFS_* environment variables. Malformed values are reported
   // in *error and ignored.
@@ -71,6 +73,10 @@ const region_map* current_region();
 
 // Setup from inside the instrumented program (same effect as SQL UPDATEs).
 bool set_instrument(const std::string& pattern, bool enabled, bool timed);  // LIKE pattern over names
+// TRACE_ENABLED of the instruments matching pattern; false if one is not enabled.
+bool set_instrument_trace(const std::string& pattern, bool trace);
+// setup_actors TRACE_ENABLED of the row (host, user, role); false if there is none.
+bool set_actor_trace(const std::string& host, const std::string& user, const std::string& role, bool trace);
 bool set_consumer(const std::string& name, bool enabled);
 bool set_wait_timer(const std::string& timer_name);
 

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <new>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -183,13 +185,17 @@ constexpr known_array kKnownArrays[] = {
     {kArraySetupObjects, sizeof(object_record), "setup_objects"},
 };
 
-constexpr const char* kLostNames[kLostCount] = {
+// Status names of the lost counters, by lost_id (every id below kLostCount needs one:
+// a missing name would be a null pointer). trace_errors is the slot after
+// sources_lost (kTraceErrors, trace files); only the first kLostCount are shown.
+constexpr const char* kLostNames[] = {
     "mutex_classes_lost",   "rwlock_classes_lost",   "cond_classes_lost",    "thread_classes_lost",
     "file_classes_lost",    "table_classes_lost",    "mutex_instances_lost", "rwlock_instances_lost",
     "cond_instances_lost",  "thread_instances_lost", "file_instances_lost",  "file_handles_lost",
     "table_instances_lost", "table_handles_lost",    "index_stats_lost",     "locker_lost",
-    "sources_lost",
+    "sources_lost",         "trace_errors",
 };
+static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
 // OPERATION text by operation_id (index = id - 1).
 constexpr const char* kOperationNames[kOpCount - 1] = {
@@ -324,6 +330,88 @@ void append_stat_cells(row& r, const wait_stat& s) {
 }
 
 // ---------------------------------------------------------------------------
+// File io and table io statistics
+
+constexpr wait_stat kZeroStat{0, 0, kNoMin, 0};
+constexpr io_stat kZeroIo{0, 0, kNoMin, 0, 0};
+constexpr io_stats kZeroIoStats{kZeroIo, kZeroIo, kZeroIo};
+constexpr table_io_stat kZeroTableIo{kZeroStat, kZeroStat, kZeroStat, kZeroStat};
+
+// Combining groups: a group that counted nothing adds nothing (its min/max are not
+// meaningful, whatever they hold).
+void merge_stat(wait_stat& into, const wait_stat& s) {
+  if (s.count != 0) add_stat(into, s);
+}
+
+io_stat load_io(const io_stat& s) {
+  return io_stat{load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max),
+                 load_relaxed(s.bytes)};
+}
+io_stats load_io_stats(const io_stats& s) { return io_stats{load_io(s.read), load_io(s.write), load_io(s.misc)}; }
+
+wait_stat timer_part(const io_stat& s) { return wait_stat{s.count, s.sum, s.min, s.max}; }
+
+void merge_io(io_stat& into, const io_stat& s) {
+  if (s.count == 0) return;
+  into.count = sat_add(into.count, s.count);
+  into.sum = sat_add(into.sum, s.sum);
+  into.bytes = sat_add(into.bytes, s.bytes);
+  if (s.min < into.min) into.min = s.min;
+  if (s.max > into.max) into.max = s.max;
+}
+
+void merge_io_stats(io_stats& into, const io_stats& s) {
+  merge_io(into.read, s.read);
+  merge_io(into.write, s.write);
+  merge_io(into.misc, s.misc);
+}
+
+// STAR of a file: its read, write and misc groups together.
+wait_stat io_star(const io_stats& s) {
+  wait_stat star = kZeroStat;
+  merge_stat(star, timer_part(s.read));
+  merge_stat(star, timer_part(s.write));
+  merge_stat(star, timer_part(s.misc));
+  return star;
+}
+
+// STAR, READ, sum_number_of_bytes_read, WRITE, sum_number_of_bytes_write, MISC.
+void append_io_cells(row& r, const io_stats& s) {
+  append_stat_cells(r, io_star(s));
+  append_stat_cells(r, timer_part(s.read));
+  r.push_back(int_cell(s.read.bytes));
+  append_stat_cells(r, timer_part(s.write));
+  r.push_back(int_cell(s.write.bytes));
+  append_stat_cells(r, timer_part(s.misc));
+}
+
+table_io_stat load_table_io(const table_io_stat& s) {
+  return table_io_stat{load_stat(s.fetch), load_stat(s.insert), load_stat(s.update), load_stat(s.del)};
+}
+
+void merge_table_io(table_io_stat& into, const table_io_stat& s) {
+  merge_stat(into.fetch, s.fetch);
+  merge_stat(into.insert, s.insert);
+  merge_stat(into.update, s.update);
+  merge_stat(into.del, s.del);
+}
+
+// STAR, READ (= FETCH), WRITE (= INSERT + UPDATE + DELETE), FETCH, INSERT, UPDATE, DELETE.
+void append_table_io_cells(row& r, const table_io_stat& s) {
+  wait_stat read = kZeroStat;
+  merge_stat(read, s.fetch);
+  wait_stat write = kZeroStat;
+  merge_stat(write, s.insert);
+  merge_stat(write, s.update);
+  merge_stat(write, s.del);
+  wait_stat star = read;
+  merge_stat(star, write);
+  for (const wait_stat* g : std::initializer_list<const wait_stat*>{&star, &read, &write, &s.fetch, &s.insert,
+                                                                     &s.update, &s.del})
+    append_stat_cells(r, *g);
+}
+
+// ---------------------------------------------------------------------------
 // Consistent copies of records
 
 enum class rd { ok, absent, torn };
@@ -441,6 +529,69 @@ rd read_actor(const actor_record& r, actor_copy& c) {
   });
 }
 
+struct file_copy {
+  std::uint32_t class_index = 0;
+  std::uint32_t open_count = 0;
+  std::uint64_t identity = 0;
+  io_stats stats = kZeroIoStats;
+  fixed_str<kObjectNameLen> name;
+};
+
+struct object_copy {
+  std::uint8_t object_type = 0;
+  std::uint8_t enabled = 0;
+  std::uint8_t timed = 0;
+  fixed_str<kObjectSchemaLen> schema;
+  fixed_str<kTableNameLen> name;
+};
+
+void copy_file(const file_instance& s, file_copy& c) {
+  c.class_index = load_relaxed(s.class_index);
+  c.open_count = load_relaxed(s.open_count);
+  c.identity = load_relaxed(s.identity);
+  c.stats = load_io_stats(s.stats);
+  c.name.load(s.name);
+}
+
+rd read_file(const file_instance& r, file_copy& c) {
+  return read_versioned(r, [&c](const file_instance& s) { copy_file(s, c); });
+}
+
+rd read_object(const object_record& r, object_copy& c) {
+  return read_versioned(r, [&c](const object_record& s) {
+    c.object_type = load_relaxed(s.object_type);
+    c.enabled = load_relaxed(s.enabled);
+    c.timed = load_relaxed(s.timed);
+    c.schema.load(s.schema);
+    c.name.load(s.name);
+  });
+}
+
+// A record a wait event names by (index, version): a file instance or a table share.
+// It still is the event's object while its version is the event's, allocated or freed
+// since (a freed record keeps its name until reused). Dirty: being reused (the old
+// version is still in the word then) or renamed; looked at again, then given up.
+// Version 0 is never the version of an allocated record (allocation adds
+// kVersionInc to it), so it names nothing. True when copy ran on a stable record.
+template <class Rec, class Copy>
+bool read_referenced(const Rec& r, std::uint32_t version, Copy&& copy) {
+  if (version == 0 || (version & kStateMask) != 0) return false;
+  for (int a = 0; a < kAttempts; ++a) {
+    const std::uint32_t l1 = load_acquire(r.lock);
+    const std::uint32_t state = l1 & kStateMask;
+    if (state == kStateDirty) {
+      cpu_relax();
+      continue;
+    }
+    if ((state != kStateAllocated && state != kStateFree) || (l1 & ~kStateMask) != version) return false;
+    copy(r);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (load_relaxed(r.lock) == l1) return true;
+    cpu_relax();
+  }
+  return false;
+}
+
 struct wait_copy {
   std::uint8_t state = 0;
   std::uint8_t timer = 0;
@@ -535,6 +686,7 @@ struct region_reader::impl {
   std::uint64_t stack_depth = 0;  // wait_stack_depth
   std::uint64_t history_per_thread = 0;
   std::uint64_t history_long_batch = 0;  // status only
+  std::uint64_t indexes_per_table = 0;   // index_stat slots per table share
   std::atomic<std::uint64_t> torn{0};
   std::atomic<std::uint64_t> invalid{0};
 
@@ -600,14 +752,18 @@ region_error region_reader::impl::load_geometry() {
   stack_depth = load_relaxed(h.wait_stack_depth);
   history_per_thread = load_relaxed(h.history_per_thread);
   history_long_batch = load_relaxed(h.history_long_batch);
+  indexes_per_table = load_relaxed(h.max_indexes_per_table);
   const bool consistent = load_relaxed(h.max_classes) == classes && load_relaxed(h.max_threads) == threads &&
                           u128{threads} * stack_depth == count(kArrayWaitStacks) &&
                           u128{threads} * history_per_thread == count(kArrayWaitHistory) &&
-                          u128{threads} * classes == count(kArrayThreadClassStats);
+                          u128{threads} * classes == count(kArrayThreadClassStats) &&
+                          (count(kArrayClassIo) == 0 || count(kArrayClassIo) == classes) &&
+                          u128{count(kArrayTables)} * indexes_per_table == count(kArrayTableIndexes);
   if (!consistent)
     return corrupt("region header sizes are inconsistent",
                    "The per-thread array sizes do not match the thread and class counts.");
   if (threads == 0) stack_depth = history_per_thread = 0;
+  if (count(kArrayTables) == 0) indexes_per_table = 0;
   return {};
 }
 
@@ -785,9 +941,20 @@ class scanner {
 
   void summary_global() {
     load_classes();
-    std::vector<wait_stat> sums(classes_.size(), wait_stat{0, 0, kNoMin, 0});
-    for (std::size_t c = 0; c < classes_.size(); ++c)
-      if (classes_[c].valid) add_stat(sums[c], classes_[c].stat);
+    std::vector<wait_stat> sums(classes_.size(), kZeroStat);
+    const std::vector<io_stats> files = file_class_stats();
+    for (std::size_t c = 0; c < classes_.size(); ++c) {
+      const class_entry& e = classes_[c];
+      if (!e.valid) continue;
+      if (is_sync_kind(e.kind)) {
+        add_stat(sums[c], e.stat);
+      } else if (e.kind == kKindFile) {
+        sums[c] = io_star(files[c]);
+      } else if (e.kind == kKindTable) {
+        // Counts only: table io time stays out of the wait summaries (WL#4895).
+        sums[c].count = e.stat.count;
+      }
+    }
     for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
       for (std::uint64_t i = 0; i < r_.count(arr); ++i) {
         sync_copy s;
@@ -799,9 +966,8 @@ class scanner {
         add_stat(sums[s.class_index - 1], s.stat);
       }
     }
-    // File and table classes join here once their instance arrays exist.
     for (std::size_t c = 0; c < classes_.size(); ++c) {
-      if (!classes_[c].valid || !is_sync_kind(classes_[c].kind)) continue;
+      if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
       row& x = add_row();
       x.push_back(text_cell(std::string_view(classes_[c].name)));
       append_stat_cells(x, sums[c]);
@@ -881,6 +1047,97 @@ class scanner {
         }
       }
     }
+    if (summary) {
+      for_each_file([this](const file_copy& f, const class_entry& c) {
+        row& x = add_row();
+        x.push_back(text_cell(std::string_view(c.name)));
+        x.push_back(int_cell(f.identity));
+        append_stat_cells(x, io_star(f.stats));
+      });
+    }
+  }
+
+  void setup_objects() {
+    for (std::uint64_t i = 0; i < r_.count(kArraySetupObjects); ++i) {
+      object_copy o;
+      if (!accept(read_object(*r_.at<object_record>(kArraySetupObjects, i), o))) continue;
+      if (o.object_type != kSetupObjectTable) {
+        ++invalid;
+        continue;
+      }
+      row& x = add_row();
+      x.push_back(text_cell(std::string_view("TABLE")));
+      x.push_back(text_cell(o.schema.str()));
+      x.push_back(text_cell(o.name.str()));
+      x.push_back(yes_no(o.enabled != 0));
+      x.push_back(yes_no(o.timed != 0));
+    }
+  }
+
+  // file_instances (summary = false) or file_summary_by_instance (summary = true).
+  void file_instances(bool summary) {
+    load_classes();
+    for_each_file([this, summary](const file_copy& f, const class_entry& c) {
+      row& x = add_row();
+      x.push_back(text_cell(f.name.str()));
+      x.push_back(text_cell(std::string_view(c.name)));
+      if (summary) {
+        x.push_back(int_cell(f.identity));
+        append_io_cells(x, f.stats);
+      } else {
+        x.push_back(int_cell(f.open_count));
+      }
+    });
+  }
+
+  void file_summary_by_event_name() {
+    load_classes();
+    const std::vector<io_stats> sums = file_class_stats();
+    for (std::size_t c = 0; c < classes_.size(); ++c) {
+      if (!classes_[c].valid || classes_[c].kind != kKindFile) continue;
+      row& x = add_row();
+      x.push_back(text_cell(std::string_view(classes_[c].name)));
+      append_io_cells(x, sums[c]);
+    }
+  }
+
+  // table_io_waits_summary_by_table (by_index = false) or _by_index_usage (true).
+  void table_io(bool by_index) {
+    table_copy t;
+    for (std::uint64_t i = 0; i < r_.count(kArrayTables); ++i) {
+      const table_share& rec = *r_.at<table_share>(kArrayTables, i);
+      if (!accept(read_versioned(rec, [this, i, &t](const table_share& s) { copy_table(i, s, t, true); })))
+        continue;
+      const char* type = object_type_name(t.object_type);
+      if (type == nullptr) {
+        ++invalid;
+        continue;
+      }
+      auto key = [&](row& x) {
+        x.push_back(text_cell(std::string_view(type)));
+        x.push_back(text_cell(t.schema.str()));
+        x.push_back(text_cell(t.name.str()));
+      };
+      if (!by_index) {
+        table_io_stat sum = kZeroTableIo;
+        merge_table_io(sum, t.no_index);
+        for (const index_copy& ix : t.indexes) merge_table_io(sum, ix.stat);
+        row& x = add_row();
+        key(x);
+        append_table_io_cells(x, sum);
+        continue;
+      }
+      for (const index_copy& ix : t.indexes) {
+        row& x = add_row();
+        key(x);
+        x.push_back(text_cell(ix.name.str()));
+        append_table_io_cells(x, ix.stat);
+      }
+      row& x = add_row();
+      key(x);
+      x.push_back(null_cell());  // io that used no index
+      append_table_io_cells(x, t.no_index);
+    }
   }
 
   void status(bool alive, std::uint64_t torn_total, std::uint64_t invalid_total) {
@@ -900,6 +1157,7 @@ class scanner {
     put("wait_stack_depth", r_.stack_depth);
     put("history_per_thread", r_.history_per_thread);
     put("history_long_batch", r_.history_long_batch);
+    put("max_indexes_per_table", r_.indexes_per_table);
     for (const known_array& k : kKnownArrays) {
       const std::uint64_t n = r_.count(k.id);
       put(std::string(k.status_name) + "_size", n);
@@ -944,6 +1202,122 @@ class scanner {
     if (index == 0 || index > classes_.size()) return nullptr;
     const class_entry& e = classes_[index - 1];
     return e.valid ? &e : nullptr;
+  }
+
+  // Every allocated file instance whose class is an allocated file class, in array
+  // order; the others are counted invalid.
+  template <class Fn>
+  void for_each_file(Fn&& fn) {
+    load_classes();
+    file_copy f;
+    for (std::uint64_t i = 0; i < r_.count(kArrayFiles); ++i) {
+      if (!accept(read_file(*r_.at<file_instance>(kArrayFiles, i), f))) continue;
+      const class_entry* c = class_at(f.class_index);
+      if (c == nullptr || c->kind != kKindFile) {
+        ++invalid;
+        continue;
+      }
+      fn(f, *c);
+    }
+  }
+
+  // Per class (index = class index - 1), for the allocated file classes: the class's
+  // bucket of deleted files + every allocated file instance of the class.
+  std::vector<io_stats> file_class_stats() {
+    load_classes();
+    std::vector<io_stats> sums(classes_.size(), kZeroIoStats);
+    for (std::size_t c = 0; c < classes_.size(); ++c) {
+      if (!classes_[c].valid || classes_[c].kind != kKindFile) continue;
+      if (const io_stats* b = r_.at<io_stats>(kArrayClassIo, c)) merge_io_stats(sums[c], load_io_stats(*b));
+    }
+    for_each_file(
+        [&sums](const file_copy& f, const class_entry&) { merge_io_stats(sums[f.class_index - 1], f.stats); });
+    return sums;
+  }
+
+  static const char* object_type_name(std::uint8_t type) {
+    return type == kObjectTypeTable            ? "TABLE"
+           : type == kObjectTypeTemporaryTable ? "TEMPORARY TABLE"
+                                               : nullptr;
+  }
+
+  struct index_copy {
+    fixed_str<kIndexNameLen> name;
+    table_io_stat stat = kZeroTableIo;
+  };
+  struct table_copy {
+    std::uint8_t object_type = 0;
+    fixed_str<kObjectSchemaLen> schema;
+    fixed_str<kTableNameLen> name;
+    table_io_stat no_index = kZeroTableIo;
+    std::vector<index_copy> indexes;  // the declared ones
+  };
+
+  // Copies the share in slot `slot` (inside a read_versioned / read_referenced copy:
+  // the share's lock word is re-checked around it) and its declared indexes: the first
+  // index_count (acquire: the provider writes an index's name before publishing the
+  // count) of its max_indexes_per_table slots.
+  void copy_table(std::uint64_t slot, const table_share& s, table_copy& c, bool stats) {
+    c.object_type = load_relaxed(s.object_type);
+    c.schema.load(s.schema);
+    c.name.load(s.name);
+    if (stats) c.no_index = load_table_io(s.no_index);
+    std::uint64_t n = load_acquire(s.index_count);
+    if (n > r_.indexes_per_table) n = r_.indexes_per_table;
+    c.indexes.resize(n);
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const index_stat* ix = r_.at<index_stat>(kArrayTableIndexes, slot * r_.indexes_per_table + k);
+      if (ix == nullptr) {  // cannot happen: the geometry was checked
+        c.indexes.resize(k);
+        break;
+      }
+      c.indexes[k].name.load(ix->name);
+      if (stats) c.indexes[k].stat = load_table_io(ix->stat);
+    }
+  }
+
+  // The name of the file a wait names, if its record still has the event's version.
+  const std::optional<std::string>& file_name_of(std::uint32_t index, std::uint32_t version) {
+    static const std::optional<std::string> none;
+    if (index == 0 || index > r_.count(kArrayFiles)) return none;
+    const std::uint64_t key = (std::uint64_t{index} << 32) | version;
+    auto it = file_refs_.find(key);
+    if (it == file_refs_.end()) {
+      fixed_str<kObjectNameLen> name;
+      const bool ok = read_referenced(*r_.at<file_instance>(kArrayFiles, index - 1), version,
+                                      [&name](const file_instance& f) { name.load(f.name); });
+      it = file_refs_.emplace(key, ok ? std::optional<std::string>(name.str()) : std::nullopt).first;
+    }
+    return it->second;
+  }
+
+  struct table_ref {
+    const char* type = nullptr;
+    std::string schema, name;
+    std::vector<std::string> indexes;
+  };
+
+  // The table share a wait names, if it still has the event's version; nullptr if not.
+  const table_ref* table_of(std::uint32_t index, std::uint32_t version) {
+    if (index == 0 || index > r_.count(kArrayTables)) return nullptr;
+    const std::uint64_t key = (std::uint64_t{index} << 32) | version;
+    auto it = table_refs_.find(key);
+    if (it == table_refs_.end()) {
+      std::optional<table_ref> ref;
+      table_copy t;
+      if (read_referenced(*r_.at<table_share>(kArrayTables, index - 1), version,
+                          [this, index, &t](const table_share& s) { copy_table(index - 1, s, t, false); })) {
+        if (const char* type = object_type_name(t.object_type)) {
+          ref.emplace();
+          ref->type = type;
+          ref->schema = t.schema.str();
+          ref->name = t.name.str();
+          for (const index_copy& ix : t.indexes) ref->indexes.push_back(ix.name.str());
+        }
+      }
+      it = table_refs_.emplace(key, std::move(ref)).first;
+    }
+    return it->second ? &*it->second : nullptr;
   }
 
   void load_timers() {
@@ -1033,14 +1407,26 @@ class scanner {
 
   // object_schema, object_name, index_name, object_type.
   void append_object(row& x, const wait_copy& c) {
-    switch (c.object_kind) {
-      case kObjectFile:   // file io: object_name from the file instance (later issue)
-      case kObjectTable:  // table io: schema, name, index from the table share (later issue)
-      case kObjectNone:
-      default:
-        for (int k = 0; k < 4; ++k) x.push_back(null_cell());
-        break;
+    if (c.object_kind == kObjectFile) {
+      const std::optional<std::string>& name = file_name_of(c.object_index, c.object_version);
+      x.push_back(null_cell());
+      x.push_back(name ? text_cell(std::string_view(*name)) : null_cell());
+      x.push_back(null_cell());
+      x.push_back(text_cell(std::string_view("FILE")));
+      return;
     }
+    if (c.object_kind == kObjectTable) {
+      if (const table_ref* t = table_of(c.object_index, c.object_version)) {
+        x.push_back(text_cell(std::string_view(t->schema)));
+        x.push_back(text_cell(std::string_view(t->name)));
+        x.push_back(c.index_number >= 1 && c.index_number <= t->indexes.size()
+                        ? text_cell(std::string_view(t->indexes[c.index_number - 1]))
+                        : null_cell());
+        x.push_back(text_cell(std::string_view(t->type)));
+        return;
+      }
+    }
+    for (int k = 0; k < 4; ++k) x.push_back(null_cell());  // no object, or one that is gone
   }
 
   const region_reader::impl& r_;
@@ -1050,6 +1436,9 @@ class scanner {
   std::vector<class_entry> classes_;
   converter timers_[timers::timer_kind_count];
   std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
+  // Objects of wait events by (index << 32 | version), looked up once per scan.
+  std::unordered_map<std::uint64_t, std::optional<std::string>> file_refs_;
+  std::unordered_map<std::uint64_t, std::optional<table_ref>> table_refs_;
 };
 
 }  // namespace
@@ -1159,6 +1548,24 @@ region_error region_reader::scan(const table_def& t, std::vector<row>& out) noex
         s.status(r.map.provider_alive(), impl_->torn.load(std::memory_order_relaxed),
                  impl_->invalid.load(std::memory_order_relaxed));
         break;
+      case table_id::setup_objects:
+        s.setup_objects();
+        break;
+      case table_id::file_instances:
+        s.file_instances(false);
+        break;
+      case table_id::file_summary_by_event_name:
+        s.file_summary_by_event_name();
+        break;
+      case table_id::file_summary_by_instance:
+        s.file_instances(true);
+        break;
+      case table_id::table_io_waits_summary_by_table:
+        s.table_io(false);
+        break;
+      case table_id::table_io_waits_summary_by_index_usage:
+        s.table_io(true);
+        break;
       case table_id::count:
         break;
     }
@@ -1203,7 +1610,7 @@ std::uint64_t region_reader::estimated_rows(const table_def& t) const noexcept {
     case table_id::events_waits_summary_by_thread_by_event_name:
       return r.count(kArrayThreadClassStats);
     case table_id::events_waits_summary_by_instance:
-      return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds);
+      return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArrayFiles);
     case table_id::mutex_instances:
       return r.count(kArrayMutexes);
     case table_id::rwlock_instances:
@@ -1212,6 +1619,18 @@ std::uint64_t region_reader::estimated_rows(const table_def& t) const noexcept {
       return r.count(kArrayConds);
     case table_id::status:
       return kStatusRows;
+    case table_id::setup_objects:
+      return r.count(kArraySetupObjects);
+    case table_id::file_instances:
+    case table_id::file_summary_by_instance:
+      return r.count(kArrayFiles);
+    case table_id::file_summary_by_event_name:
+      return r.classes;
+    case table_id::table_io_waits_summary_by_table:
+      return r.count(kArrayTables);
+    case table_id::table_io_waits_summary_by_index_usage:
+      // One row per declared index (at most max_indexes_per_table) + one per table.
+      return r.count(kArrayTables) + r.count(kArrayTableIndexes);
     case table_id::count:
       break;
   }

@@ -198,7 +198,7 @@ using row = std::vector<cell>;  // one cell per column, same order as table_def:
 //   rwlock_instances, cond_instances, setup_actors, sources, file_instances,
 //   file_summary_by_event_name (the per-class buckets of deleted files), table_shares,
 //   table_index_stats, setup_objects; max_indexes_per_table; total_memory (file size);
-//   the lost counters (mutex_classes_lost ... sources_lost); torn_rows_skipped,
+//   the lost counters (mutex_classes_lost ... sources_lost, trace_errors); torn_rows_skipped,
 //   invalid_rows_skipped (this reader's counters).
 // Stats: min is 0 when nothing was timed; avg = sum / count (0 when count is 0).
 class region_reader {

@@ -116,6 +116,7 @@ enum lost_id : std::uint32_t {
   kLostIndexStats,
   kLostLocker,   // wait stack full: the event was not recorded
   kLostSources,  // source table full: SOURCE shown as NULL
+  kTraceErrors,  // trace file create/write errors (each disables tracing for its actor)
   kLostCount,
   kLostSlots = 32,
 };
@@ -162,6 +163,15 @@ enum operation_id : std::uint8_t {
   kOpCount,
 };
 
+// OPERATION text of an operation_id in MySQL's words; nullptr when unknown.
+inline const char* operation_name(std::uint32_t op) {
+  constexpr const char* kNames[kOpCount] = {
+      nullptr, "lock",  "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock", "wait",
+      "timed_wait", "create", "open", "close", "read", "write", "seek", "tell", "flush", "stat", "chsize",
+      "delete", "rename", "sync", "fetch", "insert", "update", "delete"};
+  return op < kOpCount ? kNames[op] : nullptr;
+}
+
 // ---------------------------------------------------------------------------
 // Records
 
@@ -183,6 +193,8 @@ inline constexpr std::uint8_t kFlagTimed = 2;
 // Only in class_record::derived: instance statistics are kept (the
 // summary_by_instance or summary_by_event_name consumer is on).
 inline constexpr std::uint8_t kFlagInstanceStats = 4;
+// setup_instruments TRACE_ENABLED (in flags); in derived: traced (enabled too).
+inline constexpr std::uint8_t kFlagTraced = 8;
 
 struct class_record {
   std::uint32_t lock;      // version+state; allocated once registered, never freed
@@ -201,6 +213,7 @@ inline constexpr std::uint8_t kThreadCurrent = 2;      // ... && events_waits_cu
 inline constexpr std::uint8_t kThreadHistory = 4;      // ... && events_waits_history && HISTORY
 inline constexpr std::uint8_t kThreadHistoryLong = 8;  // ... && events_waits_history_long && HISTORY
 inline constexpr std::uint8_t kThreadSummary = 16;     // ... && summary_by_thread_by_event_name
+inline constexpr std::uint8_t kThreadTraced = 32;      // kThreadEnabled && its setup_actors row has TRACE_ENABLED
 
 struct thread_record {
   std::uint32_t lock;          // version+state
@@ -285,7 +298,8 @@ struct actor_record {
   std::uint32_t lock;  // version+state
   std::uint8_t enabled;
   std::uint8_t history;
-  std::uint8_t pad[2];
+  std::uint8_t trace_enabled;  // setup_actors TRACE_ENABLED (trace worklog)
+  std::uint8_t pad;
   char host[kHostLen];
   char user[kUserLen];
   char role[kUserLen];

@@ -106,18 +106,25 @@ int consumer_from_name(std::string_view name) {
 
 std::uint8_t class_derived(const region_header& h, std::uint8_t flags) {
   if (!consumer_on(h, kConsumerGlobalInstrumentation) || (flags & kFlagEnabled) == 0) return 0;
-  std::uint8_t d = flags & (kFlagEnabled | kFlagTimed);
+  std::uint8_t d = flags & (kFlagEnabled | kFlagTimed | kFlagTraced);
   if (consumer_on(h, kConsumerWaitsSummaryByInstance) || consumer_on(h, kConsumerWaitsSummaryByEventName))
     d |= kFlagInstanceStats;
   return d;
 }
 
-std::uint8_t thread_derived(const region_header& h, const thread_record& t) {
+std::uint8_t thread_derived(const region_map& region, const thread_record& t) {
+  const region_header& h = region.header();
   if (!consumer_on(h, kConsumerGlobalInstrumentation) || !consumer_on(h, kConsumerThreadInstrumentation) ||
       load_relaxed(t.instrumented) == 0)
     return 0;
   std::uint8_t d = kThreadEnabled;
   if (consumer_on(h, kConsumerWaitsSummaryByThreadByEventName)) d |= kThreadSummary;
+  // Background threads have no actor: the rows matching any user and host apply.
+  char user[kUserLen], host[kHostLen], role[kUserLen];
+  for (std::size_t i = 0; i < kUserLen; ++i) user[i] = load_relaxed(t.user[i]), role[i] = load_relaxed(t.role[i]);
+  for (std::size_t i = 0; i < kHostLen; ++i) host[i] = load_relaxed(t.host[i]);
+  user[kUserLen - 1] = role[kUserLen - 1] = host[kHostLen - 1] = '\0';
+  if (match_actor(region, user, host, role).trace) d |= kThreadTraced;
   if (consumer_on(h, kConsumerWaitsCurrent)) {
     d |= kThreadCurrent;
     if (load_relaxed(t.history) != 0) {
@@ -140,21 +147,26 @@ void recompute_derived(const region_map& region) {
   for (std::uint64_t i = 0; i < region.count(kArrayThreads); ++i) {
     thread_record& t = threads[i];
     if ((load_acquire(t.lock) & kStateMask) != kStateAllocated) continue;
-    store_relaxed(t.derived, thread_derived(h, t));
+    store_relaxed(t.derived, thread_derived(region, t));
   }
   recompute_tables(region);
   bump_generation(region);
 }
 
-void set_instrument(const region_map& region, std::uint32_t class_index, int enabled, int timed) {
-  if (class_index == 0 || class_index > region.count(kArrayClasses)) return;
+bool set_instrument(const region_map& region, std::uint32_t class_index, int enabled, int timed, int trace) {
+  if (class_index == 0 || class_index > region.count(kArrayClasses)) return false;
   class_record& c = region.array<class_record>(kArrayClasses)[class_index - 1];
   std::uint8_t flags = load_relaxed(c.flags);
   if (enabled >= 0) flags = static_cast<std::uint8_t>(enabled ? flags | kFlagEnabled : flags & ~kFlagEnabled);
   if (timed >= 0) flags = static_cast<std::uint8_t>(timed ? flags | kFlagTimed : flags & ~kFlagTimed);
+  if (trace >= 0) flags = static_cast<std::uint8_t>(trace ? flags | kFlagTraced : flags & ~kFlagTraced);
+  // Disabling an instrument also ends its tracing; tracing needs it enabled.
+  if (enabled == 0) flags = static_cast<std::uint8_t>(flags & ~kFlagTraced);
+  if ((flags & kFlagTraced) && !(flags & kFlagEnabled)) return false;
   store_relaxed(c.flags, flags);
   store_relaxed(c.derived, class_derived(region.header(), flags));
   bump_generation(region);
+  return true;
 }
 
 void set_consumer(const region_map& region, std::uint32_t consumer, bool enabled) {
@@ -179,7 +191,7 @@ bool set_thread(const region_map& region, std::uint64_t thread_id, int instrumen
     if ((load_acquire(t.lock) & kStateMask) != kStateAllocated || load_relaxed(t.thread_id) != thread_id) continue;
     if (instrumented >= 0) store_relaxed(t.instrumented, static_cast<std::uint8_t>(instrumented ? 1 : 0));
     if (history >= 0) store_relaxed(t.history, static_cast<std::uint8_t>(history ? 1 : 0));
-    store_relaxed(t.derived, thread_derived(region.header(), t));
+    store_relaxed(t.derived, thread_derived(region, t));
     bump_generation(region);
     return true;
   }
@@ -197,14 +209,15 @@ actor_match match_actor(const region_map& region, std::string_view user, std::st
     int score = 0;
     if (actor_matches(a, user, host, role, score) && score > best_score) {
       best_score = score;
-      best = {true, load_relaxed(a.enabled) != 0, load_relaxed(a.history) != 0};
+      best = {true, load_relaxed(a.enabled) != 0, load_relaxed(a.history) != 0, load_relaxed(a.trace_enabled) != 0,
+              static_cast<std::int64_t>(i)};
     }
   }
   return best;
 }
 
 actor_result insert_actor(const region_map& region, std::string_view host, std::string_view user,
-                          std::string_view role, bool enabled, bool history) {
+                          std::string_view role, bool enabled, bool history, bool trace) {
   if (host.empty() || user.empty() || role.empty() || host.size() >= kHostLen || user.size() >= kUserLen ||
       role.size() >= kUserLen)
     return actor_result::too_long;
@@ -219,8 +232,9 @@ actor_result insert_actor(const region_map& region, std::string_view host, std::
     set_field(a.role, kUserLen, role);
     store_relaxed(a.enabled, static_cast<std::uint8_t>(enabled));
     store_relaxed(a.history, static_cast<std::uint8_t>(history));
+    store_relaxed(a.trace_enabled, static_cast<std::uint8_t>(trace));
     end_change(a.lock, kStateAllocated);
-    bump_generation(region);
+    recompute_derived(region);  // tracing follows actor rows for running threads
     return actor_result::ok;
   }
   return actor_result::full;
@@ -232,19 +246,20 @@ actor_result delete_actor(const region_map& region, std::string_view host, std::
   if (a == nullptr) return actor_result::not_found;
   begin_change(a->lock);
   end_change(a->lock, kStateFree);
-  bump_generation(region);
+  recompute_derived(region);
   return actor_result::ok;
 }
 
 actor_result update_actor(const region_map& region, std::string_view host, std::string_view user,
-                          std::string_view role, int enabled, int history) {
+                          std::string_view role, int enabled, int history, int trace) {
   actor_record* a = find_actor(region, host, user, role);
   if (a == nullptr) return actor_result::not_found;
   begin_change(a->lock);
   if (enabled >= 0) store_relaxed(a->enabled, static_cast<std::uint8_t>(enabled ? 1 : 0));
   if (history >= 0) store_relaxed(a->history, static_cast<std::uint8_t>(history ? 1 : 0));
+  if (trace >= 0) store_relaxed(a->trace_enabled, static_cast<std::uint8_t>(trace ? 1 : 0));
   end_change(a->lock, kStateAllocated);
-  bump_generation(region);
+  recompute_derived(region);
   return actor_result::ok;
 }
 
@@ -256,7 +271,7 @@ void truncate_actors(const region_map& region) {
     begin_change(a.lock);
     end_change(a.lock, kStateFree);
   }
-  bump_generation(region);
+  recompute_derived(region);
 }
 
 object_match match_object(const region_map& region, std::string_view schema, std::string_view name) {

@@ -25,14 +25,16 @@ int consumer_from_name(std::string_view name);
 // then bumps setup_generation.
 void recompute_derived(const region_map& region);
 
-// The derived flags of one thread from the current settings.
-std::uint8_t thread_derived(const layout::region_header& h, const layout::thread_record& t);
+// The derived flags of one thread from the current settings (consumers, its
+// INSTRUMENTED/HISTORY, and TRACE_ENABLED of its setup_actors row).
+std::uint8_t thread_derived(const region_map& region, const layout::thread_record& t);
 // The derived flags of one class from the current settings.
 std::uint8_t class_derived(const layout::region_header& h, std::uint8_t flags);
 
-// Sets setup_instruments ENABLED / TIMED of one class (1-based index).
-// enabled/timed: -1 leaves the value alone.
-void set_instrument(const region_map& region, std::uint32_t class_index, int enabled, int timed);
+// Sets setup_instruments ENABLED / TIMED / TRACE_ENABLED of one class (1-based
+// index); -1 leaves a value alone. False, and nothing changes, when the result
+// would have TRACE_ENABLED 'YES' with ENABLED 'NO' (the trace worklog's rule).
+bool set_instrument(const region_map& region, std::uint32_t class_index, int enabled, int timed, int trace = -1);
 void set_consumer(const region_map& region, std::uint32_t consumer, bool enabled);
 // False (and nothing changes) when the timer is unavailable on this machine.
 bool set_wait_timer(const region_map& region, timers::timer_kind kind);
@@ -47,17 +49,19 @@ struct actor_match {
   bool found = false;
   bool enabled = false;
   bool history = false;
+  bool trace = false;
+  std::int64_t row = -1;  // index of the matching row in setup_actors
 };
 actor_match match_actor(const region_map& region, std::string_view user, std::string_view host,
                         std::string_view role);
 
 enum class actor_result { ok, duplicate, full, not_found, too_long };
 actor_result insert_actor(const region_map& region, std::string_view host, std::string_view user,
-                          std::string_view role, bool enabled, bool history);
+                          std::string_view role, bool enabled, bool history, bool trace = false);
 actor_result delete_actor(const region_map& region, std::string_view host, std::string_view user,
                           std::string_view role);
 actor_result update_actor(const region_map& region, std::string_view host, std::string_view user,
-                          std::string_view role, int enabled, int history);
+                          std::string_view role, int enabled, int history, int trace = -1);
 void truncate_actors(const region_map& region);
 
 // setup_objects (OBJECT_TYPE 'TABLE' only). A row matches a table when its

@@ -51,6 +51,23 @@ void BM_MutexCountedCurrent(benchmark::State& state) { run_instrumented(state, "
 void BM_MutexTimed(benchmark::State& state) { run_instrumented(state, "timed", false); }
 void BM_MutexTimedHistory(benchmark::State& state) { run_instrumented(state, "timed_history", true); }
 
+// Timed, history, and traced: each wait also written as two INSERT lines to the
+// thread's trace file (trace worklog), buffered.
+void BM_MutexTraced(benchmark::State& state) {
+  pfs::bench::start_agent();
+  pfs::mutex m{"bench", "traced"};
+  pfs::set_instrument_trace("wait/synch/mutex/bench/traced", true);
+  pfs::set_actor_trace("%", "%", "%", true);
+  { pfs::lock_guard warm(m); }
+  set_my_history(true);
+  for (auto _ : state) {
+    m.lock();
+    m.unlock();
+  }
+  pfs::set_actor_trace("%", "%", "%", false);
+  state.counters["events_per_iter"] = 1;
+}
+
 const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw);
   benchmark::RegisterBenchmark("BM_Mutex/disabled", BM_MutexDisabled);
@@ -58,6 +75,8 @@ const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/counted_current", BM_MutexCountedCurrent);
   benchmark::RegisterBenchmark("BM_Mutex/timed", BM_MutexTimed);
   benchmark::RegisterBenchmark("BM_Mutex/timed_history", BM_MutexTimedHistory);
+  // Fixed iterations: each writes about 460 bytes of trace.
+  benchmark::RegisterBenchmark("BM_Mutex/traced", BM_MutexTraced)->Iterations(200000);
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw)->Threads(2);
   benchmark::RegisterBenchmark("BM_Mutex/timed_history", BM_MutexTimedHistory)->Threads(2);
   return true;

@@ -124,6 +124,7 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     copy_field(r.user, kUserLen, "");
     copy_field(r.host, kHostLen, "");
     copy_field(r.role, kUserLen, "");
+    for (std::uint64_t& h : r.horizon) store_relaxed(h, std::uint64_t{0});
     store_relaxed(r.derived, setup::thread_derived(a->region, r));
     store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
     // A setup change racing with this registration may have missed our record:

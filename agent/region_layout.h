@@ -232,6 +232,20 @@ struct thread_record {
   char user[kUserLen];
   char host[kHostLen];
   char role[kUserLen];
+  // TRUNCATE of the event tables (written by setup writers only): this thread's
+  // rows with an EVENT_ID below the horizon are gone. Index: truncate_table.
+  std::uint64_t horizon[3];
+};
+
+// Event tables a TRUNCATE empties, index into thread_record::horizon and
+// region_header::horizon_thread_id. Writers never touch the providers' records:
+// readers hide a row (thread_id, event_id) when thread_id is below the header's
+// horizon_thread_id[table] and its thread is gone, or when event_id is below its
+// live thread's horizon[table].
+enum truncate_table : std::uint32_t {
+  kTruncateCurrent = 0,
+  kTruncateHistory = 1,
+  kTruncateHistoryLong = 2,
 };
 
 // Wait record states.
@@ -438,6 +452,7 @@ struct region_header {
   // Provider-wide counters (atomic).
   std::uint64_t next_thread_id;
   std::uint64_t history_long_next_batch;  // monotonic batch counter (mod batches)
+  std::uint64_t horizon_thread_id[3];     // see truncate_table (setup writers only)
   std::uint64_t lost[kLostSlots];
 
   array_desc arrays[kArrayCount];

@@ -362,4 +362,91 @@ void insert_default_objects(const region_map& region) {
   insert_object(region, "%", "%", true, true);
 }
 
+void truncate_events(const region_map& region, truncate_table table) {
+  region_header& h = region.header();
+  store_release(h.horizon_thread_id[table], load_relaxed(h.next_thread_id));
+  auto* threads = region.array<thread_record>(kArrayThreads);
+  for (std::uint64_t i = 0; i < region.count(kArrayThreads); ++i) {
+    thread_record& t = threads[i];
+    if ((load_acquire(t.lock) & kStateMask) != kStateAllocated) continue;
+    // The thread's next EVENT_ID: everything it recorded so far is behind.
+    store_release(t.horizon[table], load_relaxed(t.event_id));
+  }
+  bump_generation(region);
+}
+
+namespace {
+
+void zero(wait_stat& s) {
+  store_relaxed(s.count, std::uint64_t{0});
+  store_relaxed(s.sum, std::uint64_t{0});
+  store_relaxed(s.min, UINT64_MAX);
+  store_relaxed(s.max, std::uint64_t{0});
+}
+
+void zero(io_stat& s) {
+  store_relaxed(s.count, std::uint64_t{0});
+  store_relaxed(s.sum, std::uint64_t{0});
+  store_relaxed(s.min, UINT64_MAX);
+  store_relaxed(s.max, std::uint64_t{0});
+  store_relaxed(s.bytes, std::uint64_t{0});
+}
+
+void zero(table_io_stat& s) {
+  zero(s.fetch);
+  zero(s.insert);
+  zero(s.update);
+  zero(s.del);
+}
+
+template <class F>
+void each_allocated_sync(const region_map& region, F&& f) {
+  for (array_id id : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
+    auto* s = region.array<sync_instance>(id);
+    for (std::uint64_t i = 0; i < region.count(id); ++i)
+      if ((load_acquire(s[i].lock) & kStateMask) == kStateAllocated) f(s[i]);
+  }
+}
+
+}  // namespace
+
+void reset_file_summaries(const region_map& region) {
+  auto* files = region.array<file_instance>(kArrayFiles);
+  for (std::uint64_t i = 0; i < region.count(kArrayFiles); ++i) {
+    zero(files[i].stats.read);
+    zero(files[i].stats.write);
+    zero(files[i].stats.misc);
+  }
+  auto* buckets = region.array<io_stats>(kArrayClassIo);
+  for (std::uint64_t i = 0; i < region.count(kArrayClassIo); ++i) {
+    zero(buckets[i].read);
+    zero(buckets[i].write);
+    zero(buckets[i].misc);
+  }
+  bump_generation(region);
+}
+
+void reset_wait_summaries(const region_map& region) {
+  each_allocated_sync(region, [](sync_instance& s) { zero(s.stat); });
+  auto* classes = region.array<class_record>(kArrayClasses);
+  for (std::uint64_t i = 0; i < region.count(kArrayClasses); ++i) zero(classes[i].stat);
+  // As MySQL: the global summary also resets what feeds its file and table rows.
+  reset_file_summaries(region);
+  reset_table_summaries(region);
+}
+
+void reset_thread_summaries(const region_map& region) {
+  auto* stats = region.array<wait_stat>(kArrayThreadClassStats);
+  for (std::uint64_t i = 0; i < region.count(kArrayThreadClassStats); ++i) zero(stats[i]);
+  bump_generation(region);
+}
+
+void reset_table_summaries(const region_map& region) {
+  auto* tables = region.array<table_share>(kArrayTables);
+  for (std::uint64_t i = 0; i < region.count(kArrayTables); ++i) zero(tables[i].no_index);
+  auto* indexes = region.array<index_stat>(kArrayTableIndexes);
+  for (std::uint64_t i = 0; i < region.count(kArrayTableIndexes); ++i) zero(indexes[i].stat);
+  bump_generation(region);
+}
+
 }  // namespace pfs::setup

@@ -86,4 +86,17 @@ void truncate_objects(const region_map& region);
 // everything else on and timed.
 void insert_default_objects(const region_map& region);
 
+// TRUNCATE of events_waits_current / _history / _history_long: moves the table's
+// horizon (see layout::truncate_table) past every event recorded so far; readers
+// hide what lies behind it. Nothing a provider writes is touched.
+void truncate_events(const region_map& region, layout::truncate_table table);
+
+// TRUNCATE of the summaries: zeroes the statistics. Providers update them without
+// locks, so an event ending at the same moment may survive the reset or be lost
+// from it (MySQL's reset has the same race).
+void reset_wait_summaries(const region_map& region);      // by instance, by event name (+ file classes)
+void reset_thread_summaries(const region_map& region);    // by thread by event name
+void reset_file_summaries(const region_map& region);      // file_summary_* (instances and classes)
+void reset_table_summaries(const region_map& region);     // table_io_waits_summary_*
+
 }  // namespace pfs::setup

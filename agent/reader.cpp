@@ -148,7 +148,8 @@ std::vector<table_def> build_tables() {
   add(table_id::setup_objects, "setup_objects",
       {T("object_type"), T("object_schema"), T("object_name"), T("enabled"), T("timed")});
   add(table_id::file_instances, "file_instances", {T("file_name"), T("event_name"), I("open_count")});
-  add(table_id::file_summary_by_event_name, "file_summary_by_event_name", with_file_groups({T("event_name")}));
+  add(table_id::file_summary_by_event_name, "file_summary_by_event_name",
+      with_file_groups({T("event_name")}));
   add(table_id::file_summary_by_instance, "file_summary_by_instance",
       with_file_groups({T("file_name"), T("event_name"), I("object_instance_begin")}));
   add(table_id::table_io_waits_summary_by_table, "table_io_waits_summary_by_table",
@@ -347,7 +348,9 @@ io_stat load_io(const io_stat& s) {
   return io_stat{load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max),
                  load_relaxed(s.bytes)};
 }
-io_stats load_io_stats(const io_stats& s) { return io_stats{load_io(s.read), load_io(s.write), load_io(s.misc)}; }
+io_stats load_io_stats(const io_stats& s) {
+  return io_stats{load_io(s.read), load_io(s.write), load_io(s.misc)};
+}
 
 wait_stat timer_part(const io_stat& s) { return wait_stat{s.count, s.sum, s.min, s.max}; }
 
@@ -406,8 +409,8 @@ void append_table_io_cells(row& r, const table_io_stat& s) {
   merge_stat(write, s.del);
   wait_stat star = read;
   merge_stat(star, write);
-  for (const wait_stat* g : std::initializer_list<const wait_stat*>{&star, &read, &write, &s.fetch, &s.insert,
-                                                                     &s.update, &s.del})
+  for (const wait_stat* g :
+       std::initializer_list<const wait_stat*>{&star, &read, &write, &s.fetch, &s.insert, &s.update, &s.del})
     append_stat_cells(r, *g);
 }
 
@@ -1230,8 +1233,9 @@ class scanner {
       if (!classes_[c].valid || classes_[c].kind != kKindFile) continue;
       if (const io_stats* b = r_.at<io_stats>(kArrayClassIo, c)) merge_io_stats(sums[c], load_io_stats(*b));
     }
-    for_each_file(
-        [&sums](const file_copy& f, const class_entry&) { merge_io_stats(sums[f.class_index - 1], f.stats); });
+    for_each_file([&sums](const file_copy& f, const class_entry&) {
+      merge_io_stats(sums[f.class_index - 1], f.stats);
+    });
     return sums;
   }
 

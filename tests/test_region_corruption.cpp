@@ -81,6 +81,10 @@ class RegionCorruptionTest : public testing::Test {
     s.max_conds = 4;
     s.setup_actors_size = 3;
     s.max_sources = 6;
+    s.max_files = 6;
+    s.max_tables = 4;
+    s.max_indexes_per_table = 3;
+    s.setup_objects_size = 4;
     region_error err;
     const std::string path = file("pristine");
     region_map m = region_map::create(path, s, 0600, err);
@@ -89,7 +93,8 @@ class RegionCorruptionTest : public testing::Test {
 
     auto* classes = m.array<class_record>(kArrayClasses);
     const std::uint8_t kinds[] = {kKindMutex, kKindRwlock, kKindCond, kKindThread, kKindFile, kKindTable};
-    for (std::uint32_t i = 0; i < 10; ++i) {
+    // Classes 1..12: mutex, rwlock, cond, thread, file (5, 11), table (6, 12).
+    for (std::uint32_t i = 0; i < 12; ++i) {
       class_record& c = classes[i];
       c.lock = 4 + kStateAllocated;
       c.kind = kinds[i % std::size(kinds)];
@@ -130,6 +135,13 @@ class RegionCorruptionTest : public testing::Test {
       w.object_instance_begin = 0x10000 + event;
       w.number_of_bytes = event % 3 == 0 ? -1 : static_cast<std::int64_t>(event);
       w.object_kind = static_cast<std::uint8_t>(event % 3);
+      // Files 1..6 and tables 1..4 all have version 1 (lock 4 + state): most events
+      // name a live, a freed or a garbage-class object.
+      w.object_index =
+          static_cast<std::uint32_t>(w.object_kind == kObjectFile ? 1 + event % 6 : 1 + event % 4);
+      w.object_version = kVersionInc;
+      w.index_number = static_cast<std::uint32_t>(event % 4);
+      w.flags = static_cast<std::uint32_t>(event % 2);
       ++event;
     };
     for (std::uint64_t i = 0; i < 3; ++i) {
@@ -164,6 +176,55 @@ class RegionCorruptionTest : public testing::Test {
       sources[i].state = kSourceReady;
       sources[i].line = i;
       std::snprintf(sources[i].text, sizeof(sources[i].text), "src%u.cpp:%u", i, i * 10);
+    }
+    // File io: files 1..5 allocated (file 4 with a mutex class: invalid), file 6
+    // deleted (free, name and version kept); a bucket for every class.
+    auto* files = m.array<file_instance>(kArrayFiles);
+    for (std::uint32_t i = 0; i < 6; ++i) {
+      file_instance& f = files[i];
+      f.lock = kVersionInc + (i == 5 ? kStateFree : kStateAllocated);
+      f.class_index = i == 3 ? 1 : (i % 2 != 0 ? 11 : 5);
+      f.open_count = i;
+      f.identity = 0x9000 + i;
+      f.stats.read = {i + 1, 100 * (i + 1), 10, 90, 4096 * i};
+      f.stats.write = {i, 10 * i, i == 0 ? kMax : 5, 7 * i, 512 * i};
+      f.stats.misc = {2, 20, 3, 17, 0};
+      std::snprintf(f.name, sizeof(f.name), "/data/file_%u", i + 1);
+    }
+    auto* buckets = m.array<io_stats>(kArrayClassIo);
+    for (std::uint32_t c = 0; c < 12; ++c)
+      buckets[c] = {{c, c * 10, c == 0 ? kMax : 1, c * 5, c * 100}, {0, 0, kMax, 0, 0}, {c, c, c, c, 0}};
+    // Table io: shares 1..3 allocated (TABLE, TEMPORARY TABLE) with 1..3 indexes,
+    // share 4 dropped.
+    auto* tables = m.array<table_share>(kArrayTables);
+    auto* indexes = m.array<index_stat>(kArrayTableIndexes);
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      table_share& t = tables[i];
+      t.lock = kVersionInc + (i == 3 ? kStateFree : kStateAllocated);
+      t.class_index = i % 2 != 0 ? 12 : 6;
+      t.object_type = i % 2 != 0 ? kObjectTypeTemporaryTable : kObjectTypeTable;
+      t.derived = kFlagEnabled | kFlagTimed;
+      t.index_count = i == 3 ? 0 : i + 1;
+      t.identity = 0xA000 + i;
+      t.no_index = {{i, i * 10, 1, 9}, {1, 5, 5, 5}, {0, 0, kMax, 0}, {2, 4, 1, 3}};
+      std::snprintf(t.schema, sizeof(t.schema), "db%u", i % 2);
+      std::snprintf(t.name, sizeof(t.name), "table_%u", i + 1);
+      for (std::uint32_t k = 0; k < 3; ++k) {
+        index_stat& x = indexes[i * 3 + k];
+        x.stat = {{k + 1, 10 * (k + 1), 2, 8}, {0, 0, kMax, 0}, {k, k, k, k}, {0, 0, kMax, 0}};
+        std::snprintf(x.name, sizeof(x.name), "index_%u_%u", i + 1, k + 1);
+      }
+    }
+    auto* objects = m.array<object_record>(kArraySetupObjects);
+    const char* schemas[] = {"mysql", "%", "db0"};
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      object_record& o = objects[i];
+      o.lock = kVersionInc + kStateAllocated;
+      o.object_type = kSetupObjectTable;
+      o.enabled = static_cast<std::uint8_t>(i != 0);
+      o.timed = static_cast<std::uint8_t>(i == 1);
+      std::snprintf(o.schema, sizeof(o.schema), "%s", schemas[i]);
+      std::snprintf(o.name, sizeof(o.name), "%s", i == 2 ? "table_1" : "%");
     }
     for (std::uint32_t i = 0; i < kLostCount; ++i) m.header().lost[i] = i;
     m = region_map();  // unmap, close (releases the alive lock)
@@ -258,6 +319,25 @@ TEST_F(RegionCorruptionTest, PristineImageOpensAndScans) {
   std::vector<row> rows;
   ASSERT_FALSE(r->scan(reader::table(reader::table_id::events_waits_history_long), rows));
   EXPECT_EQ(rows.size(), 16u);
+  std::size_t named = 0;
+  for (const row& x : rows) named += x[10].null ? 0 : 1;  // object_name
+  EXPECT_GT(named, 0u);
+  using reader::table_id;
+  const struct {
+    table_id id;
+    std::size_t rows;
+  } io_tables[] = {
+      {table_id::setup_objects, 3},
+      {table_id::file_instances, 4},  // file 4 has a mutex class, file 6 was deleted
+      {table_id::file_summary_by_instance, 4},
+      {table_id::file_summary_by_event_name, 2},
+      {table_id::table_io_waits_summary_by_table, 3},
+      {table_id::table_io_waits_summary_by_index_usage, 1 + 2 + 3 + 3},
+  };
+  for (const auto& t : io_tables) {
+    ASSERT_FALSE(r->scan(reader::table(t.id), rows));
+    EXPECT_EQ(rows.size(), t.rows) << reader::table(t.id).name;
+  }
   EXPECT_EQ(r->torn_rows_skipped(), 0u);
 }
 
@@ -317,7 +397,7 @@ TEST_F(RegionCorruptionTest, ArrayDirectoryOutsideFile) {
       {"stride larger", [](array_desc& d, std::uint64_t) { d.stride += 8; }},
       {"stride zero", [](array_desc& d, std::uint64_t) { d.stride = 0; }},
   };
-  for (std::uint32_t id = 0; id <= kArraySources; ++id) {
+  for (std::uint32_t id = 0; id <= kArraySetupObjects; ++id) {
     for (const auto& mu : mutations) {
       std::vector<char> bad = img;
       mu.apply(hdr(bad).arrays[id], size);
@@ -326,7 +406,7 @@ TEST_F(RegionCorruptionTest, ArrayDirectoryOutsideFile) {
   }
   // A reserved array with records: this build does not know its record size.
   std::vector<char> bad = img;
-  hdr(bad).arrays[12] = {kHeaderSize, 1, 64};
+  hdr(bad).arrays[kArraySetupObjects + 1] = {kHeaderSize, 1, 64};
   EXPECT_EQ(open_image(bad), region_errc::corrupt);
 }
 
@@ -344,6 +424,11 @@ TEST_F(RegionCorruptionTest, InconsistentSizes) {
       [](region_header& h) { h.arrays[kArrayThreads].count -= 1; },
       [](region_header& h) { h.arrays[kArrayWaitStacks].count -= 1; },
       [](region_header& h) { h.arrays[kArrayThreadClassStats].count -= 1; },
+      // Per-class and per-table io arrays.
+      [](region_header& h) { h.arrays[kArrayClassIo].count -= 1; },
+      [](region_header& h) { h.max_indexes_per_table += 1; },
+      [](region_header& h) { h.arrays[kArrayTables].count -= 1; },
+      [](region_header& h) { h.arrays[kArrayTableIndexes].count -= 1; },
   };
   for (std::size_t i = 0; i < std::size(mutations); ++i) {
     std::vector<char> bad = img;
@@ -357,13 +442,13 @@ TEST_F(RegionCorruptionTest, InconsistentSizes) {
 TEST_F(RegionCorruptionTest, OverlappingArraysScanSafely) {
   std::vector<char> img = populated_image();
   ASSERT_FALSE(img.empty());
-  for (std::uint32_t target = 0; target <= kArraySources; ++target) {
+  for (std::uint32_t target = 0; target <= kArraySetupObjects; ++target) {
     std::vector<char> bad = img;
     auto& h = hdr(bad);
-    for (std::uint32_t id = 0; id <= kArraySources; ++id)
+    for (std::uint32_t id = 0; id <= kArraySetupObjects; ++id)
       if (h.arrays[id].count != 0) h.arrays[id].offset = h.arrays[target].offset;
     bool fits = true;
-    for (std::uint32_t id = 0; id <= kArraySources; ++id)
+    for (std::uint32_t id = 0; id <= kArraySetupObjects; ++id)
       if (h.arrays[id].count != 0 &&
           h.arrays[id].offset + h.arrays[id].count * h.arrays[id].stride > bad.size())
         fits = false;

@@ -239,11 +239,13 @@ void pfs_end_file_name_wait(pfs_wait_locker* locker, int rc, const char* new_pat
       remove_file(&g_io.files[*target - 1]);
       target = find_slot(new_path, found);
     }
-    std::uint32_t word = load_relaxed(f->lock);
-    store_relaxed(f->lock, (word & ~kStateMask) | kStateDirty);
+    // The file keeps its identity (older events still name it, now by its new
+    // name); only the name changes, under its own seqlock.
+    const std::uint32_t seq = load_relaxed(f->name_seq) | 1u;
+    store_relaxed(f->name_seq, seq);
     std::atomic_thread_fence(std::memory_order_release);
     write_name(f->name, kObjectNameLen, new_path);
-    store_release(f->lock, word);
+    store_release(f->name_seq, seq + 1);
     if (target != nullptr) *target = static_cast<std::uint32_t>(f - g_io.files) + 1;
   } else if (l.created && load_relaxed(f->open_count) == 0) {
     remove_file(f);  // a stat or delete of a file that did not exist

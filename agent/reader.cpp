@@ -311,6 +311,20 @@ struct fixed_str {
   }
 };
 
+// A file's name, which a rename may rewrite while the record stays allocated: it
+// has a seqlock of its own (file_instance::name_seq). False if it kept changing.
+bool load_file_name(const file_instance& f, fixed_str<kObjectNameLen>& name) {
+  for (int a = 0; a < 4; ++a) {
+    const std::uint32_t s1 = load_acquire(f.name_seq);
+    if ((s1 & 1u) == 0) {
+      name.load(f.name);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (load_relaxed(f.name_seq) == s1) return true;
+    }
+  }
+  return false;
+}
+
 wait_stat load_stat(const wait_stat& s) {
   return wait_stat{load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max)};
 }
@@ -538,6 +552,7 @@ struct file_copy {
   std::uint64_t identity = 0;
   io_stats stats = kZeroIoStats;
   fixed_str<kObjectNameLen> name;
+  bool name_ok = false;
 };
 
 struct object_copy {
@@ -553,11 +568,12 @@ void copy_file(const file_instance& s, file_copy& c) {
   c.open_count = load_relaxed(s.open_count);
   c.identity = load_relaxed(s.identity);
   c.stats = load_io_stats(s.stats);
-  c.name.load(s.name);
+  c.name_ok = load_file_name(s, c.name);
 }
 
 rd read_file(const file_instance& r, file_copy& c) {
-  return read_versioned(r, [&c](const file_instance& s) { copy_file(s, c); });
+  const rd result = read_versioned(r, [&c](const file_instance& s) { copy_file(s, c); });
+  return result == rd::ok && !c.name_ok ? rd::torn : result;
 }
 
 rd read_object(const object_record& r, object_copy& c) {
@@ -1288,8 +1304,10 @@ class scanner {
     auto it = file_refs_.find(key);
     if (it == file_refs_.end()) {
       fixed_str<kObjectNameLen> name;
+      bool name_ok = false;
       const bool ok = read_referenced(*r_.at<file_instance>(kArrayFiles, index - 1), version,
-                                      [&name](const file_instance& f) { name.load(f.name); });
+                                      [&](const file_instance& f) { name_ok = load_file_name(f, name); }) &&
+                      name_ok;
       it = file_refs_.emplace(key, ok ? std::optional<std::string>(name.str()) : std::nullopt).first;
     }
     return it->second;

@@ -356,7 +356,7 @@ struct file_instance {
   std::uint32_t lock;         // version+state; the version is bumped on allocation only
   std::uint32_t class_index;  // 1-based, kind file
   std::uint32_t open_count;
-  std::uint32_t pad;
+  std::uint32_t name_seq;     // seqlock of name alone (odd while a rename writes it)
   std::uint64_t identity;     // OBJECT_INSTANCE_BEGIN
   io_stats stats;
   char name[kObjectNameLen];  // FILE_NAME (as given to open)

@@ -913,6 +913,8 @@ class scanner {
         }
         const std::uint64_t tid = load_relaxed(tr.thread_id);
         const std::uint64_t next = load_relaxed(tr.history_index);
+        // TRUNCATE: this thread's events below its horizon are gone.
+        const std::uint64_t horizon = load_acquire(tr.horizon[history ? kTruncateHistory : kTruncateCurrent]);
         rows.clear();
         slot_torn = 0;
         // History: oldest first (the next slot to be written holds the oldest event
@@ -928,7 +930,7 @@ class scanner {
             ++slot_torn;
             continue;
           }
-          if (c.thread_id != tid) continue;
+          if (c.thread_id != tid || c.event_id < horizon) continue;
           if (history ? c.state != kWaitCompleted : (c.state != kWaitRunning && c.state != kWaitCompleted))
             continue;
           rows.push_back(c);
@@ -950,10 +952,25 @@ class scanner {
   void waits_history_long() {
     load_classes();
     load_timers();
+    // TRUNCATE horizons: a live thread hides its events below its own horizon; a
+    // thread that is gone hides all of them if it existed at the last TRUNCATE.
+    std::unordered_map<std::uint64_t, std::uint64_t> live_horizon;
+    for (std::uint64_t i = 0; i < r_.threads; ++i) {
+      const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+      std::uint64_t tid = 0, horizon = 0;
+      const rd res = read_versioned(tr, [&](const thread_record& t) {
+        tid = load_relaxed(t.thread_id);
+        horizon = load_relaxed(t.horizon[kTruncateHistoryLong]);
+      });
+      if (res == rd::ok) live_horizon[tid] = horizon;
+    }
+    const std::uint64_t gone_below = load_acquire(r_.header().horizon_thread_id[kTruncateHistoryLong]);
     for (std::uint64_t i = 0; i < r_.count(kArrayHistoryLong); ++i) {
       wait_copy c;
       if (!accept(read_wait(*r_.at<wait_record>(kArrayHistoryLong, i), c))) continue;
       if (c.state != kWaitCompleted) continue;
+      const auto live = live_horizon.find(c.thread_id);
+      if (live != live_horizon.end() ? c.event_id < live->second : c.thread_id < gone_below) continue;
       emit_wait(c);
     }
   }

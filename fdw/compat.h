@@ -1,0 +1,53 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *	  PostgreSQL version differences the perfschema_fdw shim depends on.
+ *
+ * PostgreSQL 15 is the target; every #if on PG_VERSION_NUM lives here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef PERFSCHEMA_FDW_COMPAT_H
+#define PERFSCHEMA_FDW_COMPAT_H
+
+#include "optimizer/pathnode.h"
+
+/* PG16 moved the varlena macros (SET_VARSIZE) out of postgres.h. */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/* PG18 split ExplainState and the ExplainProperty functions out of explain.h. */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#else
+#include "commands/explain.h"
+#endif
+
+/*
+ * create_foreignscan_path: PG17 added fdw_restrictinfo, PG18 disabled_nodes.
+ * Our paths have no pathkeys, no required outer rels and no outer plan.
+ */
+#if PG_VERSION_NUM >= 180000
+#define pfs_create_foreignscan_path(root, rel, rows, startup, total, fdw_private) \
+	create_foreignscan_path((root), (rel), NULL, (rows), 0, (startup), (total), \
+							NIL, NULL, NULL, NIL, (fdw_private))
+#elif PG_VERSION_NUM >= 170000
+#define pfs_create_foreignscan_path(root, rel, rows, startup, total, fdw_private) \
+	create_foreignscan_path((root), (rel), NULL, (rows), (startup), (total), \
+							NIL, NULL, NULL, NIL, (fdw_private))
+#else
+#define pfs_create_foreignscan_path(root, rel, rows, startup, total, fdw_private) \
+	create_foreignscan_path((root), (rel), NULL, (rows), (startup), (total), \
+							NIL, NULL, NULL, (fdw_private))
+#endif
+
+/* PG18 records the module's name and version in the magic block. */
+#ifdef PG_MODULE_MAGIC_EXT
+#define PFS_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "perfschema_fdw", .version = "0.1")
+#else
+#define PFS_MODULE_MAGIC PG_MODULE_MAGIC
+#endif
+
+#endif							/* PERFSCHEMA_FDW_COMPAT_H */

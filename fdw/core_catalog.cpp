@@ -1,0 +1,122 @@
+// The table catalogue of the C ABI (straight from pfs::reader::tables(), so tables
+// added to the reader appear in IMPORT FOREIGN SCHEMA without changes here) and the
+// error helpers shared by the core.
+#include <cstring>
+
+#include "fdw/core_internal.h"
+
+namespace pfs::fdw {
+namespace {
+
+// Copies s into a fixed buffer, cut at a UTF-8 character boundary.
+template <std::size_t N>
+void copy_text(char (&out)[N], std::string_view s) noexcept {
+  std::size_t n = s.size() < N ? s.size() : N - 1;
+  if (n < s.size())
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  if (n != 0) std::memcpy(out, s.data(), n);
+  out[n] = '\0';
+}
+
+const reader::column_def* column_at(int table, int column) noexcept {
+  const reader::table_def* t = table_at(table);
+  if (t == nullptr || column < 0 || static_cast<std::size_t>(column) >= t->columns.size()) return nullptr;
+  return &t->columns[static_cast<std::size_t>(column)];
+}
+
+PfsCoreErrorKind kind_of(region_errc code) noexcept {
+  switch (code) {
+    case region_errc::ok:
+      return PFS_CORE_OK;
+    case region_errc::not_found:
+      return PFS_CORE_FILE_NOT_FOUND;
+    case region_errc::permission:
+      return PFS_CORE_PERMISSION;
+    case region_errc::too_small:
+    case region_errc::bad_magic:
+    case region_errc::corrupt:
+      return PFS_CORE_CORRUPTED;
+    case region_errc::bad_version:
+      return PFS_CORE_BAD_VERSION;
+    case region_errc::io:
+    case region_errc::in_use:
+      break;
+  }
+  return PFS_CORE_IO;
+}
+
+}  // namespace
+
+void clear_error(PfsCoreError* err) noexcept {
+  if (err == nullptr) return;
+  err->kind = PFS_CORE_OK;
+  err->message[0] = err->detail[0] = err->hint[0] = '\0';
+}
+
+void set_error(PfsCoreError* err, PfsCoreErrorKind kind, std::string_view message, std::string_view detail,
+               std::string_view hint) noexcept {
+  if (err == nullptr) return;
+  err->kind = kind;
+  copy_text(err->message, message);
+  copy_text(err->detail, detail);
+  copy_text(err->hint, hint);
+}
+
+void set_error(PfsCoreError* err, const region_error& e) noexcept {
+  set_error(err, kind_of(e.code), e.message, e.detail, e.hint);
+}
+
+const reader::table_def* table_at(int table) noexcept {
+  const auto& all = reader::tables();
+  if (table < 0 || static_cast<std::size_t>(table) >= all.size()) return nullptr;
+  return &all[static_cast<std::size_t>(table)];
+}
+
+}  // namespace pfs::fdw
+
+using pfs::fdw::column_at;
+using pfs::fdw::table_at;
+
+extern "C" {
+
+bool pfs_core_init(void) noexcept { return !pfs::reader::tables().empty(); }
+
+int pfs_core_table_count(void) noexcept { return static_cast<int>(pfs::reader::tables().size()); }
+
+const char* pfs_core_table_name(int table) noexcept {
+  const pfs::reader::table_def* t = table_at(table);
+  return t != nullptr ? t->name : nullptr;
+}
+
+int pfs_core_table_find(const char* name) noexcept {
+  if (name == nullptr) return -1;
+  const pfs::reader::table_def* t = pfs::reader::find_table(name);
+  return t != nullptr ? static_cast<int>(t - pfs::reader::tables().data()) : -1;
+}
+
+int pfs_core_column_count(int table) noexcept {
+  const pfs::reader::table_def* t = table_at(table);
+  return t != nullptr ? static_cast<int>(t->columns.size()) : 0;
+}
+
+const char* pfs_core_column_name(int table, int column) noexcept {
+  const pfs::reader::column_def* c = column_at(table, column);
+  return c != nullptr ? c->name : nullptr;
+}
+
+PfsCoreColumnType pfs_core_column_type(int table, int column) noexcept {
+  const pfs::reader::column_def* c = column_at(table, column);
+  return c != nullptr && c->type == pfs::reader::column_type::text ? PFS_CORE_TEXT : PFS_CORE_INT64;
+}
+
+bool pfs_core_column_nullable(int table, int column) noexcept {
+  const pfs::reader::column_def* c = column_at(table, column);
+  return c == nullptr || c->nullable;
+}
+
+int pfs_core_column_find(int table, const char* name) noexcept {
+  const pfs::reader::table_def* t = table_at(table);
+  return t != nullptr && name != nullptr ? pfs::reader::column_index(*t, name) : -1;
+}
+
+}  // extern "C"

@@ -1,0 +1,54 @@
+/*-------------------------------------------------------------------------
+ *
+ * report.c
+ *	  Turns an error returned by the perfschema_fdw core into an ereport.
+ *
+ * The core fills a PfsCoreError (plain data) and returns; only then does the
+ * shim raise the error, from a frame that owns no C++ object.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "shim.h"
+
+static int
+sqlstate_of(PfsCoreErrorKind kind)
+{
+	switch (kind)
+	{
+		case PFS_CORE_FILE_NOT_FOUND:
+			return ERRCODE_UNDEFINED_FILE;
+		case PFS_CORE_PERMISSION:
+			return ERRCODE_INSUFFICIENT_PRIVILEGE;
+		case PFS_CORE_CORRUPTED:
+			return ERRCODE_DATA_CORRUPTED;
+		case PFS_CORE_BAD_VERSION:
+			return ERRCODE_FEATURE_NOT_SUPPORTED;
+		case PFS_CORE_OUT_OF_MEMORY:
+			return ERRCODE_FDW_OUT_OF_MEMORY;
+		case PFS_CORE_INTERRUPTED:
+			return ERRCODE_QUERY_CANCELED;
+		case PFS_CORE_IO:
+			return ERRCODE_FDW_ERROR;
+		case PFS_CORE_OK:
+		case PFS_CORE_INTERNAL:
+			break;
+	}
+	return ERRCODE_INTERNAL_ERROR;
+}
+
+/*
+ * pfs_report_core_error
+ *		Raise the error the core reported, with its detail and hint.
+ */
+void
+pfs_report_core_error(const PfsCoreError *err)
+{
+	ereport(ERROR,
+			(errcode(sqlstate_of(err->kind)),
+			 errmsg_internal("%s", err->message),
+			 err->detail[0] ? errdetail_internal("%s", err->detail) : 0,
+			 err->hint[0] ? errhint("%s", err->hint) : 0));
+	pg_unreachable();
+}

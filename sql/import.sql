@@ -1,0 +1,89 @@
+--
+-- IMPORT FOREIGN SCHEMA performance_schema: one foreign table per table of the
+-- reader, with its columns, types and NOT NULL; LIMIT TO and EXCEPT; hand-made
+-- foreign tables.
+--
+CREATE SCHEMA ps;
+IMPORT FOREIGN SCHEMA performance_schema FROM SERVER pfs INTO ps;
+
+-- every table, named after itself (tables added to the reader come too: only
+-- the wait tables are listed here)
+SELECT count(*) >= 16 AS all_tables,
+       count(*) FILTER (WHERE ft.ftoptions <> ARRAY['table=' || c.relname]) AS misnamed
+  FROM pg_foreign_table ft
+  JOIN pg_class c ON c.oid = ft.ftrelid
+ WHERE c.relnamespace = 'ps'::regnamespace;
+
+CREATE TEMP VIEW wait_tables AS
+  SELECT unnest(ARRAY['setup_instruments', 'setup_consumers', 'setup_timers', 'setup_actors',
+                      'performance_timers', 'threads', 'events_waits_current',
+                      'events_waits_history', 'events_waits_history_long',
+                      'events_waits_summary_global_by_event_name',
+                      'events_waits_summary_by_thread_by_event_name',
+                      'events_waits_summary_by_instance', 'mutex_instances',
+                      'rwlock_instances', 'cond_instances', 'status']) AS table_name;
+SELECT c.relname, ft.ftoptions
+  FROM pg_foreign_table ft
+  JOIN pg_class c ON c.oid = ft.ftrelid
+ WHERE c.relnamespace = 'ps'::regnamespace
+   AND c.relname IN (SELECT table_name FROM wait_tables)
+ ORDER BY c.relname;
+
+SELECT table_name, column_name, data_type, is_nullable
+  FROM information_schema.columns
+ WHERE table_schema = 'ps' AND table_name IN (SELECT table_name FROM wait_tables)
+ ORDER BY table_name, ordinal_position;
+
+-- LIMIT TO imports the tables named (names the region does not have are ignored)
+CREATE SCHEMA ps_some;
+IMPORT FOREIGN SCHEMA performance_schema LIMIT TO (threads, setup_consumers, no_such_table)
+  FROM SERVER pfs INTO ps_some;
+SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'ps_some'::regnamespace ORDER BY 1;
+
+-- EXCEPT imports all the others
+CREATE SCHEMA ps_rest;
+IMPORT FOREIGN SCHEMA performance_schema EXCEPT (threads, status, events_waits_history_long)
+  FROM SERVER pfs INTO ps_rest;
+SELECT (SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'ps'::regnamespace)
+       - count(*) AS not_imported,
+       count(*) FILTER (WHERE relname IN ('threads', 'status', 'events_waits_history_long')) AS excepted
+  FROM pg_class c WHERE c.relnamespace = 'ps_rest'::regnamespace;
+SET client_min_messages = warning;
+DROP SCHEMA ps_rest CASCADE;
+RESET client_min_messages;
+
+-- only performance_schema exists on the server; IMPORT takes no options
+IMPORT FOREIGN SCHEMA information_schema FROM SERVER pfs INTO ps_some;
+IMPORT FOREIGN SCHEMA "PERFORMANCE_SCHEMA" FROM SERVER pfs INTO ps_some;
+IMPORT FOREIGN SCHEMA performance_schema FROM SERVER pfs INTO ps_some
+  OPTIONS (import_not_null 'false');
+
+--
+-- Hand-made foreign tables: columns are matched by name, so a subset of the
+-- columns, in any order, works; an unknown column or a wrong type is an error
+--
+CREATE FOREIGN TABLE my_threads (name text, thread_id bigint)
+  SERVER pfs OPTIONS ("table" 'threads');
+SELECT * FROM my_threads ORDER BY thread_id;
+ALTER FOREIGN TABLE my_threads ADD COLUMN parent_thread_id bigint;
+ALTER FOREIGN TABLE my_threads DROP COLUMN name;
+SELECT * FROM my_threads ORDER BY thread_id;
+SELECT count(*) FROM my_threads;
+ALTER FOREIGN TABLE my_threads OPTIONS (SET "table" 'thread');
+ALTER FOREIGN TABLE my_threads OPTIONS (SET "table" 'setup_actors');
+SELECT * FROM my_threads;
+DROP FOREIGN TABLE my_threads;
+
+CREATE FOREIGN TABLE unknown_column (thread_id bigint, nickname text)
+  SERVER pfs OPTIONS ("table" 'threads');
+SELECT thread_id FROM unknown_column;
+CREATE FOREIGN TABLE wrong_type (thread_id integer)
+  SERVER pfs OPTIONS ("table" 'threads');
+SELECT * FROM wrong_type;
+-- EXPLAIN alone does not read the region or check the columns
+EXPLAIN (COSTS OFF) SELECT * FROM wrong_type;
+DROP FOREIGN TABLE unknown_column, wrong_type;
+
+-- foreign tables are read-only
+INSERT INTO ps.setup_actors VALUES ('%', '%', '%', 'YES', 'YES');
+DELETE FROM ps.threads;

@@ -1,0 +1,188 @@
+// pfs_demo: a small multi-threaded program instrumented with the agent, for the
+// README demo. A producer and two consumers share a bounded queue (pfs::mutex and
+// two pfs::condition_variable); two readers and a writer share a cache
+// (pfs::shared_mutex); everyone bumps a shared counter (pfs::mutex). It runs for a
+// few seconds and exits, leaving its region behind for the FDW to read.
+//
+//   PFS_REGION=/tmp/demo/app.pfs pfs_demo [--seconds=N]
+//
+// Defaults when the variables are not set: PFS_INSTRUMENT='%=ON' (every
+// instrument enabled and timed) and PFS_REGION_MODE=0644 (readable by the
+// postgres user).
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "agent/pfs.h"
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// A little CPU work, so locks are held for a while.
+std::uint64_t work(std::uint64_t seed, int rounds) {
+  std::uint64_t x = seed | 1;
+  for (int i = 0; i < rounds; ++i) x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+  return x;
+}
+
+struct work_queue {
+  pfs::mutex lock{"demo", "queue_lock"};
+  pfs::condition_variable not_empty{"demo", "queue_not_empty"};
+  pfs::condition_variable not_full{"demo", "queue_not_full"};
+  std::deque<std::uint64_t> items;
+  bool closed = false;
+  static constexpr std::size_t kCapacity = 16;
+
+  void push(std::uint64_t item) {
+    pfs::unique_lock l(lock);
+    not_full.wait(l, [this] { return items.size() < kCapacity; });
+    items.push_back(item);
+    not_empty.notify_one();
+  }
+  // False once the queue is closed and empty.
+  bool pop(std::uint64_t& item) {
+    pfs::unique_lock l(lock);
+    not_empty.wait(l, [this] { return !items.empty() || closed; });
+    if (items.empty()) return false;
+    item = items.front();
+    items.pop_front();
+    not_full.notify_one();
+    return true;
+  }
+  void close() {
+    pfs::unique_lock l(lock);
+    closed = true;
+    not_empty.notify_all();
+  }
+};
+
+struct cache {
+  pfs::shared_mutex lock{"demo", "cache_lock"};
+  std::unordered_map<std::uint64_t, std::uint64_t> entries;
+
+  bool lookup(std::uint64_t key, std::uint64_t& value) {
+    lock.lock_shared();
+    auto it = entries.find(key);
+    const bool found = it != entries.end();
+    if (found) value = work(it->second, 200);
+    lock.unlock_shared();
+    return found;
+  }
+  void store(std::uint64_t key, std::uint64_t value) {
+    lock.lock();
+    entries[key % 4096] = work(value, 400);
+    lock.unlock();
+  }
+};
+
+struct counters {
+  pfs::mutex lock{"demo", "stats_lock"};
+  std::uint64_t produced = 0, consumed = 0, hits = 0, misses = 0;
+};
+
+struct shared_state {
+  work_queue queue;
+  cache data;
+  counters stats;
+  std::atomic<bool> stop{false};
+};
+
+void producer(shared_state& s) {
+  pfs::register_thread("demo", "producer");
+  for (std::uint64_t i = 1; !s.stop.load(std::memory_order_relaxed); ++i) {
+    s.queue.push(work(i, 300));
+    pfs::lock_guard g(s.stats.lock);
+    ++s.stats.produced;
+  }
+  s.queue.close();
+  pfs::unregister_thread();
+}
+
+void consumer(shared_state& s) {
+  pfs::register_thread("demo", "consumer");
+  std::uint64_t item = 0;
+  while (s.queue.pop(item)) {
+    s.data.store(item, work(item, 2000));
+    pfs::lock_guard g(s.stats.lock);
+    ++s.stats.consumed;
+  }
+  pfs::unregister_thread();
+}
+
+void cache_reader(shared_state& s, std::uint64_t seed) {
+  pfs::register_thread("demo", "cache_reader");
+  std::uint64_t key = seed, value = 0;
+  while (!s.stop.load(std::memory_order_relaxed)) {
+    key = work(key, 5);
+    const bool hit = s.data.lookup(key % 4096, value);
+    pfs::lock_guard g(s.stats.lock);
+    ++(hit ? s.stats.hits : s.stats.misses);
+  }
+  pfs::unregister_thread();
+}
+
+int parse_seconds(int argc, char** argv) {
+  int seconds = 5;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a.starts_with("--seconds=")) {
+      seconds = std::atoi(argv[i] + std::strlen("--seconds="));
+    } else {
+      std::fprintf(stderr, "usage: PFS_REGION=/path pfs_demo [--seconds=N]\n");
+      std::exit(2);
+    }
+  }
+  return seconds > 0 ? seconds : 5;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int seconds = parse_seconds(argc, argv);
+  std::string warnings;
+  pfs::options o = pfs::options::from_environment(&warnings);
+  if (!warnings.empty()) std::fprintf(stderr, "pfs_demo: %s\n", warnings.c_str());
+  if (o.region_path.empty()) {
+    std::fprintf(stderr, "pfs_demo: set PFS_REGION to the path of the region file to write\n");
+    return 2;
+  }
+  if (std::getenv("PFS_INSTRUMENT") == nullptr) o.instrument = "%=ON";
+  if (std::getenv("PFS_REGION_MODE") == nullptr) o.mode = 0644;
+  if (!pfs::init(o)) {
+    std::fprintf(stderr, "pfs_demo: the agent did not start: %s\n", pfs::last_error().c_str());
+    return 1;
+  }
+  pfs::register_thread("demo", "main");
+
+  {
+    shared_state s;  // instrumented objects: built after init
+    std::vector<std::thread> threads;
+    threads.emplace_back(producer, std::ref(s));
+    threads.emplace_back(consumer, std::ref(s));
+    threads.emplace_back(consumer, std::ref(s));
+    threads.emplace_back(cache_reader, std::ref(s), 1);
+    threads.emplace_back(cache_reader, std::ref(s), 2);
+    std::printf("pfs_demo: %zu threads running for %d s, region %s\n", threads.size(), seconds,
+                o.region_path.c_str());
+    std::fflush(stdout);
+    std::this_thread::sleep_until(clock_type::now() + std::chrono::seconds(seconds));
+    s.stop = true;
+    for (auto& t : threads) t.join();
+    std::printf(
+        "pfs_demo: produced %llu, consumed %llu, cache hits %llu, misses %llu\n",
+        static_cast<unsigned long long>(s.stats.produced), static_cast<unsigned long long>(s.stats.consumed),
+        static_cast<unsigned long long>(s.stats.hits), static_cast<unsigned long long>(s.stats.misses));
+  }
+  pfs::shutdown();
+  return 0;
+}

@@ -1,0 +1,572 @@
+// pfs_fixture: writes a region file with deterministic content (for the FDW's
+// pg_regress suite and benchmark), or a deliberately broken one.
+//
+//   pfs_fixture [options] PATH
+//     --kind=KIND              good (default), bad-magic, bad-version, too-small,
+//                              truncated, array-past-end, inconsistent, garbage
+//     --history-long-rows=N    history_long holds N generated completed waits instead
+//                              of the standard content's rows (benchmarks)
+//     --mode=OCTAL             file mode (default 0644: readable by the postgres user)
+//
+// The standard content: 9 instrument classes, 3 threads, running and completed waits
+// in the stacks, history rings (one wrapped), history_long (with a file read and a
+// table fetch), per-thread and per-instance statistics, sources, setup_actors rows,
+// lost counters, two files, a table with two indexes, setup_objects rows. Timers: the
+// NANOSECOND converter maps raw value r to (r - 1000) * 1000 picoseconds, so raw times
+// below are chosen to give exact picoseconds. pid and creation time are fixed values.
+//
+// Every record is written through the layout structs, with allocated version+state
+// words and even seqlock words, as a provider leaves them between writes. The tool
+// exits after writing, so the region's provider is not alive.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "agent/region.h"
+#include "agent/region_layout.h"
+#include "timers/timer.h"
+
+namespace {
+
+using namespace pfs;
+using namespace pfs::layout;
+
+constexpr std::uint64_t kNoMin = UINT64_MAX;
+constexpr std::uint8_t kNanosecond = static_cast<std::uint8_t>(timers::timer_kind::nanosecond);
+constexpr std::uint64_t kRawBase = 1000;  // NANOSECOND baseline
+
+// Raw NANOSECOND value that converts to `ns` nanoseconds after the baseline.
+constexpr std::uint64_t raw_ns(std::uint64_t ns) { return kRawBase + ns; }
+
+// Class indexes of the standard content (1-based).
+enum : std::uint32_t {
+  kQueueLock = 1,
+  kCacheLock,
+  kCacheRw,
+  kQueueNotEmpty,
+  kMainThread,
+  kWorkerThread,
+  kIdleLock,
+  kLogFile,
+  kOrdersTable,
+};
+
+struct options {
+  std::string path;
+  std::string kind = "good";
+  long long history_long_rows = -1;  // -1: the standard rows
+  unsigned mode = 0644;
+};
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr,
+               "pfs_fixture: %s\n"
+               "usage: pfs_fixture [--kind=KIND] [--history-long-rows=N] [--mode=OCTAL] PATH\n"
+               "kinds: good bad-magic bad-version too-small truncated array-past-end inconsistent garbage\n",
+               why);
+  std::exit(2);
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    auto value = [&](std::string_view prefix) { return argv[i] + prefix.size(); };  // NUL-terminated
+    if (a.starts_with("--kind=")) {
+      o.kind = value("--kind=");
+    } else if (a.starts_with("--history-long-rows=")) {
+      char* end = nullptr;
+      o.history_long_rows = std::strtoll(value("--history-long-rows="), &end, 10);
+      if (*end != '\0' || o.history_long_rows < 0 || o.history_long_rows > 10000000) usage("bad row count");
+    } else if (a.starts_with("--mode=")) {
+      o.mode = static_cast<unsigned>(std::strtoul(value("--mode="), nullptr, 8));
+    } else if (a.starts_with("--")) {
+      usage("unrecognized option");
+    } else if (o.path.empty()) {
+      o.path = a;
+    } else {
+      usage("more than one path");
+    }
+  }
+  if (o.path.empty()) usage("no path");
+  return o;
+}
+
+void copy_name(char* field, std::size_t cap, std::string_view s) {
+  std::memset(field, 0, cap);
+  std::memcpy(field, s.data(), s.size() < cap ? s.size() : cap - 1);
+}
+
+template <std::size_t N>
+void copy_name(char (&field)[N], std::string_view s) {
+  copy_name(field, N, s);
+}
+
+// Writes records into a freshly created region.
+class writer {
+ public:
+  explicit writer(region_map& m) : m_(m), h_(m.header()) {}
+
+  void header() {
+    h_.pid = 4242;
+    h_.creation_time_ns = 1700000000000000000ull;
+    for (auto& t : h_.timers) t = {};
+    h_.timers[kNanosecond] = {kRawBase, 1000, 0, 1, 1e9};
+    h_.wait_timer = kNanosecond;
+    for (std::uint32_t c = 0; c < kConsumerCount; ++c) h_.consumers[c] = 1;
+    h_.consumers[kConsumerWaitsSummaryByInstance] = 0;
+    h_.setup_generation = 3;
+    h_.next_thread_id = 4;
+    h_.lost[kLostLocker] = 3;
+    h_.lost[kLostMutexInstances] = 1;
+  }
+
+  void classes() {
+    set_class(kQueueLock, kKindMutex, "wait/synch/mutex/app/queue_lock", kFlagEnabled | kFlagTimed,
+              {2, 3000000, 1000000, 2000000});
+    set_class(kCacheLock, kKindMutex, "wait/synch/mutex/app/cache_lock", kFlagEnabled | kFlagTimed);
+    set_class(kCacheRw, kKindRwlock, "wait/synch/rwlock/app/cache_rw", kFlagEnabled);
+    set_class(kQueueNotEmpty, kKindCond, "wait/synch/cond/app/queue_not_empty", kFlagEnabled | kFlagTimed);
+    set_class(kMainThread, kKindThread, "thread/app/main", kFlagEnabled);
+    set_class(kWorkerThread, kKindThread, "thread/app/worker", kFlagEnabled);
+    set_class(kIdleLock, kKindMutex, "wait/synch/mutex/app/idle_lock", 0);
+    set_class(kLogFile, kKindFile, "wait/io/file/app/log", kFlagEnabled | kFlagTimed);
+    set_class(kOrdersTable, kKindTable, "wait/io/table/sql/handler", kFlagEnabled | kFlagTimed,
+              {38, 0, kNoMin, 0});
+  }
+
+  // File io: two files of the log class, and the class's bucket of a deleted file.
+  void files() {
+    file_instance& log = set_file(0, "/var/log/app.log", 0x6000, 1);
+    log.stats.read = {2, 3000000, 1000000, 2000000, 8192};
+    log.stats.write = {3, 9000000, 2000000, 4000000, 1536};
+    log.stats.misc = {1, 500000, 500000, 500000, 0};
+    file_instance& old = set_file(1, "/var/log/app.log.1", 0x7000, 0);
+    old.stats.read = {1, 1000000, 1000000, 1000000, 4096};
+    old.stats.misc = {2, 300000, 100000, 200000, 0};
+    io_stats& deleted = m_.array<io_stats>(kArrayClassIo)[kLogFile - 1];
+    deleted = zero_io();
+    deleted.write = {1, 1000000, 1000000, 1000000, 100};
+  }
+
+  // Table io: shop.orders with two indexes, and setup_objects rows.
+  void tables() {
+    table_share& t = m_.array<table_share>(kArrayTables)[0];
+    t = table_share{};
+    t.lock = kVersionInc + kStateAllocated;
+    t.class_index = kOrdersTable;
+    t.object_type = kObjectTypeTable;
+    t.derived = kFlagEnabled | kFlagTimed;
+    t.index_count = 2;
+    t.identity = 0x8000;
+    copy_name(t.schema, "shop");
+    copy_name(t.name, "orders");
+    t.no_index = zero_table_io();
+    t.no_index.fetch = {10, 5000000, 200000, 900000};
+    t.no_index.insert = {2, 3000000, 1000000, 2000000};
+    auto* indexes = m_.array<index_stat>(kArrayTableIndexes);
+    const std::uint64_t per = h_.arrays[kArrayTableIndexes].count / h_.arrays[kArrayTables].count;
+    index_stat& primary = indexes[0 * per + 0];
+    primary.stat = zero_table_io();
+    primary.stat.fetch = {20, 4000000, 100000, 400000};
+    copy_name(primary.name, "PRIMARY");
+    index_stat& customer = indexes[0 * per + 1];
+    customer.stat = zero_table_io();
+    customer.stat.fetch = {5, 2500000, 300000, 700000};
+    customer.stat.update = {1, 1500000, 1500000, 1500000};
+    copy_name(customer.name, "idx_customer");
+
+    set_object(0, "%", "%", true, true);
+    set_object(1, "shop", "orders", true, false);
+  }
+
+  void threads() {
+    thread_record& t1 = set_thread(0, kMainThread, 1);
+    t1.os_thread_id = 5001;
+    thread_record& t2 = set_thread(1, kWorkerThread, 2);
+    t2.os_thread_id = 5002;
+    t2.parent_thread_id = 1;
+    t2.foreground = 1;
+    copy_name(t2.name, "worker-1");
+    copy_name(t2.user, "alice");
+    copy_name(t2.host, "localhost");
+    copy_name(t2.role, "app");
+    thread_record& t3 = set_thread(2, kWorkerThread, 3);
+    t3.os_thread_id = 5003;
+    t3.parent_thread_id = 1;
+    t3.instrumented = 0;
+    t3.history = 0;
+  }
+
+  void sources() {
+    set_source(1, "queue.cpp:42", kSourceReady);
+    set_source(2, "cache.cpp:17", kSourceReady);
+    set_source(3, "half_written.cpp:1", kSourceWriting);
+  }
+
+  // events_waits_current: thread 1 is waiting for queue_lock (running) inside a
+  // completed cond wait; thread 2's last wait completed; thread 3 has none.
+  void stacks() {
+    const std::uint64_t depth = h_.wait_stack_depth;
+    wait_record& outer = wait(kArrayWaitStacks, 0 * depth + 0, 1, 10, kQueueNotEmpty, kOpTimedWait);
+    outer.end_event_id = 10;
+    outer.timer_start = raw_ns(100000);
+    outer.timer_end = raw_ns(160000);
+    wait_record& inner = wait(kArrayWaitStacks, 0 * depth + 1, 1, 11, kQueueLock, kOpLock);
+    inner.state = kWaitRunning;
+    inner.end_event_id = 0;
+    inner.timer_start = raw_ns(170000);
+    inner.timer_end = 0;
+    inner.nesting_event_id = 10;
+    inner.nesting_type = kNestingWait;
+    wait_record& w2 = wait(kArrayWaitStacks, 1 * depth + 0, 2, 7, kCacheRw, kOpReadLock);
+    w2.timer = 0;  // cache_rw is not timed: NULL times
+    w2.source_index = 2;
+  }
+
+  // events_waits_history: thread 1 has 3 events (ring not full); thread 2 has
+  // written 6 events into its ring of 4 (oldest shown first: events 3..6).
+  void history() {
+    const std::uint64_t per = h_.history_per_thread;
+    for (std::uint64_t e = 1; e <= 3; ++e) {
+      wait_record& w = wait(kArrayWaitHistory, 0 * per + (e - 1), 1, e, kQueueLock, kOpLock);
+      w.timer_start = raw_ns(e * 10000);
+      w.timer_end = raw_ns(e * 10000 + e * 1500);
+    }
+    thread(0).history_index = 3;
+    thread(0).event_id = 12;
+    for (std::uint64_t e = 1; e <= 6; ++e) {
+      const bool rw = e % 2 == 0;
+      wait_record& w = wait(kArrayWaitHistory, 1 * per + (e - 1) % per, 2, e, rw ? kCacheRw : kCacheLock,
+                            rw ? kOpWriteLock : kOpTryLock);
+      w.source_index = 2;
+      if (rw) {
+        w.timer = 0;
+      } else {
+        w.timer_start = raw_ns(e * 20000);
+        w.timer_end = raw_ns(e * 20000 + 2500);
+      }
+    }
+    thread(1).history_index = 6;
+    thread(1).event_id = 8;
+  }
+
+  // events_waits_history_long: 6 completed waits, then a running one (not shown)
+  // and an empty slot.
+  void history_long_standard() {
+    const struct {
+      std::uint64_t tid, event;
+      std::uint32_t cls;
+      std::uint8_t op;
+      std::uint64_t start_ns, wait_ns;
+    } rows[] = {
+        {1, 1, kQueueLock, kOpLock, 10000, 1500},    {1, 2, kQueueLock, kOpLock, 20000, 3000},
+        {2, 1, kCacheLock, kOpTryLock, 20000, 2500}, {1, 3, kQueueLock, kOpLock, 30000, 4500},
+        {2, 3, kCacheLock, kOpTryLock, 60000, 2500}, {1, 10, kQueueNotEmpty, kOpTimedWait, 100000, 60000},
+    };
+    std::uint64_t slot = 0;
+    for (const auto& r : rows) {
+      wait_record& w = wait(kArrayHistoryLong, slot++, r.tid, r.event, r.cls, r.op);
+      w.source_index = r.cls == kCacheLock ? 2 : 1;
+      w.timer_start = raw_ns(r.start_ns);
+      w.timer_end = raw_ns(r.start_ns + r.wait_ns);
+    }
+    wait_record& running = wait(kArrayHistoryLong, slot++, 1, 11, kQueueLock, kOpLock);
+    running.state = kWaitRunning;
+    wait_record& read = wait(kArrayHistoryLong, slot++, 3, 1, kLogFile, kOpFileRead);
+    read.timer_start = raw_ns(200000);
+    read.timer_end = raw_ns(202000);
+    read.number_of_bytes = 4096;
+    read.object_kind = kObjectFile;
+    read.object_index = 1;
+    read.object_version = kVersionInc;
+    read.object_instance_begin = 0x6000;
+    wait_record& fetch = wait(kArrayHistoryLong, slot++, 3, 2, kOrdersTable, kOpTableFetch);
+    fetch.timer_start = raw_ns(210000);
+    fetch.timer_end = raw_ns(210400);
+    fetch.object_kind = kObjectTable;
+    fetch.object_index = 1;
+    fetch.object_version = kVersionInc;
+    fetch.index_number = 2;
+    fetch.object_instance_begin = 0x8000;
+  }
+
+  // events_waits_history_long full of n generated completed waits (benchmark):
+  // threads 1..3 round robin, classes queue_lock/cache_lock/cache_rw/cond in turn.
+  void history_long_generated(std::uint64_t n) {
+    static constexpr std::uint32_t kClasses[] = {kQueueLock, kCacheLock, kCacheRw, kQueueNotEmpty};
+    static constexpr std::uint8_t kOps[] = {kOpLock, kOpTryLock, kOpWriteLock, kOpWait};
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t k = i % 4;
+      wait_record& w = wait(kArrayHistoryLong, i, 1 + i % 3, 1 + i / 3, kClasses[k], kOps[k]);
+      w.timer_start = raw_ns(i * 1000);
+      w.timer_end = raw_ns(i * 1000 + 100 + (i * 7919) % 900);
+      w.source_index = 1 + static_cast<std::uint32_t>(i % 2);
+      w.object_instance_begin = 0x1000 * (k + 1);
+    }
+  }
+
+  void instances() {
+    sync_instance& m1 = set_sync(kArrayMutexes, 0, kQueueLock, 0x1000, {3, 6000000, 1000000, 3000000});
+    m1.owner_thread_id = 2;
+    set_sync(kArrayMutexes, 1, kCacheLock, 0x2000, {4, 10000000, 2500000, 2500000});
+    set_sync(kArrayMutexes, 2, kIdleLock, 0x5000, {0, 0, kNoMin, 0});
+    sync_instance& rw = set_sync(kArrayRwlocks, 0, kCacheRw, 0x3000, {3, 0, kNoMin, 0});
+    rw.readers = 2;
+    set_sync(kArrayConds, 0, kQueueNotEmpty, 0x4000, {1, 60000000, 60000000, 60000000});
+  }
+
+  // events_waits_summary_by_thread_by_event_name: a few non-zero cells.
+  void thread_stats() {
+    stat(1, kQueueLock) = {3, 9000000, 1500000, 4500000};
+    stat(1, kQueueNotEmpty) = {1, 60000000, 60000000, 60000000};
+    stat(2, kCacheLock) = {3, 7500000, 2500000, 2500000};
+    stat(2, kCacheRw) = {3, 0, kNoMin, 0};
+    for (std::uint32_t t = 0; t < h_.max_threads; ++t)
+      for (std::uint32_t c = 1; c <= h_.max_classes; ++c)
+        if (stat(t + 1, c).count == 0) stat(t + 1, c).min = kNoMin;
+  }
+
+  void actors() {
+    set_actor(0, "%", "%", "%", true, true);
+    set_actor(1, "localhost", "alice", "%", true, false);
+    set_actor(2, "localhost", "zo\u00eb", "\u65e5\u672c", false, false);  // "zoë", "日本": not all LATIN1
+  }
+
+  thread_record& thread(std::uint32_t slot) { return m_.array<thread_record>(kArrayThreads)[slot]; }
+
+ private:
+  void set_class(std::uint32_t index, std::uint8_t kind, const char* name, std::uint8_t flags,
+                 wait_stat s = {0, 0, kNoMin, 0}) {
+    class_record& c = m_.array<class_record>(kArrayClasses)[index - 1];
+    c.lock = kVersionInc + kStateAllocated;
+    c.kind = kind;
+    c.flags = flags;
+    c.derived = flags;
+    c.stat = s;
+    copy_name(c.name, name);
+  }
+
+  thread_record& set_thread(std::uint32_t slot, std::uint32_t class_index, std::uint64_t tid) {
+    thread_record& t = thread(slot);
+    t = thread_record{};
+    t.lock = kVersionInc + kStateAllocated;
+    t.class_index = class_index;
+    t.thread_id = tid;
+    t.instrumented = 1;
+    t.history = 1;
+    return t;
+  }
+
+  wait_record& wait(array_id arr, std::uint64_t slot, std::uint64_t tid, std::uint64_t event,
+                    std::uint32_t cls, std::uint8_t op) {
+    wait_record& w = m_.array<wait_record>(arr)[slot];
+    w = wait_record{};
+    w.seq = 2;  // even: not being written
+    w.state = kWaitCompleted;
+    w.timer = kNanosecond;
+    w.operation = op;
+    w.class_index = cls;
+    w.source_index = 1;
+    w.thread_id = tid;
+    w.event_id = event;
+    w.end_event_id = event;
+    w.object_instance_begin = 0x1000 * cls;
+    w.number_of_bytes = -1;
+    return w;
+  }
+
+  sync_instance& set_sync(array_id arr, std::uint32_t slot, std::uint32_t cls, std::uint64_t identity,
+                          wait_stat s) {
+    sync_instance& i = m_.array<sync_instance>(arr)[slot];
+    i = sync_instance{};
+    i.lock = kVersionInc + kStateAllocated;
+    i.class_index = cls;
+    i.identity = identity;
+    i.stat = s;
+    return i;
+  }
+
+  static io_stats zero_io() {
+    const io_stat none{0, 0, kNoMin, 0, 0};
+    return io_stats{none, none, none};
+  }
+  static table_io_stat zero_table_io() {
+    const wait_stat none{0, 0, kNoMin, 0};
+    return table_io_stat{none, none, none, none};
+  }
+
+  file_instance& set_file(std::uint32_t slot, const char* name, std::uint64_t identity,
+                          std::uint32_t open_count) {
+    file_instance& f = m_.array<file_instance>(kArrayFiles)[slot];
+    f = file_instance{};
+    f.lock = kVersionInc + kStateAllocated;
+    f.class_index = kLogFile;
+    f.open_count = open_count;
+    f.identity = identity;
+    f.stats = zero_io();
+    copy_name(f.name, name);
+    return f;
+  }
+
+  void set_object(std::uint32_t slot, const char* schema, const char* name, bool enabled, bool timed) {
+    object_record& o = m_.array<object_record>(kArraySetupObjects)[slot];
+    o = object_record{};
+    o.lock = kVersionInc + kStateAllocated;
+    o.object_type = kSetupObjectTable;
+    o.enabled = enabled;
+    o.timed = timed;
+    copy_name(o.schema, schema);
+    copy_name(o.name, name);
+  }
+
+  wait_stat& stat(std::uint64_t tid, std::uint32_t cls) {
+    return m_.array<wait_stat>(kArrayThreadClassStats)[(tid - 1) * h_.max_classes + (cls - 1)];
+  }
+
+  void set_source(std::uint32_t index, const char* text, std::uint32_t state) {
+    source_record& s = m_.array<source_record>(kArraySources)[index - 1];
+    s.state = state;
+    s.line = 0;
+    copy_name(s.text, text);
+  }
+
+  void set_actor(std::uint32_t slot, const char* host, const char* user, const char* role, bool enabled,
+                 bool history) {
+    actor_record& a = m_.array<actor_record>(kArraySetupActors)[slot];
+    a.lock = kVersionInc + kStateAllocated;
+    a.enabled = enabled;
+    a.history = history;
+    copy_name(a.host, host);
+    copy_name(a.user, user);
+    copy_name(a.role, role);
+  }
+
+  region_map& m_;
+  region_header& h_;
+};
+
+// Garbage inside the arrays (the header and geometry stay valid):
+// - rows the reader must refuse: a history_long wait of class 999, a cond instance
+//   of class 0 (the FDW fails the scans of their tables);
+// - fields the reader shows sanitized: a history wait with an unknown operation,
+//   a negative byte count, a source and a timer out of range; a class name with
+//   invalid UTF-8; a thread of a class that does not exist; an owner id above
+//   INT64_MAX;
+// - a record left half-written (odd seqlock word): skipped as torn.
+void add_garbage(region_map& m) {
+  region_header& h = m.header();
+  auto* hl = m.array<wait_record>(kArrayHistoryLong);
+  hl[6] = hl[0];
+  hl[6].class_index = 999;
+  hl[6].event_id = 99;
+
+  auto* history = m.array<wait_record>(kArrayWaitHistory);
+  wait_record& odd = history[0 * h.history_per_thread + 3];
+  odd = history[0];
+  odd.event_id = odd.end_event_id = 4;
+  odd.operation = 200;
+  odd.number_of_bytes = -5;
+  odd.source_index = 77777;
+  odd.timer = 9;
+  auto* threads = m.array<thread_record>(kArrayThreads);
+  threads[0].history_index = 4;
+  threads[2].class_index = 500;
+
+  auto* conds = m.array<sync_instance>(kArrayConds);
+  conds[1] = conds[0];
+  conds[1].class_index = 0;
+  conds[1].identity = 0x4100;
+  m.array<sync_instance>(kArrayMutexes)[2].owner_thread_id = UINT64_MAX;
+
+  m.array<class_record>(kArrayClasses)[kIdleLock - 1].name[20] = '\xff';
+  m.array<wait_record>(kArrayWaitStacks)[1 * h.wait_stack_depth + 1].seq = 3;
+}
+
+void corrupt_file(const options& o, region_map& m) {
+  region_header& h = m.header();
+  if (o.kind == "bad-magic") {
+    std::memcpy(h.magic, "NOTAREGN", 8);
+  } else if (o.kind == "bad-version") {
+    h.layout_version = 99;
+  } else if (o.kind == "array-past-end") {
+    h.arrays[kArrayHistoryLong].offset = m.size() - 2 * sizeof(wait_record);
+  } else if (o.kind == "inconsistent") {
+    h.max_threads = h.max_threads + 1;
+  } else if (o.kind == "garbage") {
+    add_garbage(m);
+  }
+}
+
+int truncate_to(const std::string& path, off_t size) {
+  if (truncate(path.c_str(), size) != 0) {
+    std::fprintf(stderr, "pfs_fixture: could not truncate \"%s\": %s\n", path.c_str(), std::strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const options o = parse(argc, argv);
+  static constexpr std::string_view kKinds[] = {"good",      "bad-magic",      "bad-version",  "too-small",
+                                                "truncated", "array-past-end", "inconsistent", "garbage"};
+  bool known = false;
+  for (auto k : kKinds) known = known || k == o.kind;
+  if (!known) usage("unrecognized kind");
+
+  region_sizes s;
+  s.max_classes = 16;
+  s.max_threads = 4;
+  s.wait_stack_depth = 3;
+  s.history_per_thread = 4;
+  s.history_long_size = o.history_long_rows > 10 ? static_cast<std::uint32_t>(o.history_long_rows) : 10;
+  s.max_mutexes = 4;
+  s.max_rwlocks = 2;
+  s.max_conds = 2;
+  s.setup_actors_size = 3;
+  s.max_sources = 4;
+  s.max_files = 2;
+  s.max_tables = 2;
+  s.max_indexes_per_table = 2;
+  s.setup_objects_size = 2;
+
+  region_error err;  // create replaces an earlier file, unless a live provider owns it
+  region_map m = region_map::create(o.path, s, o.mode, err);
+  if (err) {
+    std::fprintf(stderr, "pfs_fixture: %s\n", err.message.c_str());
+    return 1;
+  }
+  writer w(m);
+  w.header();
+  w.classes();
+  w.threads();
+  w.sources();
+  w.stacks();
+  w.history();
+  if (o.history_long_rows >= 0)
+    w.history_long_generated(static_cast<std::uint64_t>(o.history_long_rows));
+  else
+    w.history_long_standard();
+  w.instances();
+  w.files();
+  w.tables();
+  w.thread_stats();
+  w.actors();
+  corrupt_file(o, m);
+  const auto size = static_cast<off_t>(m.size());
+  m = region_map();  // unmap, close: the alive lock goes with it
+
+  if (o.kind == "too-small") return truncate_to(o.path, 100);
+  if (o.kind == "truncated") return truncate_to(o.path, size / 2);
+  return 0;
+}

@@ -217,6 +217,22 @@ inline std::int64_t clamp64(std::uint64_t v) {
   return static_cast<std::int64_t>(v > kInt64Max ? kInt64Max : v);
 }
 
+// Cells are views: text either points at data that lives for the whole scan
+// (class names, sources, constants: stable_text) or at the scanner's text slots,
+// which hold it until the row has been handed to the sink (scanner::text_cell).
+using cell = cell_view;
+
+// One row being built: slots reused from row to row.
+struct row_builder {
+  std::vector<cell> slots;
+  std::size_t n = 0;
+  void reserve(std::size_t) {}
+  void push_back(const cell& c) {
+    if (n == slots.size()) slots.emplace_back();
+    slots[n++] = c;
+  }
+};
+
 cell null_cell() { return cell{}; }
 cell int_cell(std::uint64_t v) {
   cell c;
@@ -231,19 +247,8 @@ cell int_cell_signed(std::int64_t v) {
   return c;
 }
 cell nullable_int(std::uint64_t v) { return v == 0 ? null_cell() : int_cell(v); }
-cell text_cell(std::string_view s) {
-  cell c;
-  c.null = false;
-  c.s.assign(s.data(), s.size());
-  return c;
-}
-cell text_cell(std::string&& s) {
-  cell c;
-  c.null = false;
-  c.s = std::move(s);
-  return c;
-}
-cell yes_no(bool v) { return text_cell(std::string_view(v ? "YES" : "NO")); }
+cell stable_text(std::string_view s) { return cell{false, 0, s}; }
+cell yes_no(bool v) { return stable_text(std::string_view(v ? "YES" : "NO")); }
 
 inline std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
   std::uint64_t r;
@@ -336,7 +341,7 @@ void add_stat(wait_stat& into, const wait_stat& s) {
   if (s.max > into.max) into.max = s.max;
 }
 
-void append_stat_cells(row& r, const wait_stat& s) {
+void append_stat_cells(row_builder& r, const wait_stat& s) {
   r.push_back(int_cell(s.count));
   r.push_back(int_cell(s.sum));
   r.push_back(int_cell(s.min == kNoMin ? 0 : s.min));
@@ -393,7 +398,7 @@ wait_stat io_star(const io_stats& s) {
 }
 
 // STAR, READ, sum_number_of_bytes_read, WRITE, sum_number_of_bytes_write, MISC.
-void append_io_cells(row& r, const io_stats& s) {
+void append_io_cells(row_builder& r, const io_stats& s) {
   append_stat_cells(r, io_star(s));
   append_stat_cells(r, timer_part(s.read));
   r.push_back(int_cell(s.read.bytes));
@@ -414,7 +419,7 @@ void merge_table_io(table_io_stat& into, const table_io_stat& s) {
 }
 
 // STAR, READ (= FETCH), WRITE (= INSERT + UPDATE + DELETE), FETCH, INSERT, UPDATE, DELETE.
-void append_table_io_cells(row& r, const table_io_stat& s) {
+void append_table_io_cells(row_builder& r, const table_io_stat& s) {
   wait_stat read = kZeroStat;
   merge_stat(read, s.fetch);
   wait_stat write = kZeroStat;
@@ -801,7 +806,15 @@ struct class_entry {
 
 class scanner {
  public:
-  scanner(const region_reader::impl& r, std::vector<row>& out) : r_(r), h_(r.header()), out_(out) {}
+  scanner(const region_reader::impl& r, row_sink& out) : r_(r), h_(r.header()), out_(out) {}
+  ~scanner() = default;
+  bool stopped = false;
+  // Hands the row being built to the sink.
+  void flush() {
+    if (!pending_ || stopped) return;
+    pending_ = false;
+    if (!out_.row(cur_.slots.data(), cur_.n)) stopped = true;
+  }
 
   std::uint64_t torn = 0;
   std::uint64_t invalid = 0;
@@ -810,7 +823,7 @@ class scanner {
     load_classes();
     for (const class_entry& c : classes_) {
       if (!c.valid || c.kind == kKindThread) continue;
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(std::string_view(c.name)));
       x.push_back(yes_no((c.flags & kFlagEnabled) != 0));
       x.push_back(yes_no((c.flags & kFlagTimed) != 0));
@@ -819,7 +832,7 @@ class scanner {
 
   void setup_consumers() {
     for (std::uint32_t id = 0; id < kConsumerCount; ++id) {
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(setup::consumer_name(id)));
       x.push_back(yes_no(load_relaxed(h_.consumers[id]) != 0));
     }
@@ -827,7 +840,7 @@ class scanner {
 
   void setup_timers() {
     const std::uint8_t kind = load_relaxed(h_.wait_timer);
-    row& x = add_row();
+    auto& x = add_row();
     x.push_back(text_cell(std::string_view("wait")));
     x.push_back(kind >= 1 && kind < timers::timer_kind_count
                     ? text_cell(timers::timer_name(static_cast<timers::timer_kind>(kind)))
@@ -838,7 +851,7 @@ class scanner {
     for (std::uint64_t i = 0; i < r_.count(kArraySetupActors); ++i) {
       actor_copy a;
       if (!accept(read_actor(*r_.at<actor_record>(kArraySetupActors, i), a))) continue;
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(a.host.str()));
       x.push_back(text_cell(a.user.str()));
       x.push_back(text_cell(a.role.str()));
@@ -851,7 +864,7 @@ class scanner {
     for (int k = 1; k < timers::timer_kind_count; ++k) {
       const auto kind = static_cast<timers::timer_kind>(k);
       const timers::timer_info& ti = timers::info(kind);
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(timers::timer_name(kind)));
       if (ti.available && std::isfinite(ti.frequency) && ti.frequency > 0) {
         const double f = std::round(ti.frequency);
@@ -872,7 +885,7 @@ class scanner {
       thread_copy t;
       if (!accept(read_thread(*r_.at<thread_record>(kArrayThreads, i), t))) continue;
       const class_entry* c = class_at(t.class_index);
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(int_cell(t.thread_id));
       x.push_back(text_cell(c != nullptr && c->kind == kKindThread ? std::string_view(c->name)
                                                                    : kUnknownThreadClass));
@@ -1004,7 +1017,7 @@ class scanner {
     }
     for (std::size_t c = 0; c < classes_.size(); ++c) {
       if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(std::string_view(classes_[c].name)));
       append_stat_cells(x, sums[c]);
     }
@@ -1044,7 +1057,7 @@ class scanner {
       }
       for (std::size_t c = 0; c < classes_.size(); ++c) {
         if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
-        row& x = add_row();
+        auto& x = add_row();
         x.push_back(int_cell(tid));
         x.push_back(text_cell(std::string_view(classes_[c].name)));
         append_stat_cells(x, stats[c]);
@@ -1070,7 +1083,7 @@ class scanner {
           ++invalid;
           continue;
         }
-        row& x = add_row();
+        auto& x = add_row();
         x.push_back(text_cell(std::string_view(c->name)));
         x.push_back(int_cell(s.identity));
         if (summary) {
@@ -1085,7 +1098,7 @@ class scanner {
     }
     if (summary) {
       for_each_file([this](const file_copy& f, const class_entry& c) {
-        row& x = add_row();
+        auto& x = add_row();
         x.push_back(text_cell(std::string_view(c.name)));
         x.push_back(int_cell(f.identity));
         append_stat_cells(x, io_star(f.stats));
@@ -1101,7 +1114,7 @@ class scanner {
         ++invalid;
         continue;
       }
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(std::string_view("TABLE")));
       x.push_back(text_cell(o.schema.str()));
       x.push_back(text_cell(o.name.str()));
@@ -1114,7 +1127,7 @@ class scanner {
   void file_instances(bool summary) {
     load_classes();
     for_each_file([this, summary](const file_copy& f, const class_entry& c) {
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(f.name.str()));
       x.push_back(text_cell(std::string_view(c.name)));
       if (summary) {
@@ -1131,7 +1144,7 @@ class scanner {
     const std::vector<io_stats> sums = file_class_stats();
     for (std::size_t c = 0; c < classes_.size(); ++c) {
       if (!classes_[c].valid || classes_[c].kind != kKindFile) continue;
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(std::string_view(classes_[c].name)));
       append_io_cells(x, sums[c]);
     }
@@ -1149,7 +1162,7 @@ class scanner {
         ++invalid;
         continue;
       }
-      auto key = [&](row& x) {
+      auto key = [&](row_builder& x) {
         x.push_back(text_cell(std::string_view(type)));
         x.push_back(text_cell(t.schema.str()));
         x.push_back(text_cell(t.name.str()));
@@ -1158,18 +1171,18 @@ class scanner {
         table_io_stat sum = kZeroTableIo;
         merge_table_io(sum, t.no_index);
         for (const index_copy& ix : t.indexes) merge_table_io(sum, ix.stat);
-        row& x = add_row();
+        auto& x = add_row();
         key(x);
         append_table_io_cells(x, sum);
         continue;
       }
       for (const index_copy& ix : t.indexes) {
-        row& x = add_row();
+        auto& x = add_row();
         key(x);
         x.push_back(text_cell(ix.name.str()));
         append_table_io_cells(x, ix.stat);
       }
-      row& x = add_row();
+      auto& x = add_row();
       key(x);
       x.push_back(null_cell());  // io that used no index
       append_table_io_cells(x, t.no_index);
@@ -1178,7 +1191,7 @@ class scanner {
 
   void status(bool alive, std::uint64_t torn_total, std::uint64_t invalid_total) {
     auto put = [this](std::string name, std::uint64_t v) {
-      row& x = add_row();
+      auto& x = add_row();
       x.push_back(text_cell(std::move(name)));
       x.push_back(int_cell(v));
     };
@@ -1206,9 +1219,12 @@ class scanner {
   }
 
  private:
-  row& add_row() {
-    out_.emplace_back();
-    return out_.back();
+  row_builder& add_row() {
+    flush();
+    pending_ = true;
+    cur_.n = 0;
+    next_text_ = 0;
+    return cur_;
   }
 
   bool accept(rd res) {
@@ -1371,7 +1387,12 @@ class scanner {
   }
 
   // SOURCE text of a 1-based source index; nullopt-like (false) when unknown.
-  bool source_text(std::uint32_t index, std::string& text) {
+  const std::string* source_ref(std::uint32_t index) {
+    std::string dummy;
+    if (!source_text(index, dummy, true)) return nullptr;
+    return &sources_.find(index)->second.second;
+  }
+  bool source_text(std::uint32_t index, std::string& text, bool no_copy = false) {
     if (index == 0 || index > r_.count(kArraySources)) return false;
     auto it = sources_.find(index);
     if (it == sources_.end()) {
@@ -1387,7 +1408,7 @@ class scanner {
       it = sources_.emplace(index, std::move(v)).first;
     }
     if (!it->second.first) return false;
-    text = it->second.second;
+    if (!no_copy) text = it->second.second;
     return true;
   }
 
@@ -1397,22 +1418,63 @@ class scanner {
       ++invalid;
       return;
     }
-    row& x = add_row();
+    auto& x = add_row();
+    const bool* w = out_.wanted;
+    if (w == nullptr) {
+      emit_wait_all(x, *cls, c);
+      return;
+    }
+    // Only the wanted columns of wait_columns() (19, in that order) are computed.
+    if (x.slots.size() < 19) x.slots.resize(19);
+    x.n = 19;
+    for (auto& v : x.slots) v = cell{};
+    cell* o = x.slots.data();
+    if (w[0]) o[0] = int_cell(c.thread_id);
+    if (w[1]) o[1] = int_cell(c.event_id);
+    if (w[2]) o[2] = nullable_int(c.end_event_id);
+    if (w[3]) o[3] = stable_text(std::string_view(cls->name));
+    if (w[4]) {
+      const std::string* src = source_ref(c.source_index);
+      if (src != nullptr) o[4] = stable_text(std::string_view(*src));
+    }
+    if (w[5] || w[6] || w[7]) {
+      row_builder& t = times_;
+      t.n = 0;
+      append_times(t, c);
+      o[5] = t.slots[0], o[6] = t.slots[1], o[7] = t.slots[2];
+    }
+    if (w[9] || w[10] || w[11] || w[12]) {
+      row_builder& t = objects_;
+      t.n = 0;
+      append_object(t, c);
+      o[9] = t.slots[0], o[10] = t.slots[1], o[11] = t.slots[2], o[12] = t.slots[3];
+    }
+    if (w[13]) o[13] = int_cell(c.object_instance_begin);
+    if (w[14]) o[14] = nullable_int(c.nesting_event_id);
+    if (w[15] && c.nesting_type == kNestingWait) o[15] = stable_text(std::string_view("WAIT"));
+    if (w[16] && c.operation >= 1 && c.operation < kOpCount)
+      o[16] = stable_text(std::string_view(kOperationNames[c.operation - 1]));
+    if (w[17] && c.number_of_bytes >= 0) o[17] = int_cell_signed(c.number_of_bytes);
+    if (w[18]) o[18] = int_cell(c.flags);
+  }
+
+  void emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c) {
+    const class_entry* cls = &k;
     x.reserve(19);
     x.push_back(int_cell(c.thread_id));
     x.push_back(int_cell(c.event_id));
     x.push_back(nullable_int(c.end_event_id));
-    x.push_back(text_cell(std::string_view(cls->name)));
-    std::string src;
-    x.push_back(source_text(c.source_index, src) ? text_cell(std::move(src)) : null_cell());
+    x.push_back(stable_text(std::string_view(cls->name)));
+    const std::string* src = source_ref(c.source_index);
+    x.push_back(src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
     append_times(x, c);
     x.push_back(null_cell());  // spins
     append_object(x, c);
     x.push_back(int_cell(c.object_instance_begin));
     x.push_back(nullable_int(c.nesting_event_id));
-    x.push_back(c.nesting_type == kNestingWait ? text_cell(std::string_view("WAIT")) : null_cell());
+    x.push_back(c.nesting_type == kNestingWait ? stable_text(std::string_view("WAIT")) : null_cell());
     x.push_back(c.operation >= 1 && c.operation < kOpCount
-                    ? text_cell(std::string_view(kOperationNames[c.operation - 1]))
+                    ? stable_text(std::string_view(kOperationNames[c.operation - 1]))
                     : null_cell());
     // -1 = NULL; other negative values are garbage, NULL too.
     x.push_back(c.number_of_bytes < 0 ? null_cell() : int_cell_signed(c.number_of_bytes));
@@ -1420,7 +1482,7 @@ class scanner {
   }
 
   // timer_start, timer_end, timer_wait.
-  void append_times(row& x, const wait_copy& c) {
+  void append_times(row_builder& x, const wait_copy& c) {
     const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
     if (conv == nullptr || conv->mult == 0) {
       for (int k = 0; k < 3; ++k) x.push_back(null_cell());
@@ -1445,7 +1507,7 @@ class scanner {
   }
 
   // object_schema, object_name, index_name, object_type.
-  void append_object(row& x, const wait_copy& c) {
+  void append_object(row_builder& x, const wait_copy& c) {
     if (c.object_kind == kObjectFile) {
       const std::optional<std::string>& name = file_name_of(c.object_index, c.object_version);
       x.push_back(null_cell());
@@ -1470,7 +1532,28 @@ class scanner {
 
   const region_reader::impl& r_;
   const region_header& h_;
-  std::vector<row>& out_;
+  // Text made for the row being built (copied from a record, or computed); reused
+  // row after row. No row has more than a handful of text cells.
+  static constexpr unsigned kTextSlots = 16;
+  std::string text_slots_[kTextSlots];
+  unsigned next_text_ = 0;
+  cell text_cell(std::string_view s) {
+    std::string& slot = text_slots_[next_text_++ % kTextSlots];
+    slot.assign(s.data(), s.size());
+    return cell{false, 0, slot};
+  }
+  cell text_cell(std::string&& s) {
+    std::string& slot = text_slots_[next_text_++ % kTextSlots];
+    slot = std::move(s);
+    return cell{false, 0, slot};
+  }
+
+  row_sink& out_;
+  row_builder cur_;
+  row_builder times_;
+  row_builder objects_;
+  std::vector<cell_view> views_;
+  bool pending_ = false;
   bool classes_loaded_ = false;
   std::vector<class_entry> classes_;
   converter timers_[timers::timer_kind_count];
@@ -1531,9 +1614,33 @@ std::unique_ptr<region_reader> region_reader::open(const std::string& path, bool
   return nullptr;
 }
 
-region_error region_reader::scan(const table_def& t, std::vector<row>& out) noexcept {
+namespace {
+struct vector_sink final : row_sink {
+  std::vector<pfs::reader::row>& out;
+  explicit vector_sink(std::vector<pfs::reader::row>& o) : out(o) {}
+  bool row(const cell_view* cells, std::size_t n) override {
+    pfs::reader::row r(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      r[k].null = cells[k].null;
+      r[k].i = cells[k].i;
+      r[k].s.assign(cells[k].s.data(), cells[k].s.size());
+    }
+    out.push_back(std::move(r));
+    return true;
+  }
+};
+}  // namespace
+
+region_error region_reader::scan(const table_def& t, std::vector<pfs::reader::row>& out) noexcept {
+  out.clear();
+  vector_sink sink(out);
+  region_error e = scan(t, sink);
+  if (e) out.clear();
+  return e;
+}
+
+region_error region_reader::scan(const table_def& t, row_sink& out) noexcept {
   try {
-    out.clear();
     if (t.id >= static_cast<std::uint32_t>(table_id::count)) return internal_error("unknown table");
     const impl& r = *impl_;
     // A file shrunk under the mapping would fault on access: refuse to read it.
@@ -1608,18 +1715,15 @@ region_error region_reader::scan(const table_def& t, std::vector<row>& out) noex
       case table_id::count:
         break;
     }
+    s.flush();
     impl_->torn.fetch_add(s.torn, std::memory_order_relaxed);
     impl_->invalid.fetch_add(s.invalid, std::memory_order_relaxed);
     return {};
   } catch (const std::bad_alloc&) {
-    out.clear();
-    out.shrink_to_fit();
     return out_of_memory();
   } catch (const std::exception& e) {
-    out.clear();
     return internal_error(e.what());
   } catch (...) {
-    out.clear();
     return internal_error("unknown error");
   }
 }

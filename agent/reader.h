@@ -121,6 +121,24 @@ struct cell {
 };
 using row = std::vector<cell>;  // one cell per column, same order as table_def::columns
 
+// A row handed out without allocation (scan with a row_sink): cells are views,
+// valid during the call only.
+struct cell_view {
+  bool null = true;
+  std::int64_t i = 0;
+  std::string_view s;
+};
+class row_sink {
+ public:
+  // cells: one per column of the table. Return false to stop the scan.
+  virtual bool row(const cell_view* cells, std::size_t n) = 0;
+  // Columns the sink reads (nullptr: all); others may be left NULL, uncomputed.
+  const bool* wanted = nullptr;
+
+ protected:
+  ~row_sink() = default;
+};
+
 // Tables and their rows:
 // - setup_instruments(name, enabled, timed): every allocated class whose kind is not
 //   thread, in class index order.
@@ -216,6 +234,8 @@ class region_reader {
   // each row seqlock/version-checked). t must be an entry of tables() (it is
   // identified by t.id). On error out is left empty.
   region_error scan(const table_def& t, std::vector<row>& out) noexcept;
+  // The same rows, one at a time, without allocating per row: what the FDW uses.
+  region_error scan(const table_def& t, row_sink& sink) noexcept;
 
   // Upper bound of the row count from the array sizes (for the planner).
   std::uint64_t estimated_rows(const table_def& t) const noexcept;

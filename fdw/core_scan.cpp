@@ -2,6 +2,7 @@
 // (fixed-size cells plus one text buffer) holding only the columns the query needs,
 // so the shim builds tuples without allocating per row or per value.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -35,67 +36,88 @@ void invalid_rows_error(PfsCoreError* err, const PfsCoreRegion& region, const re
             "to create a new region.");
 }
 
-// Repacks rows into rs: cells for the wanted columns, text into one buffer.
-bool repack(const reader::table_def& t, std::vector<reader::row>& rows, std::size_t text_prefix,
-            const volatile sig_atomic_t* interrupt, rowset_impl& rs) {
-  const std::size_t ncells = rs.column_list.size();
-  std::size_t text_bytes = 0;
-  for (const reader::row& r : rows)
-    for (int c : rs.column_list)
-      if (t.columns[static_cast<std::size_t>(c)].type == reader::column_type::text && !r[c].null)
-        text_bytes += align8(text_prefix + r[c].s.size());
-  rs.cell_list.resize(rows.size() * ncells);
-  rs.text_buffer.reset(new char[text_bytes == 0 ? 1 : text_bytes]);
-
-  PfsCoreCell* cell = rs.cell_list.data();
-  std::size_t offset = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i % kPollRows == 0 && interrupted(interrupt)) return false;
-    reader::row& r = rows[i];
-    for (int c : rs.column_list) {
-      const reader::cell& v = r[static_cast<std::size_t>(c)];
-      cell->isnull = v.null;
-      cell->len = 0;
-      cell->value = v.i;
-      if (!v.null && t.columns[static_cast<std::size_t>(c)].type == reader::column_type::text) {
-        cell->value = static_cast<std::int64_t>(offset);
-        cell->len = static_cast<std::uint32_t>(v.s.size());
-        std::memcpy(rs.text_buffer.get() + offset + text_prefix, v.s.data(), v.s.size());
-        offset += align8(text_prefix + v.s.size());
-      }
-      ++cell;
-    }
-    reader::row().swap(r);  // give the copy back as we go: keeps the peak lower
+// Rows straight from the reader's sink into the row set.
+struct rowset_sink final : reader::row_sink {
+  rowset_sink(const reader::table_def& t, std::size_t prefix, const volatile sig_atomic_t* flag, rowset_impl& out)
+      : def(t), text_prefix(prefix), interrupt(flag), rs(out) {
+    for (int c : rs.column_list) text.push_back(def.columns[static_cast<std::size_t>(c)].type == reader::column_type::text);
   }
-  rs.nrows = rows.size();
-  rs.ncells = static_cast<int>(ncells);
-  rs.columns = rs.column_list.data();
-  rs.cells = rs.cell_list.data();
-  rs.text = rs.text_buffer.get();
-  return true;
-}
+  ~rowset_sink() { std::free(buf); }
 
-PfsCoreRowset* scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted,
-                    std::size_t text_prefix, const volatile sig_atomic_t* interrupt, PfsCoreError* err) {
+  bool row(const reader::cell_view* cells, std::size_t) override {
+    if (nrows % kPollRows == 0 && interrupted(interrupt)) {
+      stopped = true;
+      return false;
+    }
+    for (std::size_t k = 0; k < rs.column_list.size(); ++k) {
+      const reader::cell_view& v = cells[rs.column_list[k]];
+      PfsCoreCell c{v.i, 0, v.null};
+      if (!v.null && text[k]) {
+        const std::size_t need = align8(text_prefix + v.s.size());
+        if (used + need > cap) grow(used + need);
+        std::memcpy(buf + used + text_prefix, v.s.data(), v.s.size());
+        c.value = static_cast<std::int64_t>(used);
+        c.len = static_cast<std::uint32_t>(v.s.size());
+        used += need;
+      }
+      rs.cell_list.push_back(c);
+    }
+    ++nrows;
+    return true;
+  }
+  void grow(std::size_t min) {
+    std::size_t n = cap == 0 ? 4096 : cap * 2;
+    while (n < min) n *= 2;
+    char* p = static_cast<char*>(std::realloc(buf, n));
+    if (p == nullptr) throw std::bad_alloc();
+    buf = p;
+    cap = n;
+  }
+  // Moves the text into rs (as a unique_ptr<char[]> would not match realloc, copy once).
+  void finish() {
+    rs.text_buffer.reset(new char[used == 0 ? 1 : used]);
+    if (used != 0) std::memcpy(rs.text_buffer.get(), buf, used);
+    rs.nrows = nrows;
+    rs.ncells = static_cast<int>(rs.column_list.size());
+    rs.columns = rs.column_list.data();
+    rs.cells = rs.cell_list.data();
+    rs.text = rs.text_buffer.get();
+  }
+
+  const reader::table_def& def;
+  std::size_t text_prefix;
+  const volatile sig_atomic_t* interrupt;
+  rowset_impl& rs;
+  std::vector<bool> text;
+  char* buf = nullptr;
+  std::size_t used = 0, cap = 0, nrows = 0;
+  bool stopped = false;
+};
+
+PfsCoreRowset* scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted, std::size_t text_prefix,
+                    const volatile sig_atomic_t* interrupt, PfsCoreError* err) {
   auto rs = std::make_unique<rowset_impl>();
   for (std::size_t c = 0; c < t.columns.size(); ++c)
     if (wanted == nullptr || wanted[c]) rs->column_list.push_back(static_cast<int>(c));
 
   reader::region_reader& reader = *region.reader;
+  rs->cell_list.reserve(reader.estimated_rows(t) * rs->column_list.size());
   const std::uint64_t invalid_before = reader.invalid_rows_skipped();
-  std::vector<reader::row> rows;
-  if (region_error e = reader.scan(t, rows)) {
+  rowset_sink sink(t, text_prefix, interrupt, *rs);
+  sink.wanted = wanted;
+  if (region_error e = reader.scan(t, sink)) {
     set_error(err, e);
+    return nullptr;
+  }
+  if (sink.stopped) {
+    set_error(err, PFS_CORE_INTERRUPTED, "scan interrupted");
     return nullptr;
   }
   if (const std::uint64_t skipped = reader.invalid_rows_skipped() - invalid_before; skipped != 0) {
     invalid_rows_error(err, region, t, skipped);
     return nullptr;
   }
-  if (!repack(t, rows, text_prefix, interrupt, *rs)) {
-    set_error(err, PFS_CORE_INTERRUPTED, "scan interrupted");
-    return nullptr;
-  }
+  sink.finish();
   return rs.release();
 }
 

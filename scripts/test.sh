@@ -11,13 +11,15 @@ root=$(pwd)
 bash scripts/setup.sh
 
 jobs=$(nproc)
+passed=0
 run_build() {  # name, extra cmake args...
   local dir="build$1"; shift
   echo "=== configure and build $dir ($*)"
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPFS_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j"$jobs"
   echo "=== ctest $dir"
-  ctest --test-dir "$dir" --output-on-failure -j"$jobs"
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" | tee "$dir/ctest.log"
+  passed=$((passed + $(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$dir/ctest.log" | tail -1)))
 }
 
 run_build "" 
@@ -28,6 +30,8 @@ fi
 
 if [ -f Makefile.pgxs ]; then
   echo "=== perfschema_fdw: build, install, pg_regress"
-  bash scripts/fdw_check.sh
+  bash scripts/fdw_check.sh | tee build/fdw_check.log
+  passed=$((passed + $(sed -n 's/.*All \([0-9]*\) tests passed.*/\1/p' build/fdw_check.log | tail -1)))
 fi
 echo "=== all tests passed"
+echo "tests: $passed passed, 0 failed"

@@ -172,7 +172,10 @@ std::uint32_t intern_source_in_region(const char* file, unsigned line) {
         const char* base = std::strrchr(file, '/');
         base = base != nullptr ? base + 1 : file;
         char text[kSourceLen];
-        int n = std::snprintf(text, sizeof(text), "%s:%u", base, line);
+        // Line 0: the text is the whole location (the LD_PRELOAD interposer's
+        // "module:symbol+0xoff"), shown without a line number.
+        int n = line != 0 ? std::snprintf(text, sizeof(text), "%s:%u", base, line)
+                          : std::snprintf(text, sizeof(text), "%s", base);
         (void)n;
         for (std::size_t i = 0; i < kSourceLen; ++i) store_relaxed(s.text[i], text[i]);
         store_relaxed(s.key, key);

@@ -8,6 +8,7 @@ packages=(
   libgtest-dev googletest libbenchmark-dev
   postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-common libpq-dev
   clang-format
+  sysbench
 )
 
 missing=()

@@ -22,7 +22,9 @@ run_build() {  # name, extra cmake args...
   passed=$((passed + $(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$dir/ctest.log" | tail -1)))
 }
 
-run_build "" 
+run_build ""
+# The LD_PRELOAD interposer on real programs (sysbench) and edge-case programs.
+bash scripts/preload_check.sh build
 if [ -z "${PFS_TEST_QUICK:-}" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_build "-asan" -DPFS_SANITIZE=address
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_build "-tsan" -DPFS_SANITIZE=thread

@@ -1,0 +1,582 @@
+// The LD_PRELOAD interposer (build/agent/libpfs_preload.so) on real programs: the
+// edge-case programs of tests/preload_programs and, when installed, Debian's
+// sysbench (mutex, threads and fileio tests). Each runs in a child process with
+// LD_PRELOAD and PFS_REGION set; the region it leaves is read back with the
+// reader library and compared with what the program says it did.
+//
+// Sanitizer builds: the interposer is built with the sanitizer too, so the
+// sanitizer's runtime must come first in LD_PRELOAD; the tests put it there (the
+// path of the runtime this test process loaded). sysbench is not instrumented,
+// so the sysbench tests run in the normal build only.
+//
+// PFS_PRELOAD_REQUIRE_SYSBENCH=1 turns a missing sysbench into a failure (CI).
+#include <gtest/gtest.h>
+#include <link.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/reader.h"
+// The call-site resolver (module, symbol, names) is tested in-process too: it has
+// no interposed function and needs only the agent library.
+#include "agent/preload_sites.cpp"  // NOLINT(bugprone-suspicious-include)
+
+namespace {
+
+using pfs::reader::region_reader;
+using pfs::reader::row;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr const char kSanitizerRuntime[] = "libasan.so";
+#elif defined(__SANITIZE_THREAD__)
+constexpr const char kSanitizerRuntime[] = "libtsan.so";
+#else
+constexpr const char kSanitizerRuntime[] = "";
+#endif
+constexpr bool kSanitized = sizeof(kSanitizerRuntime) > 1;
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kTsan = true;
+#else
+constexpr bool kTsan = false;
+#endif
+
+std::string build_dir() { return PFS_BUILD_DIR; }
+std::string preload_path() { return build_dir() + "/agent/libpfs_preload.so"; }
+std::string program(const std::string& name) { return build_dir() + "/tests/preload_programs/" + name; }
+
+// The sanitizer runtime this process runs with (it must precede the interposer).
+std::string sanitizer_runtime() {
+  if (!kSanitized) return {};
+  std::string found;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, kSanitizerRuntime) != nullptr)
+          *static_cast<std::string*>(data) = info->dlpi_name;
+        return 0;
+      },
+      &found);
+  return found;
+}
+
+std::string ld_preload() {
+  const std::string rt = sanitizer_runtime();
+  return rt.empty() ? preload_path() : rt + ":" + preload_path();
+}
+
+std::string temp_dir() {
+  const char* t = std::getenv("TMPDIR");
+  std::string dir = std::string(t != nullptr ? t : "/tmp") + "/pfs_preload_" + std::to_string(getpid());
+  mkdir(dir.c_str(), 0700);
+  return dir;
+}
+
+// Removes this process's temporary directory when the tests end.
+struct temp_dir_cleanup : ::testing::Environment {
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_dir(), ec);
+  }
+};
+const auto* const g_cleanup = ::testing::AddGlobalTestEnvironment(new temp_dir_cleanup);
+
+struct run_result {
+  int status = -1;                            // exit status, or 128 + signal
+  std::string out;                            // stdout
+  std::map<std::string, std::string> values;  // key=value lines of stdout
+  double seconds = 0;
+};
+
+// Runs argv with the current environment plus env (NAME=value entries); stdout
+// is captured, stderr passes through. Killed after timeout_s.
+run_result run(const std::vector<std::string>& argv, const std::vector<std::string>& env, int timeout_s = 120,
+               const std::string& cwd = {}) {
+  run_result r;
+  const std::string out_path = temp_dir() + "/stdout_" + std::to_string(std::rand());
+  std::vector<std::string> envs;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    const std::string name = kv.substr(0, kv.find('='));
+    bool replaced = false;
+    for (const auto& x : env) replaced |= x.substr(0, x.find('=')) == name;
+    if (!replaced) envs.push_back(kv);
+  }
+  for (const auto& x : env) envs.push_back(x);
+  std::vector<char*> cargv, cenv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  for (const auto& e : envs) cenv.push_back(const_cast<char*>(e.c_str()));
+  cenv.push_back(nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    FILE* f = std::freopen(out_path.c_str(), "w", stdout);
+    if (f == nullptr) _exit(125);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(124);
+    execve(cargv[0], cargv.data(), cenv.data());
+    _exit(127);
+  }
+  int status = 0;
+  for (;;) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(timeout_s)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      ADD_FAILURE() << argv[0] << " did not finish in " << timeout_s << " s (killed)";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  std::ifstream in(out_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.out = ss.str();
+  unlink(out_path.c_str());
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto eq = line.find('=');
+    if (eq != std::string::npos && eq > 0 && line.find(' ') > eq)
+      r.values[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return r;
+}
+
+// s is prefix followed by "0x" and hex digits, then (if more is not empty) more
+// and "0x" and hex digits again: "pl_calls:main+0x1a", "test_preload:0x1c40+0x1f".
+bool hex_tail(const std::string& s, std::size_t pos) {
+  if (s.compare(pos, 2, "0x") != 0 || pos + 2 >= s.size()) return false;
+  for (std::size_t i = pos + 2; i < s.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  return true;
+}
+bool matches(const std::string& s, const std::string& prefix, const std::string& more = {}) {
+  if (s.compare(0, prefix.size(), prefix) != 0) return false;
+  if (more.empty()) return hex_tail(s, prefix.size());
+  const std::size_t at = s.find(more, prefix.size());
+  if (at == std::string::npos) return false;
+  return hex_tail(s.substr(0, at), prefix.size()) && hex_tail(s, at + more.size());
+}
+
+long value(const run_result& r, const std::string& key) {
+  auto it = r.values.find(key);
+  return it == r.values.end() ? -1 : std::atol(it->second.c_str());
+}
+
+// A region, read back as tables.
+class tables {
+ public:
+  explicit tables(const std::string& path) {
+    pfs::region_error err;
+    reader_ = region_reader::open(path, false, err);
+    EXPECT_TRUE(reader_ != nullptr) << path << ": " << err.message;
+  }
+  bool ok() const { return reader_ != nullptr; }
+
+  // Rows of a table as column name -> cell.
+  std::vector<std::map<std::string, pfs::reader::cell>> rows(const char* table) {
+    std::vector<std::map<std::string, pfs::reader::cell>> out;
+    if (!reader_) return out;
+    const auto* t = pfs::reader::find_table(table);
+    EXPECT_NE(t, nullptr) << table;
+    if (t == nullptr) return out;
+    std::vector<row> raw;
+    auto err = reader_->scan(*t, raw);
+    EXPECT_FALSE(err) << err.message;
+    for (const auto& r : raw) {
+      std::map<std::string, pfs::reader::cell> m;
+      for (std::size_t c = 0; c < r.size(); ++c) m[t->columns[c].name] = r[c];
+      out.push_back(std::move(m));
+    }
+    return out;
+  }
+  // The row of a table whose text column col equals name (nullptr-like empty map if none).
+  std::map<std::string, pfs::reader::cell> row_where(const char* table, const char* col,
+                                                     const std::string& name) {
+    for (auto& r : rows(table))
+      if (!r[col].null && r[col].s == name) return r;
+    return {};
+  }
+  std::int64_t status(const std::string& name) {
+    auto r = row_where("status", "variable_name", name);
+    return r.empty() ? -1 : r["variable_value"].i;
+  }
+  std::int64_t count_star(const std::string& event_name) {
+    auto r = row_where("events_waits_summary_global_by_event_name", "event_name", event_name);
+    return r.empty() ? -1 : r["count_star"].i;
+  }
+  // Every lost counter of the status table that is not 0.
+  std::vector<std::string> lost() {
+    std::vector<std::string> out;
+    for (auto& r : rows("status")) {
+      const std::string& n = r["variable_name"].s;
+      if (n.size() > 5 && n.compare(n.size() - 5, 5, "_lost") == 0 && r["variable_value"].i != 0)
+        out.push_back(n + "=" + std::to_string(r["variable_value"].i));
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<region_reader> reader_;
+};
+
+class Preload : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    struct stat st {};
+    if (stat(preload_path().c_str(), &st) != 0) GTEST_SKIP() << "no " << preload_path() << " (not built)";
+    if (kSanitized && sanitizer_runtime().empty())
+      GTEST_SKIP() << "sanitizer build, but its runtime library was not found in this process";
+    if (kTsan && !tsan_ok_)
+      GTEST_SKIP() << "TSan build: TSan's own pthread interceptors come first in LD_PRELOAD and call the "
+                      "interposer, so every call site resolves to libtsan and the class names these tests "
+                      "check differ; PreloadUnderTsan runs the programs for their own checks instead";
+    dir_ = temp_dir();
+    region_ = dir_ + "/" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".pfs";
+    unlink(region_.c_str());
+  }
+  void TearDown() override {
+    if (!region_.empty()) unlink(region_.c_str());
+  }
+  std::vector<std::string> env(const std::string& instrument = "%=ON") const {
+    std::vector<std::string> e = {"LD_PRELOAD=" + ld_preload(), "PFS_REGION=" + region_};
+    if (!instrument.empty()) e.push_back("PFS_INSTRUMENT=" + instrument);
+    if (kSanitized) e.push_back("ASAN_OPTIONS=detect_leaks=0");
+    return e;
+  }
+  std::string dir_, region_;
+  bool tsan_ok_ = false;  // the test checks nothing that TSan's interceptors change
+};
+
+// TSan build: the programs (TSan-instrumented) under TSan's runtime and the
+// TSan-built interposer; their own result and errno checks must pass, with no
+// race reported in the interposer.
+class PreloadUnderTsan : public Preload {
+ protected:
+  void SetUp() override {
+    if (!kTsan) GTEST_SKIP() << "TSan build only (the other builds run the full Preload tests)";
+    tsan_ok_ = true;
+    Preload::SetUp();
+  }
+};
+
+TEST_F(PreloadUnderTsan, ProgramsRunCorrectly) {
+  std::vector<std::string> e = env();
+  // report_mutex_bugs=0: pl_calls unlocks an unlocked error-checking mutex on purpose (EPERM).
+  e.push_back("TSAN_OPTIONS=halt_on_error=1 exitcode=66 report_signal_unsafe=0 report_mutex_bugs=0");
+  run_result calls = run({program("pl_calls"), dir_}, e);
+  EXPECT_EQ(calls.status, 0) << calls.out;
+  unlink(region_.c_str());
+  run_result many = run({program("pl_many_threads"), dir_, "200", "8"}, e);
+  EXPECT_EQ(many.status, 0) << many.out;
+}
+
+// ---------------------------------------------------------------------------
+// Name helpers (in-process)
+
+TEST(PreloadNames, ModulesBecomeCategories) {
+  char out[40];
+  pfs::preload::sanitize_module("/lib/x86_64-linux-gnu/libc.so.6", out, sizeof(out));
+  EXPECT_STREQ(out, "libc");
+  pfs::preload::sanitize_module("/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30", out, sizeof(out));
+  EXPECT_STREQ(out, "libstdcpp");
+  pfs::preload::sanitize_module("/usr/bin/my-app.v2", out, sizeof(out));
+  EXPECT_STREQ(out, "my_app_v2");
+  pfs::preload::sanitize_module("", out, sizeof(out));
+  EXPECT_STREQ(out, "unknown");
+  pfs::preload::sanitize_module("/x/.so", out, sizeof(out));
+  EXPECT_STREQ(out, "_so");
+  char small[5];
+  pfs::preload::sanitize_module("abcdefgh", small, sizeof(small));
+  EXPECT_STREQ(small, "abcd");
+}
+
+TEST(PreloadNames, SymbolsKeepTheNameAlphabet) {
+  char out[64];
+  pfs::preload::sanitize_symbol("_ZN3foo3barEv.cold", out, sizeof(out));
+  EXPECT_STREQ(out, "_ZN3foo3barEv.cold");
+  pfs::preload::sanitize_symbol("a/b c%d", out, sizeof(out));
+  EXPECT_STREQ(out, "a_b_c_d");
+  pfs::preload::sanitize_symbol(nullptr, out, sizeof(out));
+  EXPECT_STREQ(out, "unknown");
+}
+
+extern "C" __attribute__((noinline)) const void* pl_test_caller() { return __builtin_return_address(0); }
+
+TEST(PreloadSites, CallerResolvedToModuleFunctionAndOffset) {
+  ASSERT_TRUE(pfs::preload::init_sites());
+  // A caller in this program (not exported: named by its function's start from
+  // the unwind table).
+  const void* here = pl_test_caller();
+  pfs::preload::call_site* s = pfs::preload::site_of(here);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(pfs::preload::site_of(here), s);  // cached
+  EXPECT_TRUE(matches(s->source, "test_preload:", "+")) << s->source;
+  EXPECT_TRUE(matches(s->symbol, "")) << s->symbol;
+  // An exported function of the C library: named by its dynamic symbol.
+  const void* in_libc = reinterpret_cast<const char*>(&::getpid) + 1;
+  pfs::preload::call_site* l = pfs::preload::site_of(in_libc);
+  ASSERT_NE(l, nullptr);
+  const std::string libc_source = l->source;
+  EXPECT_TRUE(libc_source.rfind("libc:", 0) == 0 && libc_source.find("getpid+0x1") != std::string::npos)
+      << libc_source;
+}
+
+// ---------------------------------------------------------------------------
+// Edge-case programs
+
+TEST_F(Preload, EveryCallRecordedWithResultsAndErrnoUntouched) {
+  run_result r = run({program("pl_calls"), dir_}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "failures"), 0);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.status("pid") > 0, true);
+  // Objects initialized in a named function: wait/synch/mutex/<module>/<symbol>.
+  const std::int64_t work = t.count_star("wait/synch/mutex/pl_calls/pl_init_work_mutex");
+  EXPECT_GE(work, value(r, "work_mutex_locks_min"));
+  EXPECT_LE(work, value(r, "work_mutex_locks_min") + 10);
+  // Statically initialized objects: one class per module, registered on first use.
+  EXPECT_GE(t.count_star("wait/synch/mutex/pl_calls/static"), value(r, "static_mutex_locks"));
+  EXPECT_GE(t.count_star("wait/synch/rwlock/pl_calls/main"), 7);
+  EXPECT_EQ(t.count_star("wait/synch/rwlock/pl_calls/static"), 1);
+  // Two condition waits: 20 ms until signalled, 10 ms until the timeout.
+  auto cond =
+      t.row_where("events_waits_summary_global_by_event_name", "event_name", "wait/synch/cond/pl_calls/main");
+  ASSERT_FALSE(cond.empty());
+  EXPECT_EQ(cond["count_star"].i, 2);
+  EXPECT_GE(cond["sum_timer_wait"].i, std::int64_t{25} * 1000 * 1000 * 1000);  // >= 25 ms in ps
+  // The contended lock waited about 30 ms.
+  auto stat = t.row_where("events_waits_summary_global_by_event_name", "event_name",
+                          "wait/synch/mutex/pl_calls/static");
+  EXPECT_GE(stat["max_timer_wait"].i, std::int64_t{20} * 1000 * 1000 * 1000);
+  // File io: reads and writes with their bytes.
+  auto file = t.row_where("file_summary_by_event_name", "event_name", "wait/io/file/pl_calls/file");
+  ASSERT_FALSE(file.empty());
+  EXPECT_EQ(file["count_write"].i, value(r, "file_writes"));
+  EXPECT_EQ(file["sum_number_of_bytes_write"].i, value(r, "file_write_bytes"));
+  EXPECT_EQ(file["count_read"].i, value(r, "file_reads") + 2);  // + 2 reads of the renamed file
+  EXPECT_EQ(file["sum_number_of_bytes_read"].i, value(r, "file_read_bytes") + 1800);
+  EXPECT_GE(file["count_misc"].i, 10);  // open, create, seek, sync, close, rename, delete
+  // SOURCE: module:symbol+offset of the caller.
+  bool lock_source = false, file_source = false;
+  std::map<std::string, int> operations;
+  for (auto& e : t.rows("events_waits_history_long")) {
+    const std::string& src = e["source"].null ? std::string() : e["source"].s;
+    lock_source |= matches(src, "pl_calls:pl_lock_work_mutex+");
+    file_source |= e["event_name"].s == "wait/io/file/pl_calls/file" && src.rfind("pl_calls:main+0x", 0) == 0;
+    ++operations[e["operation"].s];
+  }
+  EXPECT_TRUE(lock_source);
+  EXPECT_TRUE(file_source);
+  for (const char* op :
+       {"lock", "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock", "wait",
+        "timed_wait", "create", "open", "read", "write", "seek", "sync", "close", "rename", "delete"})
+    EXPECT_GT(operations[op], 0) << op;
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
+TEST_F(Preload, InstrumentsOffOrNoRegionChangeNothing) {
+  // No rule: every instrument off (the classes exist, nothing is counted).
+  run_result off = run({program("pl_calls"), dir_}, env(""));
+  ASSERT_EQ(off.status, 0) << off.out;
+  {
+    tables t(region_);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t.count_star("wait/synch/mutex/pl_calls/pl_init_work_mutex"), 0);
+  }
+  // No PFS_REGION: a pure pass-through.
+  run_result none = run({program("pl_calls"), dir_}, {"LD_PRELOAD=" + ld_preload(), "PFS_REGION="});
+  ASSERT_EQ(none.status, 0) << none.out;
+  EXPECT_EQ(value(none, "failures"), 0);
+  // A region that cannot be created: the agent stays off, the program runs.
+  run_result bad =
+      run({program("pl_calls"), dir_}, {"LD_PRELOAD=" + ld_preload(), "PFS_REGION=/nonexistent/dir/x.pfs"});
+  ASSERT_EQ(bad.status, 0) << bad.out;
+}
+
+TEST_F(Preload, StaticInitializersAndLoadTimeConstructors) {
+  run_result r = run({program("pl_static_init")}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  // std::mutex never calls pthread_mutex_init: registered on first use, class per module.
+  EXPECT_GE(t.count_star("wait/synch/mutex/pl_static_init/static"), value(r, "std_mutex_locks"));
+  // The library constructor may run before the interposer starts; its later locks count.
+  EXPECT_GE(t.count_star("wait/synch/mutex/libpl_early/static"), 50);
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
+TEST_F(Preload, ForkedAndExecdChildrenDoNotWriteTheParentsRegion) {
+  run_result r = run({program("pl_fork_exec")}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "children_ok"), 1);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  // Only the parent's locks: each child locked 5000 times more.
+  EXPECT_EQ(t.count_star("wait/synch/mutex/pl_fork_exec/pl_fork_init"), value(r, "parent_locks"));
+  EXPECT_EQ(t.status("exited"), 1);
+}
+
+TEST_F(Preload, ThreadExitingWhileHoldingALockAndExitWithThreadsRunning) {
+  run_result r = run({program("pl_exit_holding")}, env(), 60);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "held_ok"), 1);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  int held = 0, free = 0;
+  for (auto& m : t.rows("mutex_instances")) {
+    if (m["name"].s != "wait/synch/mutex/pl_exit_holding/pl_holder_init") continue;
+    (m["locked_by_thread_id"].null ? free : held) += 1;
+  }
+  EXPECT_EQ(held, 1);  // the plain mutex: still locked by the thread that exited
+  EXPECT_EQ(free, 1);  // the robust one was recovered and unlocked
+}
+
+TEST_F(Preload, ManyShortLivedThreads) {
+  run_result r = run({program("pl_many_threads"), dir_, "2000", "16"}, env(), 120);
+  ASSERT_EQ(r.status, 0) << r.out;
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.count_star("wait/synch/mutex/pl_many_threads/pl_many_init"), value(r, "locks"));
+  auto file = t.row_where("file_summary_by_event_name", "event_name", "wait/io/file/pl_many_threads/file");
+  EXPECT_EQ(file["count_write"].i, value(r, "threads"));
+  EXPECT_EQ(file["sum_number_of_bytes_write"].i, value(r, "bytes"));
+  // Thread slots are given back at exit: 2001 threads, 17 at a time, no slot lost.
+  EXPECT_GE(t.status("next_thread_id"), 2001);
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
+TEST_F(Preload, PidInRegionPath) {
+  // %p in PFS_REGION: one region per process (a program and what it execs).
+  const std::string pattern = dir_ + "/pid_%p.pfs";
+  std::vector<std::string> e = env();
+  e[1] = "PFS_REGION=" + pattern;
+  run_result r = run({program("pl_many_threads"), dir_, "4", "2"}, e);
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(std::system(("ls " + dir_ + "/pid_[0-9]*.pfs >/dev/null 2>&1").c_str()), 0);
+  EXPECT_EQ(std::system(("rm -f " + dir_ + "/pid_[0-9]*.pfs").c_str()), 0);
+}
+
+// ---------------------------------------------------------------------------
+// sysbench (Debian package): its own report against the tables.
+
+class Sysbench : public Preload {
+ protected:
+  void SetUp() override {
+    if (kSanitized) GTEST_SKIP() << "sysbench is not built with the sanitizer; normal build only";
+    struct stat st {};
+    if (stat("/usr/bin/sysbench", &st) != 0) {
+      if (std::getenv("PFS_PRELOAD_REQUIRE_SYSBENCH") != nullptr) FAIL() << "sysbench is not installed";
+      GTEST_SKIP() << "sysbench is not installed (apt-get install sysbench)";
+    }
+    Preload::SetUp();
+  }
+  // "name: value" lines of sysbench's report.
+  static double report(const run_result& r, const std::string& name) {
+    const std::size_t at = r.out.find(name + ":");
+    if (at == std::string::npos) return -1;
+    return std::strtod(r.out.c_str() + at + name.size() + 1, nullptr);
+  }
+};
+
+TEST_F(Sysbench, MutexLocksAreAllCounted) {
+  run_result r = run({"/usr/bin/sysbench", "mutex", "--threads=2", "--mutex-num=64", "--mutex-locks=50000",
+                      "--mutex-loops=100", "run"},
+                     env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  // Each thread does mutex-locks lock/unlock pairs over the mutex array
+  // (initialized in one function: one class).
+  std::int64_t most = 0;
+  for (auto& c : t.rows("events_waits_summary_global_by_event_name"))
+    if (c["event_name"].s.rfind("wait/synch/mutex/sysbench/", 0) == 0)
+      most = std::max(most, c["count_star"].i);
+  EXPECT_EQ(most, 2 * 50000);
+  EXPECT_EQ(report(r, "total number of events"), 2);
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
+TEST_F(Sysbench, ThreadsLocksMatchEventsTimesYields) {
+  run_result r = run({"/usr/bin/sysbench", "threads", "--threads=2", "--thread-yields=100",
+                      "--thread-locks=1", "--events=2000", "--time=0", "run"},
+                     env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(report(r, "total number of events"), 2000);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  std::int64_t most = 0, waited = 0;
+  for (auto& c : t.rows("events_waits_summary_global_by_event_name"))
+    if (c["event_name"].s.rfind("wait/synch/mutex/sysbench/", 0) == 0 && c["count_star"].i > most) {
+      most = c["count_star"].i;
+      waited = c["sum_timer_wait"].i;
+    }
+  EXPECT_EQ(most, 2000 * 100);  // events x thread-yields lock/yield/unlock rounds
+  EXPECT_GT(waited, 0);         // two threads on one mutex, yielding while they hold it: waits
+  // Thread summary: the two worker threads did them all.
+  std::int64_t by_threads = 0;
+  for (auto& c : t.rows("events_waits_summary_by_thread_by_event_name"))
+    if (c["event_name"].s.rfind("wait/synch/mutex/sysbench/", 0) == 0) by_threads += c["count_star"].i;
+  EXPECT_GE(by_threads, 0);  // threads that exited took their rows with them
+}
+
+TEST_F(Sysbench, FileioCountsAndBytesMatchItsReport) {
+  const std::string work = dir_ + "/fileio";
+  mkdir(work.c_str(), 0700);
+  const std::vector<std::string> common = {"/usr/bin/sysbench", "fileio", "--file-num=4",
+                                           "--file-total-size=32M", "--file-block-size=16384"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = common;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ASSERT_EQ(run(with({"prepare"}), {}, 120, work).status, 0);
+  run_result r = run(with({"--file-test-mode=rndrw", "--events=20000", "--time=0", "--threads=2", "run"}),
+                     env(), 120, work);
+  run(with({"cleanup"}), {}, 60, work);
+  ASSERT_EQ(r.status, 0) << r.out;
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  auto f = t.row_where("file_summary_by_event_name", "event_name", "wait/io/file/sysbench/file");
+  ASSERT_FALSE(f.empty());
+  const double reads = static_cast<double>(f["count_read"].i),
+               writes = static_cast<double>(f["count_write"].i);
+  // Every request read or wrote one block.
+  EXPECT_EQ(f["sum_number_of_bytes_read"].i, f["count_read"].i * 16384);
+  EXPECT_EQ(f["sum_number_of_bytes_write"].i, f["count_write"].i * 16384);
+  // sysbench's rates are per second over one run: their ratios are the counts' ratios.
+  const double rps = report(r, "reads/s"), wps = report(r, "writes/s"), fps = report(r, "fsyncs/s");
+  ASSERT_GT(rps, 0);
+  ASSERT_GT(wps, 0);
+  EXPECT_NEAR(reads / writes, rps / wps, 0.01 * rps / wps);
+  // And the rates times the run time give the counts (the printed time is rounded).
+  const double seconds = report(r, "total time");
+  EXPECT_NEAR(reads, rps * seconds, 0.1 * reads + 50);
+  EXPECT_NEAR(writes, wps * seconds, 0.1 * writes + 50);
+  // Syncs are misc operations (as are open and close): at least the reported fsyncs.
+  EXPECT_GE(static_cast<double>(f["count_misc"].i), 0.9 * fps * seconds);
+  // Per file: the four test files, each with its own io.
+  int files = 0;
+  for (auto& i : t.rows("file_summary_by_instance"))
+    if (i["file_name"].s.rfind("test_file.", 0) == 0 && i["count_read"].i > 0 && i["count_write"].i > 0)
+      ++files;
+  EXPECT_EQ(files, 4);
+}
+
+}  // namespace

@@ -119,10 +119,11 @@ std::vector<table_def> build_tables() {
   auto add = [&t](table_id id, const char* name, std::vector<column_def> cols) {
     t.push_back(table_def{name, std::move(cols), static_cast<std::uint32_t>(id)});
   };
-  add(table_id::setup_instruments, "setup_instruments", {T("name"), T("enabled"), T("timed")});
+  add(table_id::setup_instruments, "setup_instruments", {T("name"), T("enabled"), T("timed"), T("trace_enabled")});
   add(table_id::setup_consumers, "setup_consumers", {T("name"), T("enabled")});
   add(table_id::setup_timers, "setup_timers", {T("name"), T("timer_name", true)});
-  add(table_id::setup_actors, "setup_actors", {T("host"), T("user"), T("role"), T("enabled"), T("history")});
+  add(table_id::setup_actors, "setup_actors",
+      {T("host"), T("user"), T("role"), T("enabled"), T("history"), T("trace_enabled")});
   add(table_id::performance_timers, "performance_timers",
       {T("timer_name"), I("timer_frequency", true), I("timer_resolution", true), I("timer_overhead", true)});
   add(table_id::threads, "threads",
@@ -498,6 +499,7 @@ struct sync_copy {
 struct actor_copy {
   std::uint8_t enabled = 0;
   std::uint8_t history = 0;
+  std::uint8_t trace_enabled = 0;
   fixed_str<kHostLen> host;
   fixed_str<kUserLen> user;
   fixed_str<kUserLen> role;
@@ -545,6 +547,7 @@ rd read_actor(const actor_record& r, actor_copy& c) {
   return read_versioned(r, [&c](const actor_record& s) {
     c.enabled = load_relaxed(s.enabled);
     c.history = load_relaxed(s.history);
+    c.trace_enabled = load_relaxed(s.trace_enabled);
     c.host.load(s.host);
     c.user.load(s.user);
     c.role.load(s.role);
@@ -827,6 +830,7 @@ class scanner {
       x.push_back(text_cell(std::string_view(c.name)));
       x.push_back(yes_no((c.flags & kFlagEnabled) != 0));
       x.push_back(yes_no((c.flags & kFlagTimed) != 0));
+      x.push_back(yes_no((c.flags & kFlagTraced) != 0));
     }
   }
 
@@ -857,6 +861,7 @@ class scanner {
       x.push_back(text_cell(a.role.str()));
       x.push_back(yes_no(a.enabled != 0));
       x.push_back(yes_no(a.history != 0));
+      x.push_back(yes_no(a.trace_enabled != 0));
     }
   }
 

@@ -140,12 +140,12 @@ class row_sink {
 };
 
 // Tables and their rows:
-// - setup_instruments(name, enabled, timed): every allocated class whose kind is not
+// - setup_instruments(name, enabled, timed, trace_enabled): every allocated class whose kind is not
 //   thread, in class index order.
 // - setup_consumers(name, enabled): the kConsumerCount consumers.
 // - setup_timers(name, timer_name): ('wait', header.wait_timer); timer_name NULL if the
 //   header holds no valid timer.
-// - setup_actors(host, user, role, enabled, history): allocated actor rows.
+// - setup_actors(host, user, role, enabled, history, trace_enabled): allocated actor rows.
 // - performance_timers(timer_name, timer_frequency, timer_resolution, timer_overhead):
 //   measured live in this process (timers::info), NULLs for an unavailable timer.
 // - threads(thread_id, name, type, processlist_user, processlist_host, role,

@@ -35,6 +35,7 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
+#include "modify.h"
 #include "shim.h"
 
 PFS_MODULE_MAGIC;
@@ -60,6 +61,7 @@ typedef struct PfsScanState
 	int		   *cell_attr;		/* slot attribute (0-based) of each cell */
 	bool	   *cell_text;		/* is the cell a text column */
 	bool		convert_text;	/* database encoding is not UTF-8 */
+	PfsOverlay *overlay;		/* the transaction's pending changes (modify.c) */
 } PfsScanState;
 
 PG_FUNCTION_INFO_V1(perfschema_fdw_handler);
@@ -89,6 +91,7 @@ static void
 server_changed(Datum arg, int cacheid, uint32 hashvalue)
 {
 	pfs_core_region_forget_all();
+	pfs_core_write_forget_regions();
 }
 
 void
@@ -115,6 +118,7 @@ perfschema_fdw_handler(PG_FUNCTION_ARGS)
 	routine->EndForeignScan = pfsEndForeignScan;
 	routine->ExplainForeignScan = pfsExplainForeignScan;
 	routine->ImportForeignSchema = pfsImportForeignSchema;
+	pfs_modify_register(routine);
 
 	PG_RETURN_POINTER(routine);
 }
@@ -351,6 +355,7 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	wanted = palloc(sizeof(bool) * ncolumns);
 	core_attr = palloc(sizeof(int) * ncolumns);
 	map_columns(rel, &state->opts, linitial(plan->fdw_private), wanted, core_attr);
+	state->overlay = pfs_overlay_begin(node, &state->opts, wanted, core_attr);
 
 	state->rows = copy_rows(&state->opts, wanted);
 	state->convert_text = GetDatabaseEncoding() != PG_UTF8 &&
@@ -394,12 +399,12 @@ text_datum(const PfsScanState *state, const PfsCoreCell *cell)
 }
 
 /*
- * pfsIterateForeignScan
+ * next_copied_row
  *		Return the next copied row as a virtual tuple; columns the query does
  *		not read are NULL.
  */
 static TupleTableSlot *
-pfsIterateForeignScan(ForeignScanState *node)
+next_copied_row(ForeignScanState *node)
 {
 	PfsScanState *state = node->fdw_state;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
@@ -432,6 +437,33 @@ pfsIterateForeignScan(ForeignScanState *node)
 }
 
 /*
+ * pfsIterateForeignScan
+ *		The next copied row, with the transaction's pending setup changes
+ *		applied (modify.c): rows it deleted are skipped, rows it inserted
+ *		come after the copied ones.
+ */
+static TupleTableSlot *
+pfsIterateForeignScan(ForeignScanState *node)
+{
+	PfsScanState *state = node->fdw_state;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = next_copied_row(node);
+
+		if (state->overlay == NULL)
+			return slot;
+		if (TupIsNull(slot))
+		{
+			pfs_overlay_extra_row(state->overlay, slot);
+			return slot;
+		}
+		if (pfs_overlay_row(state->overlay, slot))
+			return slot;
+	}
+}
+
+/*
  * pfsReScanForeignScan
  *		Start again over the same copy.
  */
@@ -441,6 +473,7 @@ pfsReScanForeignScan(ForeignScanState *node)
 	PfsScanState *state = node->fdw_state;
 
 	state->next = 0;
+	pfs_overlay_rewind(state->overlay);
 }
 
 /*

@@ -140,6 +140,131 @@ extern PfsCoreRowset *pfs_core_scan(PfsCoreRegion *region, int table,
 									PfsCoreError *err) PFS_CORE_NOEXCEPT;
 extern void pfs_core_rowset_free(PfsCoreRowset *rowset) PFS_CORE_NOEXCEPT;
 
+/* ---- Writes: setup changes made by a transaction (core_modify.cpp) ----
+ *
+ * UPDATE, INSERT, DELETE and TRUNCATE are recorded per backend as a log of
+ * pending changes, each tagged with the subtransaction nesting level and the
+ * command id that made it.  Nothing reaches the region before the top-level
+ * transaction commits: pfs_core_write_commit then takes the setup lock of
+ * every region involved, re-reads the current setup, checks that every change
+ * still applies, and applies the changes in order through the agent's setup
+ * functions, writing only the columns the transaction set (the last commit
+ * wins per column).  Scans of the same transaction see its changes through an
+ * overlay (pfs_core_overlay_*).
+ *
+ * Rows are passed as arrays of PfsCoreValue with one element per column of
+ * the table (pfs_core_column_count), in catalogue order; columns the foreign
+ * table does not have are NULL.  Text is UTF-8 and not NUL-terminated.
+ */
+
+/* What a table allows (pfs_core_table_operations). */
+#define PFS_CORE_OP_UPDATE		1
+#define PFS_CORE_OP_INSERT		2
+#define PFS_CORE_OP_DELETE		4
+#define PFS_CORE_OP_TRUNCATE	8
+
+extern int	pfs_core_table_operations(int table) PFS_CORE_NOEXCEPT;
+/* A column UPDATE may set. */
+extern bool pfs_core_column_updatable(int table, int column) PFS_CORE_NOEXCEPT;
+/* A column of the key that identifies a row for UPDATE and DELETE. */
+extern bool pfs_core_column_is_key(int table, int column) PFS_CORE_NOEXCEPT;
+
+typedef struct PfsCoreValue
+{
+	const char *text;			/* text columns: UTF-8, len bytes */
+	uint32_t	len;
+	int64_t		value;			/* bigint columns */
+	bool		isnull;
+	bool		changed;		/* set by the core: it replaced the value */
+} PfsCoreValue;
+
+/*
+ * A failed write: the message, detail and hint, and the SQLSTATE of the
+ * error ("23505"); an empty sqlstate means error.kind says what failed (a
+ * region that cannot be opened, out of memory, a bug).
+ */
+typedef struct PfsCoreWriteError
+{
+	PfsCoreError error;
+	char		sqlstate[6];
+} PfsCoreWriteError;
+
+/*
+ * Checks that the region at path can be written (mapped read-write), for
+ * BeginForeignModify and TRUNCATE: a region the server cannot write is an
+ * error now rather than at commit.
+ */
+extern bool pfs_core_write_check(const char *path, PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
+
+/*
+ * UPDATE of one row.  old_row: the row as scanned (its key identifies it);
+ * new_row: the whole new row, whose values the core normalizes in place
+ * (changed set: 'yes' becomes 'YES', ...); set[c]: column c is in the SET
+ * list.  A value out of its domain, a column that may not change, or the
+ * tracing rule of setup_instruments make it fail, and nothing is recorded.
+ */
+extern bool pfs_core_write_update(const char *path, int table, const PfsCoreValue *old_row,
+								  PfsCoreValue *new_row, const bool *set,
+								  int level, uint32_t cid,
+								  PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
+/*
+ * INSERT of one row (setup_actors, setup_objects).  NULL values take MySQL's
+ * defaults; the row is normalized in place.  A row whose key is already
+ * visible to the transaction is a unique violation, or, with skip_duplicate
+ * (ON CONFLICT DO NOTHING), sets *skipped and records nothing.
+ */
+extern bool pfs_core_write_insert(const char *path, int table, PfsCoreValue *row,
+								  bool skip_duplicate, bool *skipped,
+								  int level, uint32_t cid,
+								  PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
+/* DELETE of the row whose key old_row holds. */
+extern bool pfs_core_write_delete(const char *path, int table, const PfsCoreValue *old_row,
+								  int level, uint32_t cid,
+								  PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
+/* TRUNCATE of a table whose operations include PFS_CORE_OP_TRUNCATE. */
+extern bool pfs_core_write_truncate(const char *path, int table, int level, uint32_t cid,
+									PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
+
+/* True while the transaction has changes not yet committed. */
+extern bool pfs_core_write_pending(void) PFS_CORE_NOEXCEPT;
+/*
+ * Applies every pending change (top-level commit) and forgets them.  On
+ * failure nothing was applied, *err says why and the changes stay pending
+ * until pfs_core_write_discard.
+ */
+extern bool pfs_core_write_commit(PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
+/* Forgets every pending change (abort, or after commit). */
+extern void pfs_core_write_discard(void) PFS_CORE_NOEXCEPT;
+/* Unmaps the regions mapped for writing (a server changed); pending changes stay. */
+extern void pfs_core_write_forget_regions(void) PFS_CORE_NOEXCEPT;
+/*
+ * End of the subtransaction at nesting level `level`: its changes (and those
+ * of its committed children) go to the parent on commit, away on abort.
+ */
+extern void pfs_core_write_subxact_end(int level, bool commit) PFS_CORE_NOEXCEPT;
+
+/*
+ * The overlay of one scan: the pending changes of commands before `cid` on
+ * one table of the region at path, applied to the rows the scan produces.
+ * NULL with err->error.kind == PFS_CORE_OK when there is nothing to apply.
+ *
+ * pfs_core_overlay_row: row holds a produced row (every column the foreign
+ * table has; the others NULL).  Returns -1 when the row is gone (deleted,
+ * truncated), 0 when it is unchanged, 1 when values were replaced (changed
+ * set on them), -2 when out of memory.  pfs_core_overlay_extra fills row with
+ * the next row the transaction inserted that the scan did not produce, false
+ * at the end.  Text given back stays valid until pfs_core_overlay_free.
+ */
+typedef struct PfsCoreOverlay PfsCoreOverlay;
+
+extern PfsCoreOverlay *pfs_core_overlay_begin(const char *path, int table, uint32_t cid,
+											  PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
+extern int	pfs_core_overlay_row(PfsCoreOverlay *overlay, PfsCoreValue *row) PFS_CORE_NOEXCEPT;
+extern bool pfs_core_overlay_extra(PfsCoreOverlay *overlay, PfsCoreValue *row) PFS_CORE_NOEXCEPT;
+/* ReScan: produce the extra rows again. */
+extern void pfs_core_overlay_rewind(PfsCoreOverlay *overlay) PFS_CORE_NOEXCEPT;
+extern void pfs_core_overlay_free(PfsCoreOverlay *overlay) PFS_CORE_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

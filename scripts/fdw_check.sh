@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Builds and tests the perfschema_fdw extension: the CMake build (for the fixture
 # tool the tests use; build/ is reused if configured), the extension with PGXS,
-# its installation, and the pg_regress suite on a throwaway PostgreSQL cluster
-# (pg_virtualenv). Prints regression.diffs and exits non-zero on failure.
+# its installation, the pg_regress suite and the isolation specs on a throwaway
+# PostgreSQL cluster (pg_virtualenv), then the tests with a live instrumented
+# process: setup changes end to end (scripts/fdw_live_test.sh), trace files
+# (scripts/fdw_trace_test.sh) and a short pgbench load test
+# (scripts/fdw_load_test.sh, LOAD_SECONDS=10 here). Prints the diffs and exits
+# non-zero on failure.
 # Usage (as root): bash scripts/fdw_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +23,18 @@ cmake --build build -j"$(nproc)" --target pfs_fixture
 make -f Makefile.pgxs -j"$(nproc)"
 make -f Makefile.pgxs install
 
-rm -rf build/pgxs/regress
+rm -rf build/pgxs/regress build/pgxs/isolation
 if ! pg_virtualenv -t make -f Makefile.pgxs installcheck; then
-  echo "=== perfschema_fdw regression failed; build/pgxs/regress/regression.diffs:" >&2
-  cat build/pgxs/regress/regression.diffs >&2 || true
+  for diffs in build/pgxs/regress/regression.diffs build/pgxs/isolation/regression.diffs; do
+    [ -f "$diffs" ] || continue
+    echo "=== perfschema_fdw regression failed; $diffs:" >&2
+    cat "$diffs" >&2
+  done
   exit 1
 fi
-echo "=== perfschema_fdw: all regression tests passed"
+echo "=== perfschema_fdw: all regression and isolation tests passed"
+
+bash scripts/fdw_live_test.sh
+bash scripts/fdw_trace_test.sh
+LOAD_SECONDS=${LOAD_SECONDS:-10} bash scripts/fdw_load_test.sh
+echo "=== perfschema_fdw: all tests passed"

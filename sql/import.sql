@@ -84,6 +84,7 @@ SELECT * FROM wrong_type;
 EXPLAIN (COSTS OFF) SELECT * FROM wrong_type;
 DROP FOREIGN TABLE unknown_column, wrong_type;
 
--- foreign tables are read-only
-INSERT INTO ps.setup_actors VALUES ('%', '%', '%', 'YES', 'YES');
+-- tables MySQL does not let change are read-only (modify.sql tests the setup
+-- tables, which are not)
+INSERT INTO ps.status VALUES ('x', 1);
 DELETE FROM ps.threads;

@@ -257,6 +257,7 @@ class writer {
     }
     thread(1).history_index = 6;
     thread(1).event_id = 8;
+    thread(2).event_id = 3;  // thread 3's file read and table fetch (history_long) are events 1 and 2
   }
 
   // events_waits_history_long: 6 completed waits, then a running one (not shown)

@@ -1,5 +1,6 @@
 // Agent start-up and shutdown, instrument class registry, instances and sources.
 // None of this is on the event path; it may take the registry mutex.
+#include <grp.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -20,8 +21,13 @@ namespace {
 std::string g_last_error;
 std::once_flag g_env_once;
 
-constexpr const char* kKindPrefix[] = {"", "wait/synch/mutex/", "wait/synch/rwlock/", "wait/synch/cond/",
-                                       "wait/io/file/", "wait/io/table/", "thread/"};
+constexpr const char* kKindPrefix[] = {"",
+                                       "wait/synch/mutex/",
+                                       "wait/synch/rwlock/",
+                                       "wait/synch/cond/",
+                                       "wait/io/file/",
+                                       "wait/io/table/",
+                                       "thread/"};
 constexpr lost_id kClassesLost[] = {kLostMutexClasses, kLostMutexClasses, kLostRwlockClasses,
                                     kLostCondClasses,  kLostFileClasses,  kLostTableClasses,
                                     kLostThreadClasses};
@@ -85,7 +91,7 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
   agent_state* a = g_agent;
   if (a == nullptr || key == 0 || key > a->max_classes || a->classes[key - 1].kind != kind) return nullptr;
   const array_id id = kind == kKindMutex ? kArrayMutexes : kind == kKindRwlock ? kArrayRwlocks : kArrayConds;
-  const lost_id lost = kind == kKindMutex ? kLostMutexInstances
+  const lost_id lost = kind == kKindMutex    ? kLostMutexInstances
                        : kind == kKindRwlock ? kLostRwlockInstances
                                              : kLostCondInstances;
   auto* instances = a->region.array<sync_instance>(id);
@@ -96,8 +102,9 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
   }
   // Start at a hash of the address so concurrent creators spread out (MySQL's
   // randomized_index), then claim the first free slot with one CAS.
-  const auto start = static_cast<std::uint64_t>((reinterpret_cast<std::uintptr_t>(identity) >> 4) *
-                                                0x9E3779B97F4A7C15ull) % n;
+  const auto start =
+      static_cast<std::uint64_t>((reinterpret_cast<std::uintptr_t>(identity) >> 4) * 0x9E3779B97F4A7C15ull) %
+      n;
   for (std::uint64_t probe = 0; probe < n; ++probe) {
     sync_instance& s = instances[(start + probe) % n];
     std::uint32_t word = load_relaxed(s.lock);
@@ -183,7 +190,8 @@ std::uint32_t intern_source_in_region(const char* file, unsigned line) {
         store_release(s.state, kSourceReady);
         return idx + 1;
       }
-      if (expected == kSourceReady && load_relaxed(s.key) == key && load_relaxed(s.line) == line) return idx + 1;
+      if (expected == kSourceReady && load_relaxed(s.key) == key && load_relaxed(s.line) == line)
+        return idx + 1;
     }
     // Another call site, or one being written right now: probe on.
     idx = idx + 1 == a->source_count ? 0 : idx + 1;
@@ -247,6 +255,14 @@ bool init(const options& opts) {
   }
   region_header& h = a->region.header();
   a->header = &h;
+  if (!opts.group.empty()) {
+    const struct group* g = getgrnam(opts.group.c_str());
+    if (g == nullptr || fchown(a->region.fd(), static_cast<uid_t>(-1), g->gr_gid) != 0) {
+      a->region.unlink_file();
+      fail("could not give region file \"" + opts.region_path + "\" to group \"" + opts.group + "\"");
+      return false;
+    }
+  }
   if (!apply_consumers(*a, opts.consumers, error)) {
     a->region.unlink_file();
     fail(error);
@@ -344,7 +360,8 @@ bool set_instrument_trace(const std::string& pattern, bool trace) {
   for (std::uint32_t i = 0; i < a->max_classes; ++i) {
     class_record& c = a->classes[i];
     if ((load_acquire(c.lock) & kStateMask) != kStateAllocated || c.kind == kKindThread) continue;
-    if (like_match(pattern.c_str(), c.name)) ok &= setup::set_instrument(a->region, i + 1, -1, -1, trace ? 1 : 0);
+    if (like_match(pattern.c_str(), c.name))
+      ok &= setup::set_instrument(a->region, i + 1, -1, -1, trace ? 1 : 0);
   }
   return ok;
 }

@@ -1,7 +1,8 @@
 // Start-up options: PFS_* environment variables and MySQL-style instrument rules.
+#include <strings.h>
+
 #include <cstdlib>
 #include <cstring>
-#include <strings.h>
 
 #include "agent/agent_internal.h"
 
@@ -103,6 +104,7 @@ options options::from_environment(std::string* error) {
     else
       append_error(error, std::string("ignored malformed PFS_REGION_MODE=") + m);
   }
+  if (const char* v = std::getenv("PFS_REGION_GROUP")) o.group = v;
   if (const char* v = std::getenv("PFS_INSTRUMENT")) o.instrument = v;
   if (const char* v = std::getenv("PFS_CONSUMERS")) o.consumers = v;
   if (const char* v = std::getenv("PFS_WAIT_TIMER")) o.wait_timer = v;

@@ -36,12 +36,13 @@ struct instrument_rule {
 };
 
 struct options {
-  std::string region_path;      // PFS_REGION; empty = agent disabled
-  region_sizes sizes;           // PFS_MAX_* and PFS_WAITS_* variables
-  unsigned mode = 0660;         // PFS_REGION_MODE (octal)
-  std::string instrument;       // PFS_INSTRUMENT: "pattern=ON|OFF|COUNTED,..." ("%=ON" turns all on)
-  std::string consumers;        // PFS_CONSUMERS: "events_waits_history=OFF,..." (all ON by default)
-  std::string wait_timer;       // PFS_WAIT_TIMER: CYCLE, NANOSECOND, ... (default CYCLE if usable)
+  std::string region_path;  // PFS_REGION; empty = agent disabled
+  region_sizes sizes;       // PFS_MAX_* and PFS_WAITS_* variables
+  unsigned mode = 0660;     // PFS_REGION_MODE (octal)
+  std::string group;        // PFS_REGION_GROUP: group of the file (e.g. postgres), so the server can read it
+  std::string instrument;   // PFS_INSTRUMENT: "pattern=ON|OFF|COUNTED,..." ("%=ON" turns all on)
+  std::string consumers;    // PFS_CONSUMERS: "events_waits_history=OFF,..." (all ON by default)
+  std::string wait_timer;   // PFS_WAIT_TIMER: CYCLE, NANOSECOND, ... (default CYCLE if usable)
   bool remove_at_exit = false;  // PFS_REMOVE_REGION_AT_EXIT=1: unlink the file at shutdown
   std::string trace_dir;        // PFS_TRACE_DIR: trace files' directory (default: the region's)
   bool trace_all = false;       // PFS_TRACE_ALL=1: every enabled instrument starts TRACE_ENABLED
@@ -153,7 +154,8 @@ class shared_mutex {
   shared_mutex& operator=(const shared_mutex&) = delete;
 
   void lock(std::source_location at = std::source_location::current()) {
-    acquire(PFS_OP_WRITE_LOCK, at, [this] { return m_.try_lock(); }, [this] { m_.lock(); });
+    acquire(
+        PFS_OP_WRITE_LOCK, at, [this] { return m_.try_lock(); }, [this] { m_.lock(); });
   }
   bool try_lock(std::source_location at = std::source_location::current()) {
     return try_acquire(PFS_OP_TRY_WRITE_LOCK, at, [this] { return m_.try_lock(); });
@@ -163,7 +165,8 @@ class shared_mutex {
     m_.unlock();
   }
   void lock_shared(std::source_location at = std::source_location::current()) {
-    acquire(PFS_OP_READ_LOCK, at, [this] { return m_.try_lock_shared(); }, [this] { m_.lock_shared(); });
+    acquire(
+        PFS_OP_READ_LOCK, at, [this] { return m_.try_lock_shared(); }, [this] { m_.lock_shared(); });
   }
   bool try_lock_shared(std::source_location at = std::source_location::current()) {
     return try_acquire(PFS_OP_TRY_READ_LOCK, at, [this] { return m_.try_lock_shared(); });

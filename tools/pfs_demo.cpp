@@ -7,8 +7,10 @@
 //   PFS_REGION=/tmp/demo/app.pfs pfs_demo [--seconds=N]
 //
 // Defaults when the variables are not set: PFS_INSTRUMENT='%=ON' (every
-// instrument enabled and timed) and PFS_REGION_MODE=0644 (readable by the
-// postgres user).
+// instrument enabled and timed) and PFS_REGION_GROUP=postgres with mode 0660
+// (readable and writable by the postgres user).
+#include <grp.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -157,7 +159,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (std::getenv("PFS_INSTRUMENT") == nullptr) o.instrument = "%=ON";
-  if (std::getenv("PFS_REGION_MODE") == nullptr) o.mode = 0644;
+  // Readable and writable (setup UPDATEs) by the PostgreSQL server through its group.
+  if (std::getenv("PFS_REGION_GROUP") == nullptr && getgrnam("postgres") != nullptr) o.group = "postgres";
   if (!pfs::init(o)) {
     std::fprintf(stderr, "pfs_demo: the agent did not start: %s\n", pfs::last_error().c_str());
     return 1;

@@ -199,14 +199,6 @@ constexpr const char* kLostNames[] = {
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
-// OPERATION text by operation_id (index = id - 1).
-constexpr const char* kOperationNames[kOpCount - 1] = {
-    "lock",       "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock", "wait",
-    "timed_wait", "create",   "open",      "close",      "read",          "write",          "seek",
-    "tell",       "flush",    "stat",      "chsize",     "delete",        "rename",         "sync",
-    "fetch",      "insert",   "update",    "delete",
-};
-
 // Fixed number of status rows before the per-array and lost rows.
 constexpr std::uint64_t kStatusFixedRows = 12;
 constexpr std::uint64_t kStatusRows = kStatusFixedRows + 2 * std::size(kKnownArrays) + 1 + kLostCount + 2;
@@ -1457,8 +1449,8 @@ class scanner {
     if (w[13]) o[13] = int_cell(c.object_instance_begin);
     if (w[14]) o[14] = nullable_int(c.nesting_event_id);
     if (w[15] && c.nesting_type == kNestingWait) o[15] = stable_text(std::string_view("WAIT"));
-    if (w[16] && c.operation >= 1 && c.operation < kOpCount)
-      o[16] = stable_text(std::string_view(kOperationNames[c.operation - 1]));
+    if (w[16])
+      if (const char* op = operation_name(c.operation)) o[16] = stable_text(std::string_view(op));
     if (w[17] && c.number_of_bytes >= 0) o[17] = int_cell_signed(c.number_of_bytes);
     if (w[18]) o[18] = int_cell(c.flags);
   }
@@ -1478,9 +1470,8 @@ class scanner {
     x.push_back(int_cell(c.object_instance_begin));
     x.push_back(nullable_int(c.nesting_event_id));
     x.push_back(c.nesting_type == kNestingWait ? stable_text(std::string_view("WAIT")) : null_cell());
-    x.push_back(c.operation >= 1 && c.operation < kOpCount
-                    ? stable_text(std::string_view(kOperationNames[c.operation - 1]))
-                    : null_cell());
+    const char* op = operation_name(c.operation);
+    x.push_back(op != nullptr ? stable_text(std::string_view(op)) : null_cell());
     // -1 = NULL; other negative values are garbage, NULL too.
     x.push_back(c.number_of_bytes < 0 ? null_cell() : int_cell_signed(c.number_of_bytes));
     x.push_back(int_cell(c.flags));

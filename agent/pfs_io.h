@@ -54,6 +54,21 @@ auto on_fd(int fd, int op, const where& at, Real&& real, Bytes&& bytes) {
   return rc;
 }
 
+// Closing a descriptor: fd is unbound from its file whatever happens.
+template <class Real>
+int on_close(int fd, const where& at, Real&& real) {
+  pfs_wait_locker l;
+  const int rec = pfs_start_file_wait(&l, fd, PFS_FILE_CLOSE, at.file_name(), at.line());
+  const int rc = real();
+  const int saved = errno;
+  if (rec)
+    pfs_end_file_close_wait(&l, fd);
+  else
+    pfs_forget_fd(fd);
+  errno = saved;
+  return rc;
+}
+
 inline std::int64_t transferred(ssize_t rc) { return rc >= 0 ? static_cast<std::int64_t>(rc) : -1; }
 inline std::int64_t none(long long) { return -1; }
 
@@ -77,16 +92,7 @@ inline int creat(pfs_key key, const char* path, mode_t mode, where at = where::c
 }
 
 inline int close(int fd, where at = where::current()) {
-  pfs_wait_locker l;
-  const int rec = pfs_start_file_wait(&l, fd, PFS_FILE_CLOSE, at.file_name(), at.line());
-  const int rc = ::close(fd);
-  const int saved = errno;
-  if (rec)
-    pfs_end_file_close_wait(&l, fd);
-  else
-    pfs_forget_fd(fd);
-  errno = saved;
-  return rc;
+  return detail::on_close(fd, at, [&] { return ::close(fd); });
 }
 
 inline ssize_t read(int fd, void* buf, size_t n, where at = where::current()) {
@@ -163,17 +169,7 @@ inline FILE* fopen(pfs_key key, const char* path, const char* mode, where at = w
   return f;
 }
 inline int fclose(FILE* f, where at = where::current()) {
-  const int fd = ::fileno(f);
-  pfs_wait_locker l;
-  const int rec = pfs_start_file_wait(&l, fd, PFS_FILE_CLOSE, at.file_name(), at.line());
-  const int rc = ::fclose(f);
-  const int saved = errno;
-  if (rec)
-    pfs_end_file_close_wait(&l, fd);
-  else
-    pfs_forget_fd(fd);
-  errno = saved;
-  return rc;
+  return detail::on_close(::fileno(f), at, [&] { return ::fclose(f); });
 }
 inline size_t fread(void* ptr, size_t size, size_t n, FILE* f, where at = where::current()) {
   return detail::on_fd(::fileno(f), PFS_FILE_READ, at, [&] { return ::fread(ptr, size, n, f); },

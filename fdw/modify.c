@@ -265,38 +265,12 @@ value_to_datum(const PfsCoreValue *v, bool is_text)
 static void
 map_attributes(Relation rel, const PfsTableOptions *opts, int *core_attr, bool *text)
 {
-	TupleDesc	tupdesc = RelationGetDescr(rel);
 	int			ncolumns = pfs_core_column_count(opts->table);
 	int			i;
 
 	for (i = 0; i < ncolumns; i++)
-	{
-		core_attr[i] = -1;
 		text[i] = pfs_core_column_type(opts->table, i) == PFS_CORE_TEXT;
-	}
-	for (i = 0; i < tupdesc->natts; i++)
-	{
-		Form_pg_attribute attr = TupleDescAttr(tupdesc, i);
-		const char *name = NameStr(attr->attname);
-		int			column;
-
-		if (attr->attisdropped)
-			continue;
-		column = pfs_core_column_find(opts->table, name);
-		if (column < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_FDW_INVALID_COLUMN_NAME),
-					 errmsg("column \"%s\" of foreign table \"%s\" does not exist in performance_schema table \"%s\"",
-							name, RelationGetRelationName(rel), opts->table_name),
-					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
-		if (attr->atttypid != (text[column] ? TEXTOID : INT8OID))
-			ereport(ERROR,
-					(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
-					 errmsg("column \"%s\" of foreign table \"%s\" must have type %s",
-							name, RelationGetRelationName(rel), text[column] ? "text" : "bigint"),
-					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
-		core_attr[column] = i;
-	}
+	pfs_map_columns(rel, opts, core_attr);
 }
 
 /* The values of a slot as a row of core values. */

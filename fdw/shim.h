@@ -11,6 +11,7 @@
 
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
+#include "utils/relcache.h"
 
 #include "pfs_core.h"
 
@@ -25,6 +26,8 @@ typedef struct PfsTableOptions
 
 /* option.c */
 extern void pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts);
+/* Maps the region table's columns to the foreign table's attributes (perfschema_fdw.c). */
+extern void pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr);
 
 /* report.c */
 extern void pfs_report_core_error(const PfsCoreError *err) pg_attribute_noreturn();

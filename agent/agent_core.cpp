@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "agent/agent_internal.h"
+#include "agent/fault_guard.h"
 #include "agent/setup.h"
 #include "agent/trace.h"
 
@@ -54,7 +55,17 @@ void stop_in_forked_child() { store_relaxed(g_hot.recording, false); }
 void bump_lost(lost_id id) { __atomic_fetch_add(&g_agent->header->lost[id], 1, __ATOMIC_RELAXED); }
 
 // Registers (or finds) a class; returns its 1-based key, 0 when not instrumented.
+void reattach_if_restored() {
+  agent_state* a = g_agent;
+  if (a == nullptr || !a->region.lost()) [[likely]]
+    return;
+  std::lock_guard<std::mutex> guard(a->registry_mutex);
+  if (a->region.lost() && a->region.remap_if_restored())
+    __atomic_fetch_add(&a->header->lost[kRegionFaults], 1, __ATOMIC_RELAXED);
+}
+
 pfs_key register_class(instrument_kind kind, const char* category, const char* name) {
+  reattach_if_restored();
   agent_state* a = g_agent;
   if (a == nullptr || !valid_part(category, false) || !valid_part(name, true)) return 0;
   std::string full = std::string(kKindPrefix[kind]) + category + "/" + name;
@@ -88,6 +99,7 @@ pfs_key register_class(instrument_kind kind, const char* category, const char* n
 }
 
 sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* identity) {
+  reattach_if_restored();
   agent_state* a = g_agent;
   if (a == nullptr || key == 0 || key > a->max_classes || a->classes[key - 1].kind != kind) return nullptr;
   const array_id id = kind == kKindMutex ? kArrayMutexes : kind == kKindRwlock ? kArrayRwlocks : kArrayConds;
@@ -253,6 +265,8 @@ bool init(const options& opts) {
     fail(err.message + (err.detail.empty() ? "" : ": " + err.detail));
     return false;
   }
+  // The program must survive its region file being truncated by someone else.
+  fault_guard::install_permanently();
   region_header& h = a->region.header();
   a->header = &h;
   if (!opts.group.empty()) {

@@ -43,6 +43,12 @@ struct agent_state {
 extern agent_state* g_agent;
 
 bool agent_running();
+// After a fault (the region file shrank under the mapping, fault_guard.h) the
+// region is zeros and nothing is recorded. The slow paths (a class, instance or
+// thread registered, a file opened) call this: once the file is this region again
+// (an operator copied it back), it is mapped again and the fault counted in the
+// status row region_faults. One atomic load when nothing happened.
+void reattach_if_restored();
 pfs_key register_class(instrument_kind kind, const char* category, const char* name);
 sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* identity);
 void destroy_instance(sync_instance* s);

@@ -94,6 +94,7 @@ std::uint32_t* find_slot(const char* name, bool& found) {
 
 // Under g_files->mutex: the file instance for a name, created if needed.
 file_instance* find_or_create_file(pfs_key key, const char* name, bool& created) {
+  reattach_if_restored();
   created = false;
   if (g_files == nullptr || g_io.file_count == 0 || name == nullptr || *name == '\0') return nullptr;
   bool found = false;
@@ -267,7 +268,8 @@ void pfs_end_file_close_wait(pfs_wait_locker* locker, int fd) {
   end_file_wait(l, -1);
   unbind_fd(fd);
   std::uint32_t n = load_relaxed(f->open_count);
-  while (n > 0 && !__atomic_compare_exchange_n(&f->open_count, &n, n - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (n > 0 &&
+         !__atomic_compare_exchange_n(&f->open_count, &n, n - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }
 
@@ -327,7 +329,8 @@ pfs_table* pfs_declare_table(pfs_key key, int object_type, const char* schema, c
 
 unsigned pfs_declare_table_index(pfs_table* table, const char* index_name) {
   auto* t = reinterpret_cast<table_share*>(table);
-  if (t == nullptr || index_name == nullptr || *index_name == '\0' || std::strlen(index_name) >= kIndexNameLen)
+  if (t == nullptr || index_name == nullptr || *index_name == '\0' ||
+      std::strlen(index_name) >= kIndexNameLen)
     return 0;
   std::lock_guard<std::mutex> guard(g_files->table_mutex);
   const std::uint64_t base = static_cast<std::uint64_t>(t - g_io.tables) * g_io.indexes_per_table;
@@ -340,7 +343,8 @@ unsigned pfs_declare_table_index(pfs_table* table, const char* index_name) {
   }
   index_stat& ix = g_io.indexes[base + n];
   std::memset(&ix.stat, 0, sizeof(ix.stat));
-  for (wait_stat* s : {&ix.stat.fetch, &ix.stat.insert, &ix.stat.update, &ix.stat.del}) store_relaxed(s->min, UINT64_MAX);
+  for (wait_stat* s : {&ix.stat.fetch, &ix.stat.insert, &ix.stat.update, &ix.stat.del})
+    store_relaxed(s->min, UINT64_MAX);
   write_name(ix.name, kIndexNameLen, index_name);
   store_release(t->index_count, n + 1);  // readers see the name before the count
   return n + 1;
@@ -362,6 +366,8 @@ int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table, int op, u
   return 1;
 }
 
-void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows) { end_table_wait(as_locker(locker), rows); }
+void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows) {
+  end_table_wait(as_locker(locker), rows);
+}
 
 }  // extern "C"

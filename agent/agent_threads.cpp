@@ -73,10 +73,16 @@ __attribute__((tls_model("initial-exec"))) constinit thread_local thread_context
 void stop_in_forked_child();  // agent_core.cpp
 
 thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
+  reattach_if_restored();
   agent_state* a = g_agent;
   if (a == nullptr || !agent_running()) return &g_no_context;
   static std::once_flag atfork_once;
-  std::call_once(atfork_once, [] { pthread_atfork(nullptr, nullptr, [] { fork_child(); stop_in_forked_child(); }); });
+  std::call_once(atfork_once, [] {
+    pthread_atfork(nullptr, nullptr, [] {
+      fork_child();
+      stop_in_forked_child();
+    });
+  });
   if (thread_class == 0) thread_class = register_class(kKindThread, "pfs", "unregistered");
 
   auto* records = a->region.array<thread_record>(kArrayThreads);
@@ -107,7 +113,8 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
       store_relaxed(s.min, UINT64_MAX);
       store_relaxed(s.max, std::uint64_t{0});
     }
-    const std::uint64_t parent = tls_context != nullptr && tls_context != &g_no_context ? tls_context->thread_id : 0;
+    const std::uint64_t parent =
+        tls_context != nullptr && tls_context != &g_no_context ? tls_context->thread_id : 0;
     store_relaxed(r.class_index, thread_class);
     store_relaxed(r.thread_id, t.thread_id);
     store_relaxed(r.os_thread_id, static_cast<std::uint64_t>(syscall(SYS_gettid)));

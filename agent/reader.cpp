@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "agent/fault_guard.h"
 #include "agent/setup.h"
 #include "timers/timer.h"
 
@@ -119,7 +120,8 @@ std::vector<table_def> build_tables() {
   auto add = [&t](table_id id, const char* name, std::vector<column_def> cols) {
     t.push_back(table_def{name, std::move(cols), static_cast<std::uint32_t>(id)});
   };
-  add(table_id::setup_instruments, "setup_instruments", {T("name"), T("enabled"), T("timed"), T("trace_enabled")});
+  add(table_id::setup_instruments, "setup_instruments",
+      {T("name"), T("enabled"), T("timed"), T("trace_enabled")});
   add(table_id::setup_consumers, "setup_consumers", {T("name"), T("enabled")});
   add(table_id::setup_timers, "setup_timers", {T("name"), T("timer_name", true)});
   add(table_id::setup_actors, "setup_actors",
@@ -195,7 +197,7 @@ constexpr const char* kLostNames[] = {
     "file_classes_lost",    "table_classes_lost",    "mutex_instances_lost", "rwlock_instances_lost",
     "cond_instances_lost",  "thread_instances_lost", "file_instances_lost",  "file_handles_lost",
     "table_instances_lost", "table_handles_lost",    "index_stats_lost",     "locker_lost",
-    "sources_lost",         "trace_errors",
+    "sources_lost",         "trace_errors",          "region_faults",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -1639,12 +1641,18 @@ region_error region_reader::scan(const table_def& t, row_sink& out) noexcept {
   try {
     if (t.id >= static_cast<std::uint32_t>(table_id::count)) return internal_error("unknown table");
     const impl& r = *impl_;
+    // A file that shrinks during the scan makes the next access fault; fault_guard
+    // then swaps the mapping for zeros and the scan ends on them, to be thrown away.
+    fault_guard::scope guard;
+    if (r.map.lost()) return changed_while_read(r.map.path());
     // A file shrunk under the mapping would fault on access: refuse to read it.
     struct stat st {};
-    if (fstat(r.map.fd(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) < r.map.size())
-      return corrupt("region file was truncated while mapped", "The file has " + std::to_string(st.st_size) +
-                                                                   " bytes, " + std::to_string(r.map.size()) +
-                                                                   " were mapped.");
+    if (fstat(r.map.fd(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) < r.map.size()) {
+      region_error e = changed_while_read(r.map.path());
+      e.detail = "The file has " + std::to_string(st.st_size) + " bytes, " + std::to_string(r.map.size()) +
+                 " were mapped: it was truncated.";
+      return e;
+    }
     scanner s(r, out);
     switch (static_cast<table_id>(t.id)) {
       case table_id::setup_instruments:
@@ -1712,6 +1720,7 @@ region_error region_reader::scan(const table_def& t, row_sink& out) noexcept {
         break;
     }
     s.flush();
+    if (r.map.lost()) return changed_while_read(r.map.path());
     impl_->torn.fetch_add(s.torn, std::memory_order_relaxed);
     impl_->invalid.fetch_add(s.invalid, std::memory_order_relaxed);
     return {};

@@ -12,6 +12,7 @@
 #include <limits>
 #include <utility>
 
+#include "agent/fault_guard.h"
 #include "timers/timer.h"
 
 namespace pfs {
@@ -29,7 +30,7 @@ region_error make_error(region_errc code, std::string message, std::string detai
 }
 
 region_error open_error(const std::string& path, int e) {
-  region_errc code = e == ENOENT ? region_errc::not_found
+  region_errc code = e == ENOENT                   ? region_errc::not_found
                      : (e == EACCES || e == EPERM) ? region_errc::permission
                                                    : region_errc::io;
   std::string hint;
@@ -112,24 +113,38 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
 
 std::uint64_t known_stride(std::uint32_t id) {
   switch (id) {
-    case kArrayClasses: return sizeof(class_record);
-    case kArrayThreads: return sizeof(thread_record);
+    case kArrayClasses:
+      return sizeof(class_record);
+    case kArrayThreads:
+      return sizeof(thread_record);
     case kArrayWaitStacks:
     case kArrayWaitHistory:
-    case kArrayHistoryLong: return sizeof(wait_record);
-    case kArrayThreadClassStats: return sizeof(wait_stat);
-    case kArrayHistoryLongBatches: return sizeof(batch_record);
+    case kArrayHistoryLong:
+      return sizeof(wait_record);
+    case kArrayThreadClassStats:
+      return sizeof(wait_stat);
+    case kArrayHistoryLongBatches:
+      return sizeof(batch_record);
     case kArrayMutexes:
     case kArrayRwlocks:
-    case kArrayConds: return sizeof(sync_instance);
-    case kArraySetupActors: return sizeof(actor_record);
-    case kArraySources: return sizeof(source_record);
-    case kArrayFiles: return sizeof(file_instance);
-    case kArrayClassIo: return sizeof(io_stats);
-    case kArrayTables: return sizeof(table_share);
-    case kArrayTableIndexes: return sizeof(index_stat);
-    case kArraySetupObjects: return sizeof(object_record);
-    default: return 0;
+    case kArrayConds:
+      return sizeof(sync_instance);
+    case kArraySetupActors:
+      return sizeof(actor_record);
+    case kArraySources:
+      return sizeof(source_record);
+    case kArrayFiles:
+      return sizeof(file_instance);
+    case kArrayClassIo:
+      return sizeof(io_stats);
+    case kArrayTables:
+      return sizeof(table_share);
+    case kArrayTableIndexes:
+      return sizeof(index_stat);
+    case kArraySetupObjects:
+      return sizeof(object_record);
+    default:
+      return 0;
   }
 }
 
@@ -141,7 +156,8 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.pid = static_cast<std::uint64_t>(getpid());
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
-  h.creation_time_ns = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+  h.creation_time_ns =
+      static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
   h.max_classes = s.max_classes;
   h.max_threads = s.max_threads;
   h.wait_stack_depth = s.wait_stack_depth;
@@ -223,6 +239,8 @@ region_map& region_map::operator=(region_map&& other) noexcept {
     base_ = std::exchange(other.base_, nullptr);
     size_ = std::exchange(other.size_, 0);
     fd_ = std::exchange(other.fd_, -1);
+    guard_slot_ = std::exchange(other.guard_slot_, -1);
+    creation_time_ns_ = std::exchange(other.creation_time_ns_, 0);
     writable_ = std::exchange(other.writable_, false);
     path_ = std::move(other.path_);
   }
@@ -232,6 +250,8 @@ region_map& region_map::operator=(region_map&& other) noexcept {
 region_map::~region_map() { reset(); }
 
 void region_map::reset() noexcept {
+  fault_guard::unwatch(guard_slot_);
+  guard_slot_ = -1;
   if (base_ != nullptr) munmap(base_, size_);
   if (fd_ >= 0) close(fd_);
   base_ = nullptr;
@@ -244,7 +264,7 @@ region_map region_map::create(const std::string& path, const region_sizes& sizes
   err = {};
   region_map out;
   // Refuse to replace the region of a live provider.
-  int old = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int old = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (old >= 0) {
     bool alive = ofd_locked_by_other(old, kAliveLockByte);
     close(old);
@@ -293,6 +313,8 @@ region_map region_map::create(const std::string& path, const region_sizes& sizes
   out.base_ = base;
   out.size_ = file_size;
   out.fd_ = fd;
+  out.guard_slot_ = fault_guard::watch(base, file_size, PROT_READ | PROT_WRITE);
+  out.creation_time_ns_ = h.creation_time_ns;
   out.writable_ = true;
   out.path_ = path;
   return out;
@@ -311,7 +333,8 @@ region_error region_map::validate(const void* base, std::size_t size) {
                       "Check that the server option \"region\" names the file given to the instrumented "
                       "program in PFS_REGION.");
   if (h.layout_version != kLayoutVersion || h.header_size != kHeaderSize)
-    return make_error(region_errc::bad_version, "unsupported region layout version " + std::to_string(h.layout_version),
+    return make_error(region_errc::bad_version,
+                      "unsupported region layout version " + std::to_string(h.layout_version),
                       "This build reads layout version " + std::to_string(kLayoutVersion) + ".",
                       "Use the perfschema_fdw built with the same version as the instrumented program.");
   if (h.file_size != size)
@@ -325,9 +348,9 @@ region_error region_map::validate(const void* base, std::size_t size) {
     const std::uint64_t stride = known_stride(id);
     const std::string which = "array " + std::to_string(id);
     if (stride == 0 || d.stride != stride)
-      return make_error(region_errc::corrupt, "region " + which + " has an unexpected record size",
-                        "Its record size is " + std::to_string(d.stride) + ", expected " + std::to_string(stride) +
-                            ".");
+      return make_error(
+          region_errc::corrupt, "region " + which + " has an unexpected record size",
+          "Its record size is " + std::to_string(d.stride) + ", expected " + std::to_string(stride) + ".");
     if (d.offset < kHeaderSize || d.offset % 8 != 0 || d.offset > size ||
         d.count > (size - d.offset) / d.stride)
       return make_error(region_errc::corrupt, "region " + which + " lies outside the file",
@@ -356,14 +379,21 @@ region_error region_map::validate(const void* base, std::size_t size) {
 region_map region_map::open(const std::string& path, bool writable, region_error& err) {
   err = {};
   region_map out;
-  int fd = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; anything but a regular
+  // file is refused right after.
+  int fd = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     err = open_error(path, errno);
     return out;
   }
   struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    err = make_error(region_errc::io, "region \"" + path + "\" is not a regular file");
+  if (fstat(fd, &st) != 0) {
+    err = make_error(region_errc::io, "could not stat region file \"" + path + "\": " + errno_text(errno));
+    close(fd);
+    return out;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    err = not_a_regular_file(path, st.st_mode);
     close(fd);
     return out;
   }
@@ -379,18 +409,62 @@ region_map region_map::open(const std::string& path, bool writable, region_error
     close(fd);
     return out;
   }
-  err = validate(base, size);
-  if (err) {
-    munmap(base, size);
-    close(fd);
-    return out;
-  }
   out.base_ = base;
   out.size_ = size;
   out.fd_ = fd;
+  out.guard_slot_ = fault_guard::watch(base, size, writable ? PROT_READ | PROT_WRITE : PROT_READ);
   out.writable_ = writable;
   out.path_ = path;
+  {
+    // The file may shrink between fstat and the header checks.
+    fault_guard::scope guard;
+    err = validate(base, size);
+  }
+  if (!err && out.lost()) err = changed_while_read(path);
+  if (!err) out.creation_time_ns_ = load_relaxed(out.header().creation_time_ns);
+  if (err) return region_map{};
   return out;
+}
+
+region_error changed_while_read(const std::string& path) {
+  return make_error(region_errc::changed,
+                    (path.empty() ? std::string("region file") : "region file \"" + path + "\"") +
+                        " changed while it was read",
+                    "The file was truncated or shrunk while it was mapped; nothing read from it is shown.",
+                    "Run the command again. If the error persists, the file was damaged: restart the "
+                    "instrumented program to create a new region, and do not give write access to the "
+                    "region file to anyone but the program and the database server.");
+}
+
+region_error not_a_regular_file(const std::string& path, unsigned mode) {
+  const char* what = S_ISDIR(mode)    ? "a directory"
+                     : S_ISFIFO(mode) ? "a FIFO"
+                     : S_ISSOCK(mode) ? "a socket"
+                     : S_ISCHR(mode)  ? "a character device"
+                     : S_ISBLK(mode)  ? "a block device"
+                                      : "not a regular file";
+  return make_error(region_errc::not_regular, "region file \"" + path + "\" is not a regular file",
+                    std::string("The path names ") + what + ".",
+                    "Set the region to the file that the instrumented program created (its PFS_REGION).");
+}
+
+bool region_map::lost() const { return fault_guard::lost(guard_slot_); }
+
+bool region_map::remap_if_restored() {
+  if (base_ == nullptr || !lost()) return !lost();
+  struct stat st {};
+  if (fstat(fd_, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != size_) return false;
+  // The header as it is in the file now, read without mapping it.
+  region_header now{};
+  if (pread(fd_, &now, sizeof(now), 0) != static_cast<ssize_t>(sizeof(now))) return false;
+  if (std::memcmp(now.magic, kMagic, sizeof(kMagic)) != 0 || now.layout_version != kLayoutVersion ||
+      now.file_size != size_ || now.pid != static_cast<std::uint64_t>(getpid()) ||
+      now.creation_time_ns != creation_time_ns_)
+    return false;
+  const int prot = writable_ ? PROT_READ | PROT_WRITE : PROT_READ;
+  if (mmap(base_, size_, prot, MAP_SHARED | MAP_FIXED, fd_, 0) == MAP_FAILED) return false;
+  fault_guard::rearm(guard_slot_);
+  return true;
 }
 
 bool region_map::provider_alive() const {
@@ -414,6 +488,43 @@ void region_map::release_alive_lock() {
 
 setup_lock_guard::setup_lock_guard(const region_map& region)
     : fd_(region.fd()), locked_(fd_ >= 0 && ofd_lock(fd_, kSetupLockByte, F_WRLCK, true)) {}
+
+setup_lock_guard::setup_lock_guard(const region_map& region, const volatile sig_atomic_t* interrupt,
+                                   std::uint32_t timeout_ms)
+    : fd_(region.fd()), locked_(false) {
+  if (fd_ < 0) return;
+  if (interrupt == nullptr && timeout_ms == 0) {
+    locked_ = ofd_lock(fd_, kSetupLockByte, F_WRLCK, true);
+    return;
+  }
+  timespec start{};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  long pause_ns = 50'000;  // doubles up to 10 ms: holders keep the lock for microseconds
+  for (;;) {
+    if (ofd_lock(fd_, kSetupLockByte, F_WRLCK, false)) {
+      locked_ = true;
+      return;
+    }
+    if (errno != EAGAIN && errno != EACCES) return;
+    if (interrupt != nullptr && *interrupt != 0) {
+      interrupted_ = true;
+      return;
+    }
+    if (timeout_ms != 0) {
+      timespec now{};
+      clock_gettime(CLOCK_MONOTONIC, &now);
+      const std::int64_t waited_ms =
+          (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1'000'000;
+      if (waited_ms >= timeout_ms) {
+        timed_out_ = true;
+        return;
+      }
+    }
+    const timespec pause{0, pause_ns};
+    nanosleep(&pause, nullptr);
+    if (pause_ns < 10'000'000) pause_ns *= 2;
+  }
+}
 
 setup_lock_guard::~setup_lock_guard() {
   if (!locked_) return;

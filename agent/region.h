@@ -3,6 +3,7 @@
 // headers, no exceptions across this interface: failures come back as region_error.
 #pragma once
 
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -42,14 +43,16 @@ struct region_sizes {
 
 enum class region_errc {
   ok = 0,
-  not_found,      // the file does not exist
-  permission,     // cannot open / lock it
-  io,             // other system error
-  too_small,      // shorter than a header
-  bad_magic,      // not a region file
-  bad_version,    // a layout this build does not know
-  corrupt,        // header inconsistent with itself or with the file
-  in_use,         // (create) another live process owns the path
+  not_found,    // the file does not exist
+  permission,   // cannot open / lock it
+  io,           // other system error
+  too_small,    // shorter than a header
+  bad_magic,    // not a region file
+  bad_version,  // a layout this build does not know
+  corrupt,      // header inconsistent with itself or with the file
+  in_use,       // (create) another live process owns the path
+  changed,      // the file was truncated or shrunk while mapped (fault_guard)
+  not_regular,  // a directory, FIFO, socket or device
 };
 
 struct region_error {
@@ -59,6 +62,11 @@ struct region_error {
   std::string hint;     // full sentence, may be empty
   explicit operator bool() const { return code != region_errc::ok; }
 };
+
+// The error of a read that faulted because the file shrank under the mapping.
+region_error changed_while_read(const std::string& path);
+// The error for a path that names a directory, FIFO, socket or device (st_mode).
+region_error not_a_regular_file(const std::string& path, unsigned mode);
 
 // A mapped region. Movable, not copyable; unmaps on destruction.
 class region_map {
@@ -104,6 +112,14 @@ class region_map {
   // True while the provider process holds its alive lock.
   bool provider_alive() const;
 
+  // True once an access faulted because the file shrank under the mapping: the
+  // mapping now holds zeros (see fault_guard.h) and what was read since is void.
+  bool lost() const;
+  // The provider's way back after lost(): maps the file again at the same address
+  // if it is this region again (same size, magic, layout, pid and creation time),
+  // for example after an operator copied it back. False if it is not (yet).
+  bool remap_if_restored();
+
   // Removes the file from the file system (the mapping stays valid).
   void unlink_file() const;
 
@@ -115,6 +131,8 @@ class region_map {
   void* base_ = nullptr;
   std::size_t size_ = 0;
   int fd_ = -1;
+  int guard_slot_ = -1;  // fault_guard::watch slot
+  std::uint64_t creation_time_ns_ = 0;
   bool writable_ = false;
   std::string path_;
 };
@@ -124,14 +142,25 @@ class region_map {
 class setup_lock_guard {
  public:
   explicit setup_lock_guard(const region_map& region);
+  // Waits by polling, and gives up (locked() false, interrupted() true) as soon as
+  // *interrupt is non-zero: a PostgreSQL backend's statement_timeout and
+  // pg_cancel_backend must end the wait, and F_OFD_SETLKW is restarted after signal
+  // handlers installed with SA_RESTART, as PostgreSQL's are.
+  // timeout_ms (0: none) bounds the wait; locked() false and timed_out() true then.
+  setup_lock_guard(const region_map& region, const volatile sig_atomic_t* interrupt,
+                   std::uint32_t timeout_ms = 0);
   ~setup_lock_guard();
   setup_lock_guard(const setup_lock_guard&) = delete;
   setup_lock_guard& operator=(const setup_lock_guard&) = delete;
   bool locked() const { return locked_; }
+  bool interrupted() const { return interrupted_; }
+  bool timed_out() const { return timed_out_; }
 
  private:
   int fd_;
   bool locked_;
+  bool interrupted_ = false;
+  bool timed_out_ = false;
 };
 
 }  // namespace pfs

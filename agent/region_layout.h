@@ -55,23 +55,23 @@ inline constexpr std::uint32_t kVersionInc = 4;
 // ---------------------------------------------------------------------------
 // Array directory
 enum array_id : std::uint32_t {
-  kArrayClasses = 0,          // class_record[max_classes]
-  kArrayThreads = 1,          // thread_record[max_threads]
-  kArrayWaitStacks = 2,       // wait_record[max_threads * wait_stack_depth]
-  kArrayWaitHistory = 3,      // wait_record[max_threads * history_per_thread]
-  kArrayThreadClassStats = 4, // wait_stat[max_threads * max_classes]
-  kArrayHistoryLong = 5,      // wait_record[history_long_size]
-  kArrayHistoryLongBatches = 6, // batch_record[history_long_batches]
-  kArrayMutexes = 7,          // sync_instance[max_mutexes]
-  kArrayRwlocks = 8,          // sync_instance[max_rwlocks]
-  kArrayConds = 9,            // sync_instance[max_conds]
-  kArraySetupActors = 10,     // actor_record[setup_actors_size]
-  kArraySources = 11,         // source_record[max_sources]
-  kArrayFiles = 12,           // file_instance[max_files]
-  kArrayClassIo = 13,         // io_stats[max_classes]: file classes' bucket of deleted files
-  kArrayTables = 14,          // table_share[max_tables]
-  kArrayTableIndexes = 15,    // index_stat[max_tables * max_indexes_per_table]
-  kArraySetupObjects = 16,    // object_record[setup_objects_size]
+  kArrayClasses = 0,             // class_record[max_classes]
+  kArrayThreads = 1,             // thread_record[max_threads]
+  kArrayWaitStacks = 2,          // wait_record[max_threads * wait_stack_depth]
+  kArrayWaitHistory = 3,         // wait_record[max_threads * history_per_thread]
+  kArrayThreadClassStats = 4,    // wait_stat[max_threads * max_classes]
+  kArrayHistoryLong = 5,         // wait_record[history_long_size]
+  kArrayHistoryLongBatches = 6,  // batch_record[history_long_batches]
+  kArrayMutexes = 7,             // sync_instance[max_mutexes]
+  kArrayRwlocks = 8,             // sync_instance[max_rwlocks]
+  kArrayConds = 9,               // sync_instance[max_conds]
+  kArraySetupActors = 10,        // actor_record[setup_actors_size]
+  kArraySources = 11,            // source_record[max_sources]
+  kArrayFiles = 12,              // file_instance[max_files]
+  kArrayClassIo = 13,            // io_stats[max_classes]: file classes' bucket of deleted files
+  kArrayTables = 14,             // table_share[max_tables]
+  kArrayTableIndexes = 15,       // index_stat[max_tables * max_indexes_per_table]
+  kArraySetupObjects = 16,       // object_record[setup_objects_size]
   kArrayCount = 24,
 };
 
@@ -114,9 +114,11 @@ enum lost_id : std::uint32_t {
   kLostTableInstances,
   kLostTableHandles,
   kLostIndexStats,
-  kLostLocker,   // wait stack full: the event was not recorded
-  kLostSources,  // source table full: SOURCE shown as NULL
-  kTraceErrors,  // trace file create/write errors (each disables tracing for its actor)
+  kLostLocker,    // wait stack full: the event was not recorded
+  kLostSources,   // source table full: SOURCE shown as NULL
+  kTraceErrors,   // trace file create/write errors (each disables tracing for its actor)
+  kRegionFaults,  // the region file shrank under the provider, which then recorded nothing
+                  // until the file was restored (counted when the provider maps it again)
   kLostCount,
   kLostSlots = 32,
 };
@@ -135,16 +137,16 @@ enum instrument_kind : std::uint8_t {
 // OPERATION values (wait_record::operation); names in the reader use MySQL's words.
 enum operation_id : std::uint8_t {
   kOpNone = 0,
-  kOpLock,            // mutex "lock"
-  kOpTryLock,         // "try_lock"
-  kOpReadLock,        // rwlock "read_lock"
-  kOpWriteLock,       // "write_lock"
-  kOpTryReadLock,     // "try_read_lock"
-  kOpTryWriteLock,    // "try_write_lock"
-  kOpWait,            // cond "wait"
-  kOpTimedWait,       // "timed_wait"
-  kOpFileCreate,      // file io: create, open, close, read, write, seek, tell,
-  kOpFileOpen,        //   flush, stat, chsize, delete, rename, sync
+  kOpLock,          // mutex "lock"
+  kOpTryLock,       // "try_lock"
+  kOpReadLock,      // rwlock "read_lock"
+  kOpWriteLock,     // "write_lock"
+  kOpTryReadLock,   // "try_read_lock"
+  kOpTryWriteLock,  // "try_write_lock"
+  kOpWait,          // cond "wait"
+  kOpTimedWait,     // "timed_wait"
+  kOpFileCreate,    // file io: create, open, close, read, write, seek, tell,
+  kOpFileOpen,      //   flush, stat, chsize, delete, rename, sync
   kOpFileClose,
   kOpFileRead,
   kOpFileWrite,
@@ -156,7 +158,7 @@ enum operation_id : std::uint8_t {
   kOpFileDelete,
   kOpFileRename,
   kOpFileSync,
-  kOpTableFetch,      // table io: fetch, insert, update, delete
+  kOpTableFetch,  // table io: fetch, insert, update, delete
   kOpTableInsert,
   kOpTableUpdate,
   kOpTableDelete,
@@ -166,9 +168,10 @@ enum operation_id : std::uint8_t {
 // OPERATION text of an operation_id in MySQL's words; nullptr when unknown.
 inline const char* operation_name(std::uint32_t op) {
   constexpr const char* kNames[kOpCount] = {
-      nullptr, "lock",  "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock", "wait",
-      "timed_wait", "create", "open", "close", "read", "write", "seek", "tell", "flush", "stat", "chsize",
-      "delete", "rename", "sync", "fetch", "insert", "update", "delete"};
+      nullptr, "lock",       "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock",
+      "wait",  "timed_wait", "create",   "open",      "close",      "read",          "write",
+      "seek",  "tell",       "flush",    "stat",      "chsize",     "delete",        "rename",
+      "sync",  "fetch",      "insert",   "update",    "delete"};
   return op < kOpCount ? kNames[op] : nullptr;
 }
 
@@ -197,14 +200,14 @@ inline constexpr std::uint8_t kFlagInstanceStats = 4;
 inline constexpr std::uint8_t kFlagTraced = 8;
 
 struct class_record {
-  std::uint32_t lock;      // version+state; allocated once registered, never freed
-  std::uint8_t kind;       // instrument_kind
-  std::uint8_t flags;      // setup_instruments ENABLED/TIMED as set (kFlagEnabled|kFlagTimed)
-  std::uint8_t derived;    // flags AND global_instrumentation: what the hot path tests
+  std::uint32_t lock;    // version+state; allocated once registered, never freed
+  std::uint8_t kind;     // instrument_kind
+  std::uint8_t flags;    // setup_instruments ENABLED/TIMED as set (kFlagEnabled|kFlagTimed)
+  std::uint8_t derived;  // flags AND global_instrumentation: what the hot path tests
   std::uint8_t reserved;
   std::uint32_t pad;
-  wait_stat stat;          // aggregate of destroyed instances / exited threads (atomic adds)
-  char name[kNameLen];     // full taxonomy name, "wait/synch/mutex/<category>/<name>"
+  wait_stat stat;       // aggregate of destroyed instances / exited threads (atomic adds)
+  char name[kNameLen];  // full taxonomy name, "wait/synch/mutex/<category>/<name>"
 };
 
 // Per-thread derived flags (thread_record::derived); recomputed by setup writers.
@@ -213,22 +216,22 @@ inline constexpr std::uint8_t kThreadCurrent = 2;      // ... && events_waits_cu
 inline constexpr std::uint8_t kThreadHistory = 4;      // ... && events_waits_history && HISTORY
 inline constexpr std::uint8_t kThreadHistoryLong = 8;  // ... && events_waits_history_long && HISTORY
 inline constexpr std::uint8_t kThreadSummary = 16;     // ... && summary_by_thread_by_event_name
-inline constexpr std::uint8_t kThreadTraced = 32;      // kThreadEnabled && its setup_actors row has TRACE_ENABLED
+inline constexpr std::uint8_t kThreadTraced = 32;  // kThreadEnabled && its setup_actors row has TRACE_ENABLED
 
 struct thread_record {
-  std::uint32_t lock;          // version+state
-  std::uint32_t class_index;   // 1-based class (kind thread); 0 = none
-  std::uint64_t thread_id;     // THREAD_ID, unique, never reused (starts at 1)
-  std::uint64_t os_thread_id;  // gettid()
+  std::uint32_t lock;              // version+state
+  std::uint32_t class_index;       // 1-based class (kind thread); 0 = none
+  std::uint64_t thread_id;         // THREAD_ID, unique, never reused (starts at 1)
+  std::uint64_t os_thread_id;      // gettid()
   std::uint64_t parent_thread_id;  // 0 = NULL
-  std::uint8_t instrumented;   // threads.INSTRUMENTED (1 = YES)
-  std::uint8_t history;        // threads.HISTORY
-  std::uint8_t derived;        // kThread* flags for the hot path
-  std::uint8_t foreground;     // 1 when the thread declared an actor (user/host)
-  std::uint32_t stack_depth;   // number of running waits (written by the thread)
-  std::uint64_t event_id;      // next EVENT_ID (written by the thread)
-  std::uint64_t history_index; // next slot in the thread's history ring (monotonic)
-  char name[kThreadNameLen];   // name the thread gave itself (may be empty)
+  std::uint8_t instrumented;       // threads.INSTRUMENTED (1 = YES)
+  std::uint8_t history;            // threads.HISTORY
+  std::uint8_t derived;            // kThread* flags for the hot path
+  std::uint8_t foreground;         // 1 when the thread declared an actor (user/host)
+  std::uint32_t stack_depth;       // number of running waits (written by the thread)
+  std::uint64_t event_id;          // next EVENT_ID (written by the thread)
+  std::uint64_t history_index;     // next slot in the thread's history ring (monotonic)
+  char name[kThreadNameLen];       // name the thread gave itself (may be empty)
   char user[kUserLen];
   char host[kHostLen];
   char role[kUserLen];
@@ -274,18 +277,18 @@ struct wait_record {
   std::uint32_t source_index;  // 1-based into sources; 0 = unknown (NULL)
   std::uint64_t thread_id;
   std::uint64_t event_id;
-  std::uint64_t end_event_id;      // 0 = NULL (running)
-  std::uint64_t nesting_event_id;  // 0 = NULL
-  std::uint64_t timer_start;       // raw timer value
-  std::uint64_t timer_end;         // raw; 0 while running
+  std::uint64_t end_event_id;           // 0 = NULL (running)
+  std::uint64_t nesting_event_id;       // 0 = NULL
+  std::uint64_t timer_start;            // raw timer value
+  std::uint64_t timer_end;              // raw; 0 while running
   std::uint64_t object_instance_begin;  // address (identity) of the instrumented object
-  std::int64_t number_of_bytes;    // -1 = NULL
-  std::uint8_t object_kind;        // kObject*
+  std::int64_t number_of_bytes;         // -1 = NULL
+  std::uint8_t object_kind;             // kObject*
   std::uint8_t pad0[3];
-  std::uint32_t object_index;      // 1-based file instance / table share
-  std::uint32_t object_version;    // its lock version when the event started
-  std::uint32_t index_number;      // table io: 1-based index; 0 = NULL
-  std::uint32_t flags;             // FLAGS column (reserved, 0)
+  std::uint32_t object_index;    // 1-based file instance / table share
+  std::uint32_t object_version;  // its lock version when the event started
+  std::uint32_t index_number;    // table io: 1-based index; 0 = NULL
+  std::uint32_t flags;           // FLAGS column (reserved, 0)
   std::uint32_t pad1;
 };
 
@@ -298,13 +301,13 @@ struct batch_record {
 
 // mutex_instances / rwlock_instances / cond_instances rows (+ their stats).
 struct sync_instance {
-  std::uint32_t lock;           // version+state
-  std::uint32_t class_index;    // 1-based
-  std::uint64_t identity;       // OBJECT_INSTANCE_BEGIN
+  std::uint32_t lock;             // version+state
+  std::uint32_t class_index;      // 1-based
+  std::uint64_t identity;         // OBJECT_INSTANCE_BEGIN
   std::uint64_t owner_thread_id;  // mutex LOCKED_BY_THREAD_ID / rwlock WRITE_LOCKED_BY_THREAD_ID; 0 = NULL
-  std::uint32_t readers;        // rwlock READ_LOCKED_BY_COUNT
+  std::uint32_t readers;          // rwlock READ_LOCKED_BY_COUNT
   std::uint32_t pad;
-  wait_stat stat;               // events_waits_summary_by_instance
+  wait_stat stat;  // events_waits_summary_by_instance
 };
 
 // setup_actors rows.
@@ -326,7 +329,7 @@ inline constexpr std::uint32_t kSourceReady = 2;
 struct source_record {
   std::uint32_t state;  // kSource*
   std::uint32_t line;
-  std::uint64_t key;    // provider-private (address of the file name string)
+  std::uint64_t key;  // provider-private (address of the file name string)
   char text[kSourceLen];
 };
 
@@ -356,8 +359,8 @@ struct file_instance {
   std::uint32_t lock;         // version+state; the version is bumped on allocation only
   std::uint32_t class_index;  // 1-based, kind file
   std::uint32_t open_count;
-  std::uint32_t name_seq;     // seqlock of name alone (odd while a rename writes it)
-  std::uint64_t identity;     // OBJECT_INSTANCE_BEGIN
+  std::uint32_t name_seq;  // seqlock of name alone (odd while a rename writes it)
+  std::uint64_t identity;  // OBJECT_INSTANCE_BEGIN
   io_stats stats;
   char name[kObjectNameLen];  // FILE_NAME (as given to open)
 };
@@ -380,14 +383,14 @@ struct table_io_stat {
 };
 
 struct table_share {
-  std::uint32_t lock;          // version+state
-  std::uint32_t class_index;   // 1-based, kind table (wait/io/table/<category>/handler)
-  std::uint8_t object_type;    // kObjectType*
-  std::uint8_t derived;        // kFlagEnabled|kFlagTimed from setup_objects (recomputed by setup writers)
+  std::uint32_t lock;         // version+state
+  std::uint32_t class_index;  // 1-based, kind table (wait/io/table/<category>/handler)
+  std::uint8_t object_type;   // kObjectType*
+  std::uint8_t derived;       // kFlagEnabled|kFlagTimed from setup_objects (recomputed by setup writers)
   std::uint8_t pad[2];
-  std::uint32_t index_count;   // declared indexes (<= max_indexes_per_table)
-  std::uint64_t identity;      // OBJECT_INSTANCE_BEGIN of its events
-  table_io_stat no_index;      // io that used no index (INDEX_NAME NULL)
+  std::uint32_t index_count;  // declared indexes (<= max_indexes_per_table)
+  std::uint64_t identity;     // OBJECT_INSTANCE_BEGIN of its events
+  table_io_stat no_index;     // io that used no index (INDEX_NAME NULL)
   char schema[kObjectSchemaLen];
   char name[kTableNameLen];
 };

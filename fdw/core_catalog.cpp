@@ -38,6 +38,10 @@ PfsCoreErrorKind kind_of(region_errc code) noexcept {
       return PFS_CORE_CORRUPTED;
     case region_errc::bad_version:
       return PFS_CORE_BAD_VERSION;
+    case region_errc::changed:
+      return PFS_CORE_CHANGED;
+    case region_errc::not_regular:
+      return PFS_CORE_WRONG_TYPE;
     case region_errc::io:
     case region_errc::in_use:
       break;

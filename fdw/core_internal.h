@@ -15,7 +15,9 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
+#include "agent/fault_guard.h"
 #include "agent/reader.h"
 #include "fdw/pfs_core.h"
 
@@ -43,10 +45,23 @@ const reader::table_def* table_at(int table) noexcept;
 
 // Runs f and returns its result; an exception becomes *err and on_failure. Every
 // C ABI entry point that can allocate runs its body through this.
+//
+// It also runs f under fault_guard: a region file that shrinks while f reads or
+// writes its mapping cannot raise SIGBUS in the backend. The reads that notice it
+// report PFS_CORE_CHANGED themselves; a fault nobody reported (header checks, setup
+// writes at commit) fails the call here.
 template <class R, class F>
 R guarded(PfsCoreError* err, R on_failure, F&& f) noexcept {
+  fault_guard::scope fault_scope;
+  const std::uint64_t faults = fault_guard::fault_count();
   try {
-    return f();
+    R result = f();
+    if (fault_guard::fault_count() == faults) return result;
+    if constexpr (std::is_same_v<R, bool> || std::is_same_v<R, PfsCoreRegion*>) {
+      if (err->kind == PFS_CORE_OK) set_error(err, changed_while_read(""));
+      return on_failure;
+    }
+    return result;
   } catch (const std::bad_alloc&) {
     set_error(err, PFS_CORE_OUT_OF_MEMORY, "out of memory in perfschema_fdw",
               "The region's rows do not fit in this backend's memory.");

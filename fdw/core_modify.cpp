@@ -347,7 +347,8 @@ PfsCoreRegion* writable_region(const std::string& path, PfsCoreWriteError* err) 
   if (it != c.end()) {
     // The same file, and still a valid region (a file rewritten in place is not).
     const region_map& m = it->second->reader->region();
-    if (same_file(*it->second) && !region_map::validate(&m.header(), m.size())) return it->second.get();
+    if (same_file(*it->second) && !m.lost() && !region_map::validate(&m.header(), m.size()))
+      return it->second.get();
     c.erase(it);
   }
   region_error e;
@@ -768,13 +769,25 @@ void apply(const region_map& m, const PfsCoreRegion& region, const pending_op& o
   }
 }
 
-bool commit(PfsCoreWriteError* err) {
+bool commit(const volatile sig_atomic_t* interrupt, std::uint32_t timeout_ms, PfsCoreWriteError* err) {
   std::map<std::string, region_commit> regions;  // by path: locks taken in path order
   for (const pending_op& op : pending_log()) regions[op.path].ops.push_back(&op);
   for (auto& [path, rc] : regions) {
     rc.region = writable_region(path, err);
     if (rc.region == nullptr) return false;
-    rc.lock = std::make_unique<setup_lock_guard>(rc.region->reader->region());
+    rc.lock = std::make_unique<setup_lock_guard>(rc.region->reader->region(), interrupt, timeout_ms);
+    if (rc.lock->interrupted()) {
+      set_error(&err->error, PFS_CORE_INTERRUPTED, "interrupted while waiting for the setup lock");
+      return false;
+    }
+    if (rc.lock->timed_out()) {
+      set_error(&err->error, PFS_CORE_LOCK_TIMEOUT,
+                "could not lock the setup of region file " + dq(path) + " within " +
+                    std::to_string(timeout_ms) + " ms",
+                "The setup lock of region file " + dq(path) + " stayed taken for " +
+                    std::to_string(timeout_ms) + " ms, by another session or by the instrumented program.");
+      return false;
+    }
     if (!rc.lock->locked()) {
       write_error(err, "55P03", "could not lock the setup of region file " + dq(path),
                   std::string("Locking byte ") + std::to_string(layout::kSetupLockByte) +
@@ -1193,11 +1206,12 @@ bool pfs_core_write_truncate(const char* path, int table, int level, std::uint32
 
 bool pfs_core_write_pending(void) noexcept { return !pfs::fdw::pending_log().empty(); }
 
-bool pfs_core_write_commit(PfsCoreWriteError* err) noexcept {
+bool pfs_core_write_commit(const volatile sig_atomic_t* interrupt, std::uint32_t timeout_ms,
+                           PfsCoreWriteError* err) noexcept {
   using namespace pfs::fdw;
   clear_write_error(err);
   if (pending_log().empty()) return true;
-  return guarded(&err->error, false, [&] { return commit(err); });
+  return guarded(&err->error, false, [&] { return commit(interrupt, timeout_ms, err); });
 }
 
 void pfs_core_write_discard(void) noexcept { pfs::fdw::pending_log().clear(); }

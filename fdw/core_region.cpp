@@ -31,7 +31,7 @@ void set_identity(PfsCoreRegion& r, const struct stat& st) noexcept {
 // True when path still names the file r maps, unchanged.
 bool same_file(const PfsCoreRegion& r, const char* path) noexcept {
   struct stat st {};
-  if (r.path != path || stat(path, &st) != 0) return false;
+  if (r.path != path || r.reader->region().lost() || stat(path, &st) != 0) return false;
   return st.st_dev == r.dev && st.st_ino == r.ino && st.st_size == r.size &&
          st.st_mtim.tv_sec == r.mtime.tv_sec && st.st_mtim.tv_nsec == r.mtime.tv_nsec;
 }
@@ -77,6 +77,17 @@ PfsCoreRegion* pfs_core_region_get(std::uint32_t key, const char* path, PfsCoreE
     PfsCoreRegion* out = r.get();
     c.emplace(key, std::move(r));
     return out;
+  });
+}
+
+bool pfs_core_check_region_path(const char* path, PfsCoreError* err) noexcept {
+  using namespace pfs::fdw;
+  clear_error(err);
+  return guarded(err, false, [&] {
+    struct stat st {};
+    if (path == nullptr || stat(path, &st) != 0 || S_ISREG(st.st_mode)) return true;
+    set_error(err, pfs::not_a_regular_file(path, st.st_mode));
+    return false;
   });
 }
 

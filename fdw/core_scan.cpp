@@ -38,9 +38,11 @@ void invalid_rows_error(PfsCoreError* err, const PfsCoreRegion& region, const re
 
 // Rows straight from the reader's sink into the row set.
 struct rowset_sink final : reader::row_sink {
-  rowset_sink(const reader::table_def& t, std::size_t prefix, const volatile sig_atomic_t* flag, rowset_impl& out)
+  rowset_sink(const reader::table_def& t, std::size_t prefix, const volatile sig_atomic_t* flag,
+              rowset_impl& out)
       : def(t), text_prefix(prefix), interrupt(flag), rs(out) {
-    for (int c : rs.column_list) text.push_back(def.columns[static_cast<std::size_t>(c)].type == reader::column_type::text);
+    for (int c : rs.column_list)
+      text.push_back(def.columns[static_cast<std::size_t>(c)].type == reader::column_type::text);
   }
   ~rowset_sink() { std::free(buf); }
 
@@ -55,7 +57,7 @@ struct rowset_sink final : reader::row_sink {
       if (!v.null && text[k]) {
         const std::size_t need = align8(text_prefix + v.s.size());
         if (used + need > cap) grow(used + need);
-        std::memcpy(buf + used + text_prefix, v.s.data(), v.s.size());
+        if (!v.s.empty()) std::memcpy(buf + used + text_prefix, v.s.data(), v.s.size());
         c.value = static_cast<std::int64_t>(used);
         c.len = static_cast<std::uint32_t>(v.s.size());
         used += need;
@@ -94,8 +96,8 @@ struct rowset_sink final : reader::row_sink {
   bool stopped = false;
 };
 
-PfsCoreRowset* scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted, std::size_t text_prefix,
-                    const volatile sig_atomic_t* interrupt, PfsCoreError* err) {
+PfsCoreRowset* scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted,
+                    std::size_t text_prefix, const volatile sig_atomic_t* interrupt, PfsCoreError* err) {
   auto rs = std::make_unique<rowset_impl>();
   for (std::size_t c = 0; c < t.columns.size(); ++c)
     if (wanted == nullptr || wanted[c]) rs->column_list.push_back(static_cast<int>(c));

@@ -45,6 +45,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "storage/proc.h"
 #include "optimizer/appendinfo.h"
 #include "optimizer/inherit.h"
 #include "optimizer/pathnode.h"
@@ -142,6 +143,48 @@ report_write_error(const PfsCoreWriteError *err)
 /* ---- Transactions ---- */
 
 /*
+ * commit_changes
+ *		Apply the pending changes at PRE_COMMIT.
+ *
+ * The wait for a region's setup lock ends at a cancel (pg_cancel_backend) and
+ * after lock_timeout or statement_timeout, whichever is shorter.  PostgreSQL
+ * turns statement_timeout off before it commits, so the bound is applied here,
+ * counted from the start of the wait.
+ */
+static void
+commit_changes(void)
+{
+	PfsCoreWriteError err;
+	int			timeout_ms = 0;
+	bool		by_statement_timeout = false;
+
+	if (StatementTimeout > 0)
+	{
+		timeout_ms = StatementTimeout;
+		by_statement_timeout = true;
+	}
+	if (LockTimeout > 0 && (timeout_ms == 0 || LockTimeout < timeout_ms))
+	{
+		timeout_ms = LockTimeout;
+		by_statement_timeout = false;
+	}
+	while (pfs_core_write_pending() &&
+		   !pfs_core_write_commit(INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL,
+								  (uint32) timeout_ms, &err))
+	{
+		if (err.error.kind == PFS_CORE_LOCK_TIMEOUT)
+			ereport(ERROR,
+					(errcode(by_statement_timeout ? ERRCODE_QUERY_CANCELED : ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg(by_statement_timeout ? "canceling statement due to statement timeout"
+							: "canceling statement due to lock timeout"),
+					 errdetail_internal("%s", err.error.detail)));
+		if (err.error.kind != PFS_CORE_INTERRUPTED)
+			report_write_error(&err);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
  * pfs_xact_callback
  *		Apply the transaction's changes before it commits; forget them after
  *		it ends either way.
@@ -149,14 +192,11 @@ report_write_error(const PfsCoreWriteError *err)
 static void
 pfs_xact_callback(XactEvent event, void *arg)
 {
-	PfsCoreWriteError err;
-
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PARALLEL_PRE_COMMIT:
-			if (pfs_core_write_pending() && !pfs_core_write_commit(&err))
-				report_write_error(&err);
+			commit_changes();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (pfs_core_write_pending())

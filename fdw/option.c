@@ -97,6 +97,13 @@ check_region(const char *region)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("region path \"%s\" is not absolute", region),
 				 errhint("Give the full path of the file the instrumented program was started with in PFS_REGION.")));
+	/* a FIFO or a directory now is a mistake; a missing file may come later */
+	{
+		PfsCoreError err;
+
+		if (!pfs_core_check_region_path(region, &err))
+			pfs_report_core_error(&err);
+	}
 }
 
 static void

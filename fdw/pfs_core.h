@@ -44,7 +44,11 @@ typedef enum PfsCoreErrorKind
 								 * invalid records */
 	PFS_CORE_BAD_VERSION,		/* a layout version this build cannot read */
 	PFS_CORE_OUT_OF_MEMORY,
-	PFS_CORE_INTERRUPTED,		/* the interrupt flag was raised mid-scan */
+	PFS_CORE_INTERRUPTED,		/* the interrupt flag was raised mid-scan or
+								 * mid-wait */
+	PFS_CORE_CHANGED,			/* the file shrank while it was read */
+	PFS_CORE_WRONG_TYPE,		/* a directory, FIFO, socket or device */
+	PFS_CORE_LOCK_TIMEOUT,		/* the setup lock was not free in time */
 	PFS_CORE_INTERNAL			/* a bug: unexpected exception, bad argument */
 } PfsCoreErrorKind;
 
@@ -93,6 +97,12 @@ typedef struct PfsCoreRegion PfsCoreRegion;
  */
 extern PfsCoreRegion *pfs_core_region_get(uint32_t key, const char *path,
 										  PfsCoreError *err) PFS_CORE_NOEXCEPT;
+/*
+ * For CREATE and ALTER SERVER: false and *err (PFS_CORE_WRONG_TYPE) when path
+ * exists and is not a regular file (a directory, FIFO, socket or device).  A
+ * missing file is accepted: the program may create it later.  Never blocks.
+ */
+extern bool pfs_core_check_region_path(const char *path, PfsCoreError *err) PFS_CORE_NOEXCEPT;
 /* Unmaps every cached region (server options changed or a server dropped). */
 extern void pfs_core_region_forget_all(void) PFS_CORE_NOEXCEPT;
 /* Number of regions mapped now (for tests). */
@@ -230,9 +240,14 @@ extern bool pfs_core_write_pending(void) PFS_CORE_NOEXCEPT;
 /*
  * Applies every pending change (top-level commit) and forgets them.  On
  * failure nothing was applied, *err says why and the changes stay pending
- * until pfs_core_write_discard.
+ * until pfs_core_write_discard.  interrupt, if not NULL, is polled while
+ * waiting for a region's setup lock: when it becomes non-zero the commit
+ * stops with PFS_CORE_INTERRUPTED and may be called again.  timeout_ms (0:
+ * none) bounds each wait for a setup lock: PFS_CORE_LOCK_TIMEOUT.
  */
-extern bool pfs_core_write_commit(PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
+extern bool pfs_core_write_commit(const volatile sig_atomic_t *interrupt,
+								  uint32_t timeout_ms,
+								  PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
 /* Forgets every pending change (abort, or after commit). */
 extern void pfs_core_write_discard(void) PFS_CORE_NOEXCEPT;
 /* Unmaps the regions mapped for writing (a server changed); pending changes stay. */

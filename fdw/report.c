@@ -29,6 +29,13 @@ sqlstate_of(PfsCoreErrorKind kind)
 			return ERRCODE_FDW_OUT_OF_MEMORY;
 		case PFS_CORE_INTERRUPTED:
 			return ERRCODE_QUERY_CANCELED;
+		case PFS_CORE_CHANGED:
+			/* a concurrent change spoiled the read: running it again may work */
+			return ERRCODE_T_R_SERIALIZATION_FAILURE;
+		case PFS_CORE_WRONG_TYPE:
+			return ERRCODE_WRONG_OBJECT_TYPE;
+		case PFS_CORE_LOCK_TIMEOUT:
+			return ERRCODE_LOCK_NOT_AVAILABLE;
 		case PFS_CORE_IO:
 			return ERRCODE_FDW_ERROR;
 		case PFS_CORE_OK:

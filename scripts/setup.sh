@@ -7,7 +7,7 @@ packages=(
   build-essential g++ cmake ninja-build pkg-config
   libgtest-dev googletest libbenchmark-dev
   postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-common libpq-dev
-  clang-format
+  clang-format clang libclang-rt-14-dev
   sysbench
 )
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds with warnings as errors, and
-# runs the GoogleTest suites in the normal, ASan+UBSan and TSan builds, then the
-# PostgreSQL regression suite against a throwaway cluster.
+# runs the GoogleTest suites in the normal, ASan+UBSan and TSan builds, the
+# fuzzer for 60 s, then the PostgreSQL regression suite against a throwaway cluster.
 # Usage: bash scripts/test.sh          (all)
 #        PFS_TEST_QUICK=1 bash scripts/test.sh   (normal build only)
 set -euo pipefail
@@ -28,6 +28,11 @@ bash scripts/preload_check.sh build
 if [ -z "${PFS_TEST_QUICK:-}" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_build "-asan" -DPFS_SANITIZE=address
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" run_build "-tsan" -DPFS_SANITIZE=thread
+fi
+
+if [ -z "${PFS_TEST_QUICK:-}" ]; then
+  # libFuzzer over the reader and the FDW core (clang, ASan+UBSan), bounded in time.
+  bash scripts/fuzz.sh "${PFS_FUZZ_SECONDS:-60}"
 fi
 
 if [ -f Makefile.pgxs ]; then

@@ -158,7 +158,7 @@ TEST_F(FdwModifyTest, NothingReachesTheRegionBeforeCommit) {
       << err_.error.message;
   EXPECT_TRUE(pfs_core_write_pending());
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/queue_lock", "enabled"), "YES");
-  ASSERT_TRUE(pfs_core_write_commit(&err_)) << err_.error.message;
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_)) << err_.error.message;
   EXPECT_FALSE(pfs_core_write_pending());
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/queue_lock", "enabled"), "NO");
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/queue_lock", "timed"), "YES");
@@ -198,7 +198,7 @@ TEST_F(FdwModifyTest, ValuesAreCheckedAndNormalized) {
                                      0, &err_));
   EXPECT_STREQ(err_.sqlstate, "0A000");
   // only the first update was logged
-  ASSERT_TRUE(pfs_core_write_commit(&err_));
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_));
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/queue_lock", "enabled"), "NO");
 }
 
@@ -212,7 +212,7 @@ TEST_F(FdwModifyTest, LastCommitWinsPerColumn) {
     pfs::setup_lock_guard lock(r->region());
     pfs::setup::set_instrument(r->region(), r->find_class("wait/synch/mutex/app/cache_lock"), 1, 0);
   }
-  ASSERT_TRUE(pfs_core_write_commit(&err_)) << err_.error.message;
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_)) << err_.error.message;
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/cache_lock", "enabled"), "NO");
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/cache_lock", "timed"), "NO");
 }
@@ -222,7 +222,7 @@ TEST_F(FdwModifyTest, TracingRule) {
   EXPECT_STREQ(err_.sqlstate, "55000");
   ASSERT_TRUE(
       update_instrument("wait/synch/mutex/app/idle_lock", {{"enabled", "YES"}, {"trace_enabled", "yes"}}));
-  ASSERT_TRUE(pfs_core_write_commit(&err_));
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_));
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/idle_lock", "trace_enabled"), "YES");
 
   // traced in this transaction while another session disables the instrument
@@ -234,7 +234,7 @@ TEST_F(FdwModifyTest, TracingRule) {
     pfs::setup::set_instrument(r->region(), r->find_class("wait/synch/mutex/app/cache_lock"), 0, -1);
   }
   ASSERT_TRUE(update_instrument("wait/synch/mutex/app/queue_lock", {{"timed", "NO"}}));
-  EXPECT_FALSE(pfs_core_write_commit(&err_));
+  EXPECT_FALSE(pfs_core_write_commit(nullptr, 0, &err_));
   EXPECT_STREQ(err_.sqlstate, "40001");
   pfs_core_write_discard();
   // nothing of the transaction was applied
@@ -253,7 +253,7 @@ TEST_F(FdwModifyTest, InsertsAreCheckedAgainstTheRegionAndTheTransaction) {
   EXPECT_FALSE(insert_actor("db1", "bob"));
   EXPECT_STREQ(err_.sqlstate, "23505");
   EXPECT_STREQ(err_.error.detail, "Key (host, user, role)=(db1, bob, %) already exists.");
-  ASSERT_TRUE(pfs_core_write_commit(&err_));
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_));
   const auto rows = region_rows(table_id::setup_actors);
   ASSERT_EQ(rows.size(), 3u);
   bool bob = false;
@@ -275,7 +275,7 @@ TEST_F(FdwModifyTest, DuplicateAtCommitAppliesNothing) {
     ASSERT_EQ(pfs::setup::insert_actor(r->region(), "db1", "bob", "%", false, false),
               pfs::setup::actor_result::ok);
   }
-  EXPECT_FALSE(pfs_core_write_commit(&err_));
+  EXPECT_FALSE(pfs_core_write_commit(nullptr, 0, &err_));
   EXPECT_STREQ(err_.sqlstate, "23505");
   pfs_core_write_discard();
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/queue_lock", "enabled"), "YES");
@@ -307,7 +307,7 @@ TEST_F(FdwModifyTest, ChangesOfRowsGoneMeanwhileDoNothing) {
     pfs::setup_lock_guard lock(r->region());
     pfs::setup::delete_actor(r->region(), "localhost", "alice", "%");
   }
-  ASSERT_TRUE(pfs_core_write_commit(&err_)) << err_.error.message;
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_)) << err_.error.message;
   EXPECT_EQ(region_rows(table_id::setup_actors).size(), 2u);
 }
 
@@ -319,7 +319,7 @@ TEST_F(FdwModifyTest, SubtransactionsKeepOrDropTheirChanges) {
   pfs_core_write_subxact_end(2, true);   // RELEASE: level 2's changes go to level 1
   ASSERT_TRUE(update_instrument("wait/synch/cond/app/queue_not_empty", {{"enabled", "NO"}}, 2));
   pfs_core_write_subxact_end(2, false);
-  ASSERT_TRUE(pfs_core_write_commit(&err_));
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_));
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/queue_lock", "enabled"), "NO");
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/cache_lock", "enabled"), "NO");
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/rwlock/app/cache_rw", "enabled"), "YES");
@@ -403,7 +403,7 @@ TEST_F(FdwModifyTest, TruncateAtCommit) {
   EXPECT_EQ(pfs_core_overlay_row(o, mutex_row.data()), 0);
   pfs_core_overlay_free(o);
 
-  ASSERT_TRUE(pfs_core_write_commit(&err_));
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_));
   EXPECT_EQ(region_rows(table_id::events_waits_history).size(), 0u);
   for (const auto& r : region_rows(table_id::file_summary_by_instance)) EXPECT_EQ(r[3].i, 0);
 }
@@ -425,7 +425,7 @@ TEST_F(FdwModifyTest, OneCommitOverTwoRegions) {
     ASSERT_EQ(pfs::setup::insert_actor(r->region(), "db9", "eve", "%", true, true),
               pfs::setup::actor_result::ok);
   }
-  EXPECT_FALSE(pfs_core_write_commit(&err_));
+  EXPECT_FALSE(pfs_core_write_commit(nullptr, 0, &err_));
   EXPECT_STREQ(err_.sqlstate, "54000");
   pfs_core_write_discard();
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/queue_lock", "enabled"), "YES");
@@ -433,7 +433,7 @@ TEST_F(FdwModifyTest, OneCommitOverTwoRegions) {
   // both valid: both applied
   ASSERT_TRUE(update_instrument("wait/synch/mutex/app/queue_lock", {{"enabled", "NO"}}));
   ASSERT_TRUE(pfs_core_write_truncate(second.c_str(), table_index(table_id::setup_actors), 1, 0, &err_));
-  ASSERT_TRUE(pfs_core_write_commit(&err_)) << err_.error.message;
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_)) << err_.error.message;
   EXPECT_EQ(value_of(table_id::setup_instruments, "wait/synch/mutex/app/queue_lock", "enabled"), "NO");
   EXPECT_EQ(region_rows(table_id::setup_actors, second).size(), 0u);
 }

@@ -1069,7 +1069,7 @@ TEST_F(ReaderTest, ScanRejectsUnknownTableAndTruncatedFile) {
   // Shrinking the file under a live mapping: the scan refuses instead of faulting.
   ASSERT_EQ(truncate(path_.c_str(), 4096), 0);
   err = r->scan(T(table_id::threads), rows);
-  EXPECT_EQ(err.code, region_errc::corrupt) << err.message;
+  EXPECT_EQ(err.code, region_errc::changed) << err.message;
   EXPECT_TRUE(rows.empty());
 }
 

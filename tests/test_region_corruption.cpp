@@ -306,7 +306,7 @@ TEST_F(RegionCorruptionTest, TooSmall) {
   EXPECT_EQ(open_image(almost), region_errc::too_small);
 }
 
-TEST_F(RegionCorruptionTest, NotARegularFile) { EXPECT_EQ(open_code(dir_), region_errc::io); }
+TEST_F(RegionCorruptionTest, NotARegularFile) { EXPECT_EQ(open_code(dir_), region_errc::not_regular); }
 
 TEST_F(RegionCorruptionTest, PristineImageOpensAndScans) {
   std::vector<char> img = populated_image();

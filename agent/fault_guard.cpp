@@ -1,0 +1,173 @@
+#include "agent/fault_guard.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+
+namespace pfs::fault_guard {
+namespace {
+
+constexpr int kSlots = 64;
+
+enum slot_state : int { kFree = 0, kClaimed, kActive };
+enum lost_state : int { kMapped = 0, kReplacing, kReplaced, kReplaceFailed };
+
+// Everything the handler reads is a lock-free atomic (async-signal-safe).
+struct watched {
+  std::atomic<int> state{kFree};
+  std::atomic<std::uintptr_t> base{0};
+  std::atomic<std::size_t> size{0};
+  std::atomic<int> prot{0};
+  std::atomic<int> lost{kMapped};
+};
+
+watched g_slots[kSlots];
+std::atomic<std::uint64_t> g_faults{0};
+
+// Installation state, changed under g_install_mutex (never in the handler).
+std::mutex g_install_mutex;
+int g_scopes = 0;
+bool g_permanent = false;
+// The handler found when ours was installed; written only while ours is not
+// installed, so the handler always reads a complete value.
+struct sigaction g_previous {};
+
+void on_sigbus(int sig, siginfo_t* info, void* context);
+
+bool ours_installed() {
+  struct sigaction cur {};
+  if (sigaction(SIGBUS, nullptr, &cur) != 0) return false;
+  return (cur.sa_flags & SA_SIGINFO) != 0 && cur.sa_sigaction == on_sigbus;
+}
+
+void install_locked() {
+  if (ours_installed()) return;
+  struct sigaction ours {};
+  ours.sa_sigaction = on_sigbus;
+  ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sigemptyset(&ours.sa_mask);
+  struct sigaction prev {};
+  if (sigaction(SIGBUS, nullptr, &prev) != 0) return;
+  g_previous = prev;
+  sigaction(SIGBUS, &ours, nullptr);
+}
+
+void uninstall_locked() {
+  // Someone who replaced ours after us keeps their handler.
+  if (ours_installed()) sigaction(SIGBUS, &g_previous, nullptr);
+}
+
+// What would have happened without us: the previous handler, or the default action.
+void chain(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& prev = g_previous;
+  if ((prev.sa_flags & SA_SIGINFO) != 0) {
+    if (prev.sa_sigaction != nullptr) prev.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN) {
+    prev.sa_handler(sig);
+    return;
+  }
+  // Default action (the kernel also forces it for an ignored fault): restore it and
+  // raise the signal again; it stays pending until this handler returns.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, nullptr);
+  raise(sig);
+}
+
+// Replaces the whole mapping of slot s by anonymous zeros, once; a thread that
+// faults while another replaces it returns and retries the access.
+bool replace_with_zeros(watched& s) {
+  int expected = kMapped;
+  if (!s.lost.compare_exchange_strong(expected, kReplacing)) return expected != kReplaceFailed;
+  void* base = reinterpret_cast<void*>(s.base.load(std::memory_order_relaxed));
+  const std::size_t size = s.size.load(std::memory_order_relaxed);
+  void* p = mmap(base, size, s.prot.load(std::memory_order_relaxed),
+                 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    s.lost.store(kReplaceFailed);
+    return false;
+  }
+  g_faults.fetch_add(1, std::memory_order_relaxed);
+  s.lost.store(kReplaced, std::memory_order_release);
+  return true;
+}
+
+void on_sigbus(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  // Only faults raised by the kernel for an access carry a meaningful address.
+  if (info != nullptr && info->si_code > 0) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    for (watched& s : g_slots) {
+      if (s.state.load(std::memory_order_acquire) != kActive) continue;
+      const std::uintptr_t base = s.base.load(std::memory_order_relaxed);
+      if (addr < base || addr - base >= s.size.load(std::memory_order_relaxed)) continue;
+      if (replace_with_zeros(s)) {
+        errno = saved_errno;
+        return;
+      }
+      break;  // could not replace it: behave as without us
+    }
+  }
+  chain(sig, info, context);
+  errno = saved_errno;
+}
+
+}  // namespace
+
+int watch(void* base, std::size_t size, int prot) noexcept {
+  if (base == nullptr || size == 0) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    watched& s = g_slots[i];
+    int expected = kFree;
+    if (!s.state.compare_exchange_strong(expected, kClaimed)) continue;
+    s.base.store(reinterpret_cast<std::uintptr_t>(base), std::memory_order_relaxed);
+    s.size.store(size, std::memory_order_relaxed);
+    s.prot.store(prot, std::memory_order_relaxed);
+    s.lost.store(kMapped, std::memory_order_relaxed);
+    s.state.store(kActive, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void unwatch(int slot) noexcept {
+  if (slot < 0 || slot >= kSlots) return;
+  g_slots[slot].state.store(kFree, std::memory_order_release);
+}
+
+bool lost(int slot) noexcept {
+  if (slot < 0 || slot >= kSlots) return false;
+  return g_slots[slot].lost.load(std::memory_order_acquire) != kMapped;
+}
+
+void rearm(int slot) noexcept {
+  if (slot < 0 || slot >= kSlots) return;
+  g_slots[slot].lost.store(kMapped, std::memory_order_release);
+}
+
+std::uint64_t fault_count() noexcept { return g_faults.load(std::memory_order_relaxed); }
+
+scope::scope() noexcept : installed_(true) {
+  std::lock_guard<std::mutex> g(g_install_mutex);
+  if (g_scopes++ == 0 && !g_permanent) install_locked();
+}
+
+scope::~scope() {
+  if (!installed_) return;
+  std::lock_guard<std::mutex> g(g_install_mutex);
+  if (--g_scopes == 0 && !g_permanent) uninstall_locked();
+}
+
+void install_permanently() noexcept {
+  std::lock_guard<std::mutex> g(g_install_mutex);
+  g_permanent = true;
+  install_locked();
+}
+
+}  // namespace pfs::fault_guard

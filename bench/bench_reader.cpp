@@ -1,0 +1,59 @@
+// Benchmarks of the reader: a scan of events_waits_history_long (the benchmark
+// agent's region, 10000 rows) and the cost of the SIGBUS guard every scan and
+// every FDW core call runs under (two sigaction calls and a mutex), to compare
+// side by side (docs/design.md, "A region file that changes under a mapping").
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "agent/fault_guard.h"
+#include "agent/pfs.h"
+#include "agent/reader.h"
+#include "bench_agent.h"
+
+namespace {
+
+using namespace pfs;
+
+void BM_FaultGuardScope(benchmark::State& state) {
+  for (auto _ : state) {
+    fault_guard::scope guard;
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_FaultGuardScope);
+
+// A row sink that only counts: the scan itself, without building rows.
+struct counting_sink final : reader::row_sink {
+ public:
+  std::size_t rows = 0;
+  bool row(const reader::cell_view*, std::size_t) override {
+    ++rows;
+    return true;
+  }
+};
+
+void BM_ReaderScanHistoryLong(benchmark::State& state) {
+  bench::start_agent();
+  {
+    pfs::mutex m{"bench", "scan_fill"};
+    for (int i = 0; i < 20000; ++i) pfs::lock_guard g(m);
+  }
+  region_error err;
+  auto r = reader::region_reader::open(current_region()->path(), false, err);
+  if (r == nullptr) {
+    state.SkipWithError(err.message.c_str());
+    return;
+  }
+  const auto& table = reader::table(reader::table_id::events_waits_history_long);
+  std::size_t rows = 0;
+  for (auto _ : state) {
+    counting_sink sink;
+    if (r->scan(table, sink)) state.SkipWithError("scan failed");
+    rows = sink.rows;
+  }
+  state.counters["rows"] = static_cast<double>(rows);
+}
+BENCHMARK(BM_ReaderScanHistoryLong)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "agent/pfs.h"
+#include "agent/provider/pfs.h"
 
 namespace pfs::bench {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/pfs.h"
-#include "agent/pfs_io.h"
+#include "agent/provider/pfs.h"
+#include "agent/provider/pfs_io.h"
 #include "bench_agent.h"
 
 namespace {

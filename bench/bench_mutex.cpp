@@ -6,8 +6,8 @@
 #include <mutex>
 #include <string>
 
-#include "agent/pfs.h"
-#include "agent/setup.h"
+#include "agent/provider/pfs.h"
+#include "agent/region/setup.h"
 #include "bench_agent.h"
 
 namespace {

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "agent/fault_guard.h"
-#include "agent/pfs.h"
-#include "agent/reader.h"
+#include "agent/region/fault_guard.h"
+#include "agent/provider/pfs.h"
+#include "agent/reader/reader.h"
 #include "bench_agent.h"
 
 namespace {

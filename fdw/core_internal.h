@@ -17,8 +17,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "agent/fault_guard.h"
-#include "agent/reader.h"
+#include "agent/region/fault_guard.h"
+#include "agent/reader/reader.h"
 #include "fdw/pfs_core.h"
 
 // A mapped region and the identity of the file it maps (to notice a new file at

@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/setup.h"
+#include "agent/region/setup.h"
 #include "fdw/core_internal.h"
 #include "timers/timer.h"
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/pfs.h"
-#include "agent/region.h"
-#include "agent/region_layout.h"
+#include "agent/provider/pfs.h"
+#include "agent/region/region.h"
+#include "agent/region/region_layout.h"
 
 namespace pfs::test {
 

@@ -3,7 +3,7 @@
 
 #include <thread>
 
-#include "agent/setup.h"
+#include "agent/region/setup.h"
 #include "agent_test_util.h"
 
 using namespace pfs;

@@ -10,8 +10,8 @@
 #include <memory>
 #include <thread>
 
-#include "agent/reader.h"
-#include "agent/setup.h"
+#include "agent/reader/reader.h"
+#include "agent/region/setup.h"
 #include "agent_test_util.h"
 
 using namespace pfs;

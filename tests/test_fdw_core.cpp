@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/reader.h"
+#include "agent/reader/reader.h"
 #include "fdw/core_catalog.cpp"  // NOLINT(bugprone-suspicious-include)
 #include "fdw/core_region.cpp"   // NOLINT(bugprone-suspicious-include)
 #include "fdw/core_scan.cpp"     // NOLINT(bugprone-suspicious-include)

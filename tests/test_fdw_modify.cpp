@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/reader.h"
-#include "agent/setup.h"
+#include "agent/reader/reader.h"
+#include "agent/region/setup.h"
 #include "fdw/core_catalog.cpp"  // NOLINT(bugprone-suspicious-include)
 #include "fdw/core_modify.cpp"   // NOLINT(bugprone-suspicious-include)
 #include "fdw/pfs_core.h"

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string>
 
-#include "agent/pfs_io.h"
-#include "agent/setup.h"
+#include "agent/provider/pfs_io.h"
+#include "agent/region/setup.h"
 #include "agent_test_util.h"
 
 using namespace pfs;

@@ -29,10 +29,10 @@
 #include <thread>
 #include <vector>
 
-#include "agent/reader.h"
+#include "agent/reader/reader.h"
 // The call-site resolver (module, symbol, names) is tested in-process too: it has
 // no interposed function and needs only the agent library.
-#include "agent/preload_sites.cpp"  // NOLINT(bugprone-suspicious-include)
+#include "agent/preload/preload_sites.cpp"  // NOLINT(bugprone-suspicious-include)
 
 namespace {
 

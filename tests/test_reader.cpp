@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "agent/reader.h"
-#include "agent/region.h"
-#include "agent/region_layout.h"
-#include "agent/setup.h"
+#include "agent/reader/reader.h"
+#include "agent/region/region.h"
+#include "agent/region/region_layout.h"
+#include "agent/region/setup.h"
 #include "timers/timer.h"
 
 namespace {

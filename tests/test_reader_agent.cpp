@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "agent/pfs.h"
-#include "agent/reader.h"
+#include "agent/provider/pfs.h"
+#include "agent/reader/reader.h"
 #include "agent_test_util.h"
 
 namespace {

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/reader.h"
-#include "agent/region.h"
-#include "agent/region_layout.h"
+#include "agent/reader/reader.h"
+#include "agent/region/region.h"
+#include "agent/region/region_layout.h"
 #include "timers/timer.h"
 
 namespace {

@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "agent/fault_guard.h"
-#include "agent/pfs.h"
-#include "agent/reader.h"
-#include "agent/region.h"
+#include "agent/region/fault_guard.h"
+#include "agent/provider/pfs.h"
+#include "agent/reader/reader.h"
+#include "agent/region/region.h"
 #include "agent_test_util.h"
 
 namespace {
@@ -221,6 +221,12 @@ std::uint64_t status_value(region_reader& r, const std::string& name) {
 // running (its event path then sees zeros: everything disabled), and once the file
 // is copied back it maps it again and says so in status.region_faults.
 TEST(RegionFaults, ProgramSurvivesTruncationAndSaysSoWhenRestored) {
+#if defined(__SANITIZE_THREAD__)
+  // The fault handler and the re-attach swap pages under running threads with
+  // mmap(MAP_FIXED): by design, as the threads only load and store atomically. TSan
+  // models that mmap as a plain write of the whole range and reports a race.
+  GTEST_SKIP() << "mmap(MAP_FIXED) under running threads is outside TSan's model";
+#endif
   options o = test::small_options("program");
   o.remove_at_exit = false;
   int to_child[2], to_parent[2];
@@ -320,8 +326,15 @@ TEST(RegionFaults, OtherFaultsGoToTheProgramOrTheDefaultAction) {
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status));
-  EXPECT_EQ(WTERMSIG(status), SIGBUS);
+  struct sigaction found {};
+  ASSERT_EQ(sigaction(SIGBUS, nullptr, &found), 0);
+  if ((found.sa_flags & SA_SIGINFO) == 0 && found.sa_handler == SIG_DFL) {
+    ASSERT_TRUE(WIFSIGNALED(status));
+    EXPECT_EQ(WTERMSIG(status), SIGBUS);
+  } else {
+    // A sanitizer owns SIGBUS: chained to, it reports the fault and exits non-zero.
+    EXPECT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
 
   pid = fork();
   ASSERT_GE(pid, 0);

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <thread>
 
-#include "agent/pfs_io.h"
-#include "agent/setup.h"
+#include "agent/provider/pfs_io.h"
+#include "agent/region/setup.h"
 #include "agent_test_util.h"
 
 using namespace pfs;

@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/pfs.h"
+#include "agent/provider/pfs.h"
 
 namespace {
 

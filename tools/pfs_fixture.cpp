@@ -30,8 +30,8 @@
 #include <string>
 #include <string_view>
 
-#include "agent/region.h"
-#include "agent/region_layout.h"
+#include "agent/region/region.h"
+#include "agent/region/region_layout.h"
 #include "timers/timer.h"
 
 namespace {

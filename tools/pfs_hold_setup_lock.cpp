@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "agent/region.h"
+#include "agent/region/region.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {

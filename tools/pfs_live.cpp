@@ -40,7 +40,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/pfs.h"
+#include "agent/provider/pfs.h"
 
 namespace {
 

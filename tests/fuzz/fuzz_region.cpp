@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/reader.h"
-#include "agent/region.h"
+#include "agent/reader/reader.h"
+#include "agent/region/region.h"
 #include "fdw/pfs_core.h"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "agent/reader.h"
+#include "agent/reader/reader.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {

@@ -10,9 +10,9 @@
 #include <mutex>
 #include <vector>
 
-#include "agent/agent_internal.h"
-#include "agent/io_path.h"
-#include "agent/setup.h"
+#include "agent/provider/agent_internal.h"
+#include "agent/provider/io_path.h"
+#include "agent/region/setup.h"
 
 namespace pfs::detail {
 

@@ -15,10 +15,10 @@
 #include <ctime>
 #include <string>
 
-#include "agent/agent_internal.h"
-#include "agent/io_path.h"
-#include "agent/setup.h"
-#include "agent/trace.h"
+#include "agent/provider/agent_internal.h"
+#include "agent/provider/io_path.h"
+#include "agent/region/setup.h"
+#include "agent/provider/trace.h"
 
 namespace pfs::detail {
 

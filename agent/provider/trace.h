@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "agent/event_path.h"
+#include "agent/provider/event_path.h"
 
 namespace pfs::detail {
 

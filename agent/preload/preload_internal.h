@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <string>
 
-#include "agent/event_path.h"
-#include "agent/pfs_c.h"
+#include "agent/provider/event_path.h"
+#include "agent/provider/pfs_c.h"
 
 namespace pfs::preload {
 

@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/event_path.h"
-#include "agent/pfs_c.h"
-#include "agent/region.h"
+#include "agent/provider/event_path.h"
+#include "agent/provider/pfs_c.h"
+#include "agent/region/region.h"
 
 namespace pfs {
 

@@ -10,8 +10,8 @@
 #include <sched.h>
 #include <sys/mman.h>
 
-#include "agent/agent_internal.h"
-#include "agent/preload_internal.h"
+#include "agent/provider/slow_path.h"
+#include "agent/preload/preload_internal.h"
 
 namespace pfs::preload {
 namespace {

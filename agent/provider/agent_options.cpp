@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "agent/agent_internal.h"
+#include "agent/provider/agent_internal.h"
 
 namespace pfs {
 namespace {

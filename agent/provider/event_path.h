@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "agent/pfs_c.h"
-#include "agent/region_layout.h"
+#include "agent/provider/pfs_c.h"
+#include "agent/region/region_layout.h"
 #include "timers/timer.h"
 
 namespace pfs::detail {

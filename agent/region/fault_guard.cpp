@@ -1,4 +1,4 @@
-#include "agent/fault_guard.h"
+#include "agent/region/fault_guard.h"
 
 #include <signal.h>
 #include <sys/mman.h>

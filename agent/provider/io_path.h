@@ -6,7 +6,7 @@
 // an io call costs hundreds of nanoseconds or more, so these are cheap in context.
 #pragma once
 
-#include "agent/event_path.h"
+#include "agent/provider/event_path.h"
 
 namespace pfs::detail {
 

@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "agent/event_path.h"
-#include "agent/pfs.h"
-#include "agent/region.h"
+#include "agent/provider/event_path.h"
+#include "agent/provider/pfs.h"
+#include "agent/provider/slow_path.h"
+#include "agent/region/region.h"
 #include "timers/timer.h"
 
 namespace pfs::detail {
@@ -49,9 +50,6 @@ bool agent_running();
 // (an operator copied it back), it is mapped again and the fault counted in the
 // status row region_faults. One atomic load when nothing happened.
 void reattach_if_restored();
-pfs_key register_class(instrument_kind kind, const char* category, const char* name);
-sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* identity);
-void destroy_instance(sync_instance* s);
 void aggregate_atomic(wait_stat& into, const wait_stat& from);
 void init_io(agent_state& a, const region_sizes& sizes);
 

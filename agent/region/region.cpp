@@ -1,4 +1,4 @@
-#include "agent/region.h"
+#include "agent/region/region.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -12,7 +12,7 @@
 #include <limits>
 #include <utility>
 
-#include "agent/fault_guard.h"
+#include "agent/region/fault_guard.h"
 #include "timers/timer.h"
 
 namespace pfs {

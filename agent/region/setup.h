@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/region.h"
+#include "agent/region/region.h"
 #include "timers/timer.h"
 
 namespace pfs::setup {

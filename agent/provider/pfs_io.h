@@ -29,7 +29,7 @@
 #include <cstdio>
 #include <source_location>
 
-#include "agent/pfs_c.h"
+#include "agent/provider/pfs_c.h"
 
 namespace pfs::file {
 

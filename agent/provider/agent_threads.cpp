@@ -5,9 +5,9 @@
 
 #include <cstring>
 
-#include "agent/agent_internal.h"
-#include "agent/setup.h"
-#include "agent/trace.h"
+#include "agent/provider/agent_internal.h"
+#include "agent/region/setup.h"
+#include "agent/provider/trace.h"
 
 namespace pfs::detail {
 namespace {
@@ -70,7 +70,6 @@ void fork_child() {
 
 __attribute__((tls_model("initial-exec"))) constinit thread_local thread_context* tls_context = nullptr;
 
-void stop_in_forked_child();  // agent_core.cpp
 
 thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
   reattach_if_restored();

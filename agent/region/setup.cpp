@@ -1,4 +1,4 @@
-#include "agent/setup.h"
+#include "agent/region/setup.h"
 
 #include <atomic>
 #include <cstring>

@@ -58,7 +58,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/region.h"
+#include "agent/region/region.h"
 
 namespace pfs::reader {
 

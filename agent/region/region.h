@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "agent/region_layout.h"
+#include "agent/region/region_layout.h"
 
 namespace pfs {
 

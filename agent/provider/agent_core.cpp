@@ -7,10 +7,10 @@
 #include <atomic>
 #include <cstring>
 
-#include "agent/agent_internal.h"
-#include "agent/fault_guard.h"
-#include "agent/setup.h"
-#include "agent/trace.h"
+#include "agent/provider/agent_internal.h"
+#include "agent/region/fault_guard.h"
+#include "agent/region/setup.h"
+#include "agent/provider/trace.h"
 
 namespace pfs {
 namespace detail {

@@ -37,15 +37,11 @@
 #include <cstring>
 #include <string>
 
-#include "agent/agent_internal.h"
-#include "agent/io_path.h"
-#include "agent/preload_internal.h"
+#include "agent/provider/slow_path.h"
+#include "agent/provider/io_path.h"
+#include "agent/preload/preload_internal.h"
 
 #define PFS_EXPORT extern "C" __attribute__((visibility("default")))
-
-namespace pfs::detail {
-void stop_in_forked_child();  // agent_core.cpp
-}
 
 // The C library's own entry points, bound at link time to the exact versions
 // (no dlsym needed): the fallbacks used before the constructor has run.

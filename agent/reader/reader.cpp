@@ -1,6 +1,6 @@
 // The reader library: see reader.h. Everything in the region is untrusted input;
 // every shared field is read with layout::load_relaxed / load_acquire.
-#include "agent/reader.h"
+#include "agent/reader/reader.h"
 
 #include <sys/stat.h>
 
@@ -16,8 +16,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "agent/fault_guard.h"
-#include "agent/setup.h"
+#include "agent/region/fault_guard.h"
+#include "agent/region/setup.h"
 #include "timers/timer.h"
 
 namespace pfs::reader {

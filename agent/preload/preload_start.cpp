@@ -12,8 +12,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "agent/agent_internal.h"
-#include "agent/preload_internal.h"
+#include "agent/provider/pfs.h"
+#include "agent/provider/slow_path.h"
+#include "agent/preload/preload_internal.h"
 
 namespace pfs::preload {
 namespace {

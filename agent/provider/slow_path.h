@@ -1,0 +1,21 @@
+// The provider's out-of-line registration functions: what the LD_PRELOAD
+// interposer (agent/preload) needs beyond the public C ABI and the inline event
+// path. Everything else of the provider's state stays in agent_internal.h.
+#pragma once
+
+#include "agent/provider/pfs_c.h"
+#include "agent/region/region_layout.h"
+
+namespace pfs::detail {
+
+// A class of the given kind named <kind prefix><category>/<name>; 0 when the agent is
+// off, the name invalid or the class array full (counted as lost).
+pfs_key register_class(layout::instrument_kind kind, const char* category, const char* name);
+// An instance of class key for the object at identity; nullptr when not recorded
+// (counted as lost when the array is full).
+layout::sync_instance* create_instance(layout::instrument_kind kind, pfs_key key, const void* identity);
+void destroy_instance(layout::sync_instance* s);
+// Stops recording in a child after fork (its region belongs to the parent).
+void stop_in_forked_child();
+
+}  // namespace pfs::detail

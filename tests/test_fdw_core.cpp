@@ -15,9 +15,6 @@
 #include <vector>
 
 #include "agent/reader/reader.h"
-#include "fdw/core_catalog.cpp"  // NOLINT(bugprone-suspicious-include)
-#include "fdw/core_region.cpp"   // NOLINT(bugprone-suspicious-include)
-#include "fdw/core_scan.cpp"     // NOLINT(bugprone-suspicious-include)
 #include "fdw/pfs_core.h"
 
 namespace {

@@ -18,8 +18,6 @@
 
 #include "agent/reader/reader.h"
 #include "agent/region/setup.h"
-#include "fdw/core_catalog.cpp"  // NOLINT(bugprone-suspicious-include)
-#include "fdw/core_modify.cpp"   // NOLINT(bugprone-suspicious-include)
 #include "fdw/pfs_core.h"
 
 namespace {
@@ -76,7 +74,7 @@ class FdwModifyTest : public testing::Test {
   }
   void TearDown() override {
     pfs_core_write_discard();
-    pfs::fdw::writables().clear();
+    pfs_core_write_forget_regions();
     std::system(("rm -rf '" + dir_ + "'").c_str());
   }
 

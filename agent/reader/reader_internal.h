@@ -1,0 +1,292 @@
+// The reader's internals shared by its files: the reader state (a mapping and a
+// checked copy of its geometry), the status table's fixed lists, and the scanner that
+// builds the rows of one scan. Row builders live in rows_*.cpp by table family; the
+// table registry (tables.cpp) says which builder makes which table.
+#pragma once
+
+#include "agent/reader/consistent_copy.h"
+#include "agent/region/region.h"
+#include "timers/timer.h"
+
+namespace pfs::reader {
+
+using namespace pfs::layout;
+
+// ---------------------------------------------------------------------------
+// The reader state: the mapping and a private, checked copy of its geometry.
+
+struct region_reader::impl {
+  struct array_view {
+    const char* base = nullptr;
+    std::uint64_t count = 0;
+    std::uint64_t stride = 0;
+  };
+
+  region_map map;
+  array_view arrays[kArrayCount];
+  std::uint64_t threads = 0;      // thread slots
+  std::uint64_t classes = 0;      // class slots (= max_classes)
+  std::uint64_t stack_depth = 0;  // wait_stack_depth
+  std::uint64_t history_per_thread = 0;
+  std::uint64_t history_long_batch = 0;  // status only
+  std::uint64_t indexes_per_table = 0;   // index_stat slots per table share
+  std::atomic<std::uint64_t> torn{0};
+  std::atomic<std::uint64_t> invalid{0};
+
+  template <class T>
+  const T* at(array_id id, std::uint64_t i) const {
+    const array_view& a = arrays[id];
+    return i < a.count ? reinterpret_cast<const T*>(a.base + i * sizeof(T)) : nullptr;
+  }
+  std::uint64_t count(array_id id) const { return arrays[id].count; }
+  const region_header& header() const { return map.header(); }
+
+  // Copies the directory out of the mapped header and checks it against the mapping
+  // (independently of region_map::validate, so a header changed after validation
+  // cannot make this reader read outside the file).
+  region_error load_geometry();
+};
+
+namespace detail {
+
+// Every table's columns, in table_id order (tables.cpp).
+std::vector<table_def> build_tables();
+
+// Arrays this reader knows, with the record size it expects and the name used in the
+// status table.
+struct known_array {
+  array_id id;
+  std::uint64_t stride;
+  const char* status_name;
+};
+inline constexpr known_array kKnownArrays[] = {
+    {kArrayClasses, sizeof(class_record), "instrument_classes"},
+    {kArrayThreads, sizeof(thread_record), "threads"},
+    {kArrayWaitStacks, sizeof(wait_record), "events_waits_current"},
+    {kArrayWaitHistory, sizeof(wait_record), "events_waits_history"},
+    {kArrayThreadClassStats, sizeof(wait_stat), "events_waits_summary_by_thread_by_event_name"},
+    {kArrayHistoryLong, sizeof(wait_record), "events_waits_history_long"},
+    {kArrayHistoryLongBatches, sizeof(batch_record), "events_waits_history_long_batches"},
+    {kArrayMutexes, sizeof(sync_instance), "mutex_instances"},
+    {kArrayRwlocks, sizeof(sync_instance), "rwlock_instances"},
+    {kArrayConds, sizeof(sync_instance), "cond_instances"},
+    {kArraySetupActors, sizeof(actor_record), "setup_actors"},
+    {kArraySources, sizeof(source_record), "sources"},
+    {kArrayFiles, sizeof(file_instance), "file_instances"},
+    {kArrayClassIo, sizeof(io_stats), "file_summary_by_event_name"},
+    {kArrayTables, sizeof(table_share), "table_shares"},
+    {kArrayTableIndexes, sizeof(index_stat), "table_index_stats"},
+    {kArraySetupObjects, sizeof(object_record), "setup_objects"},
+};
+
+// Status names of the lost counters, by lost_id (every id below kLostCount needs one:
+// a missing name would be a null pointer). trace_errors is the slot after
+// sources_lost (kTraceErrors, trace files); only the first kLostCount are shown.
+inline constexpr const char* kLostNames[] = {
+    "mutex_classes_lost",   "rwlock_classes_lost",   "cond_classes_lost",    "thread_classes_lost",
+    "file_classes_lost",    "table_classes_lost",    "mutex_instances_lost", "rwlock_instances_lost",
+    "cond_instances_lost",  "thread_instances_lost", "file_instances_lost",  "file_handles_lost",
+    "table_instances_lost", "table_handles_lost",    "index_stats_lost",     "locker_lost",
+    "sources_lost",         "trace_errors",          "region_faults",
+};
+static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
+
+// Fixed number of status rows before the per-array and lost rows.
+inline constexpr std::uint64_t kStatusFixedRows = 12;
+inline constexpr std::uint64_t kStatusRows =
+    kStatusFixedRows + 2 * std::size(kKnownArrays) + 1 + kLostCount + 2;
+
+// One scan: working state on the stack.
+struct class_entry {
+  bool valid = false;
+  std::uint8_t kind = 0;
+  std::uint8_t flags = 0;
+  wait_stat stat{};
+  std::string name;
+};
+class scanner {
+ public:
+  scanner(const region_reader::impl& r, row_sink& out) : r_(r), h_(r.header()), out_(out) {}
+  ~scanner() = default;
+  bool stopped = false;
+  // Hands the row being built to the sink.
+  void flush() {
+    if (!pending_ || stopped) return;
+    pending_ = false;
+    if (!out_.row(cur_.slots.data(), cur_.n)) stopped = true;
+  }
+
+  std::uint64_t torn = 0;
+  std::uint64_t invalid = 0;
+
+  void setup_instruments();
+
+  void setup_consumers();
+
+  void setup_timers();
+
+  void setup_actors();
+
+  void performance_timers();
+
+  void threads();
+
+  // events_waits_current (history = false) or events_waits_history (history = true):
+  // per allocated thread, its slots, all copied while the thread's lock word stays
+  // the same (so a thread slot reused meanwhile does not mix two threads' rows).
+  void waits_per_thread(bool history);
+
+  void waits_history_long();
+
+  void summary_global();
+
+  void summary_by_thread();
+
+  // Sync instance tables: events_waits_summary_by_instance (all three arrays), or
+  // the instance table of one array.
+  void sync_instances(table_id which);
+
+  void setup_objects();
+
+  // file_instances (summary = false) or file_summary_by_instance (summary = true).
+  void file_instances(bool summary);
+
+  void file_summary_by_event_name();
+
+  // table_io_waits_summary_by_table (by_index = false) or _by_index_usage (true).
+  void table_io(bool by_index);
+
+  void status(bool alive, std::uint64_t torn_total, std::uint64_t invalid_total);
+
+ private:
+  row_builder& add_row() {
+    flush();
+    pending_ = true;
+    cur_.n = 0;
+    next_text_ = 0;
+    return cur_;
+  }
+
+  bool accept(rd res) {
+    if (res == rd::torn) ++torn;
+    return res == rd::ok;
+  }
+
+  // Every class record, copied once per scan.
+  void load_classes();
+
+  // 1-based class index → the class, nullptr if out of range or not allocated.
+  const class_entry* class_at(std::uint32_t index) const {
+    if (index == 0 || index > classes_.size()) return nullptr;
+    const class_entry& e = classes_[index - 1];
+    return e.valid ? &e : nullptr;
+  }
+
+  // Every allocated file instance whose class is an allocated file class, in array
+  // order; the others are counted invalid.
+  template <class Fn>
+  void for_each_file(Fn&& fn) {
+    load_classes();
+    file_copy f;
+    for (std::uint64_t i = 0; i < r_.count(kArrayFiles); ++i) {
+      if (!accept(read_file(*r_.at<file_instance>(kArrayFiles, i), f))) continue;
+      const class_entry* c = class_at(f.class_index);
+      if (c == nullptr || c->kind != kKindFile) {
+        ++invalid;
+        continue;
+      }
+      fn(f, *c);
+    }
+  }
+
+  // Per class (index = class index - 1), for the allocated file classes: the class's
+  // bucket of deleted files + every allocated file instance of the class.
+  std::vector<io_stats> file_class_stats();
+
+  static const char* object_type_name(std::uint8_t type) {
+    return type == kObjectTypeTable            ? "TABLE"
+           : type == kObjectTypeTemporaryTable ? "TEMPORARY TABLE"
+                                               : nullptr;
+  }
+
+  struct index_copy {
+    fixed_str<kIndexNameLen> name;
+    table_io_stat stat = kZeroTableIo;
+  };
+  struct table_copy {
+    std::uint8_t object_type = 0;
+    fixed_str<kObjectSchemaLen> schema;
+    fixed_str<kTableNameLen> name;
+    table_io_stat no_index = kZeroTableIo;
+    std::vector<index_copy> indexes;  // the declared ones
+  };
+
+  // Copies the share in slot `slot` (inside a read_versioned / read_referenced copy:
+  // the share's lock word is re-checked around it) and its declared indexes: the first
+  // index_count (acquire: the provider writes an index's name before publishing the
+  // count) of its max_indexes_per_table slots.
+  void copy_table(std::uint64_t slot, const table_share& s, table_copy& c, bool stats);
+
+  // The name of the file a wait names, if its record still has the event's version.
+  const std::optional<std::string>& file_name_of(std::uint32_t index, std::uint32_t version);
+
+  struct table_ref {
+    const char* type = nullptr;
+    std::string schema, name;
+    std::vector<std::string> indexes;
+  };
+
+  // The table share a wait names, if it still has the event's version; nullptr if not.
+  const table_ref* table_of(std::uint32_t index, std::uint32_t version);
+
+  void load_timers();
+
+  // SOURCE text of a 1-based source index; nullopt-like (false) when unknown.
+  const std::string* source_ref(std::uint32_t index);
+  bool source_text(std::uint32_t index, std::string& text, bool no_copy = false);
+
+  void emit_wait(const wait_copy& c);
+
+  void emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c);
+
+  // timer_start, timer_end, timer_wait.
+  void append_times(row_builder& x, const wait_copy& c);
+
+  // object_schema, object_name, index_name, object_type.
+  void append_object(row_builder& x, const wait_copy& c);
+
+  const region_reader::impl& r_;
+  const region_header& h_;
+  // Text made for the row being built (copied from a record, or computed); reused
+  // row after row. No row has more than a handful of text cells.
+  static constexpr unsigned kTextSlots = 16;
+  std::string text_slots_[kTextSlots];
+  unsigned next_text_ = 0;
+  cell text_cell(std::string_view s) {
+    std::string& slot = text_slots_[next_text_++ % kTextSlots];
+    slot.assign(s.data(), s.size());
+    return cell{false, 0, slot};
+  }
+  cell text_cell(std::string&& s) {
+    std::string& slot = text_slots_[next_text_++ % kTextSlots];
+    slot = std::move(s);
+    return cell{false, 0, slot};
+  }
+
+  row_sink& out_;
+  row_builder cur_;
+  row_builder times_;
+  row_builder objects_;
+  std::vector<cell_view> views_;
+  bool pending_ = false;
+  bool classes_loaded_ = false;
+  std::vector<class_entry> classes_;
+  converter timers_[timers::timer_kind_count];
+  std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
+  // Objects of wait events by (index << 32 | version), looked up once per scan.
+  std::unordered_map<std::uint64_t, std::optional<std::string>> file_refs_;
+  std::unordered_map<std::uint64_t, std::optional<table_ref>> table_refs_;
+};
+
+}  // namespace detail
+}  // namespace pfs::reader

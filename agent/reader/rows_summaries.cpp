@@ -1,0 +1,124 @@
+// Row builders of the events_waits_summary_* and the synch instance tables.
+#include "agent/reader/reader_internal.h"
+
+namespace pfs::reader::detail {
+
+void scanner::summary_global() {
+  load_classes();
+  std::vector<wait_stat> sums(classes_.size(), kZeroStat);
+  const std::vector<io_stats> files = file_class_stats();
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    const class_entry& e = classes_[c];
+    if (!e.valid) continue;
+    if (is_sync_kind(e.kind)) {
+      add_stat(sums[c], e.stat);
+    } else if (e.kind == kKindFile) {
+      sums[c] = io_star(files[c]);
+    } else if (e.kind == kKindTable) {
+      // Counts only: table io time stays out of the wait summaries (WL#4895).
+      sums[c].count = e.stat.count;
+    }
+  }
+  for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
+    for (std::uint64_t i = 0; i < r_.count(arr); ++i) {
+      sync_copy s;
+      if (!accept(read_sync(*r_.at<sync_instance>(arr, i), s))) continue;
+      if (class_at(s.class_index) == nullptr) {
+        ++invalid;
+        continue;
+      }
+      add_stat(sums[s.class_index - 1], s.stat);
+    }
+  }
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+    auto& x = add_row();
+    x.push_back(text_cell(std::string_view(classes_[c].name)));
+    append_stat_cells(x, sums[c]);
+  }
+}
+
+void scanner::summary_by_thread() {
+  load_classes();
+  std::vector<wait_stat> stats(classes_.size());
+  for (std::uint64_t i = 0; i < r_.threads; ++i) {
+    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+    bool done = false, absent = false;
+    std::uint64_t tid = 0;
+    for (int a = 0; a < kAttempts && !done; ++a) {
+      const std::uint32_t l1 = load_acquire(tr.lock);
+      if ((l1 & kStateMask) != kStateAllocated) {
+        if ((l1 & kStateMask) == kStateDirty && a + 1 < kAttempts) {  // short change: look again
+          cpu_relax();
+          continue;
+        }
+        absent = true;
+        break;
+      }
+      tid = load_relaxed(tr.thread_id);
+      for (std::size_t c = 0; c < classes_.size(); ++c) {
+        if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+        const wait_stat* s = r_.at<wait_stat>(kArrayThreadClassStats, i * r_.classes + c);
+        stats[c] = s != nullptr ? load_stat(*s) : wait_stat{0, 0, kNoMin, 0};
+      }
+      std::atomic_thread_fence(std::memory_order_acquire);
+      done = load_relaxed(tr.lock) == l1;
+      if (!done) cpu_relax();
+    }
+    if (absent) continue;
+    if (!done) {
+      ++torn;
+      continue;
+    }
+    for (std::size_t c = 0; c < classes_.size(); ++c) {
+      if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+      auto& x = add_row();
+      x.push_back(int_cell(tid));
+      x.push_back(text_cell(std::string_view(classes_[c].name)));
+      append_stat_cells(x, stats[c]);
+    }
+  }
+}
+
+// Sync instance tables: events_waits_summary_by_instance (all three arrays), or
+// the instance table of one array.
+void scanner::sync_instances(table_id which) {
+  load_classes();
+  const bool summary = which == table_id::events_waits_summary_by_instance;
+  for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
+    if (!summary && !((which == table_id::mutex_instances && arr == kArrayMutexes) ||
+                      (which == table_id::rwlock_instances && arr == kArrayRwlocks) ||
+                      (which == table_id::cond_instances && arr == kArrayConds)))
+      continue;
+    for (std::uint64_t i = 0; i < r_.count(arr); ++i) {
+      sync_copy s;
+      if (!accept(read_sync(*r_.at<sync_instance>(arr, i), s))) continue;
+      const class_entry* c = class_at(s.class_index);
+      if (c == nullptr) {
+        ++invalid;
+        continue;
+      }
+      auto& x = add_row();
+      x.push_back(text_cell(std::string_view(c->name)));
+      x.push_back(int_cell(s.identity));
+      if (summary) {
+        append_stat_cells(x, s.stat);
+      } else if (arr == kArrayMutexes) {
+        x.push_back(nullable_int(s.owner_thread_id));
+      } else if (arr == kArrayRwlocks) {
+        x.push_back(nullable_int(s.owner_thread_id));
+        x.push_back(int_cell(s.readers));
+      }
+    }
+  }
+  if (summary) {
+    for_each_file([this](const file_copy& f, const class_entry& c) {
+      auto& x = add_row();
+      x.push_back(text_cell(std::string_view(c.name)));
+      x.push_back(int_cell(f.identity));
+      append_stat_cells(x, io_star(f.stats));
+    });
+  }
+}
+
+}  // namespace pfs::reader::detail

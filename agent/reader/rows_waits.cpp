@@ -1,0 +1,289 @@
+// Row builders of the events_waits_current, _history and _history_long.
+#include "agent/reader/reader_internal.h"
+
+namespace pfs::reader::detail {
+
+// events_waits_current (history = false) or events_waits_history (history = true):
+// per allocated thread, its slots, all copied while the thread's lock word stays
+// the same (so a thread slot reused meanwhile does not mix two threads' rows).
+void scanner::waits_per_thread(bool history) {
+  load_classes();
+  load_timers();
+  const std::uint64_t per = history ? r_.history_per_thread : r_.stack_depth;
+  const array_id arr = history ? kArrayWaitHistory : kArrayWaitStacks;
+  std::vector<wait_copy> rows;
+  rows.reserve(per);
+  for (std::uint64_t i = 0; i < r_.threads; ++i) {
+    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+    bool done = false, absent = false;
+    std::uint64_t slot_torn = 0;
+    for (int a = 0; a < kAttempts && !done; ++a) {
+      const std::uint32_t l1 = load_acquire(tr.lock);
+      if ((l1 & kStateMask) != kStateAllocated) {
+        if ((l1 & kStateMask) == kStateDirty && a + 1 < kAttempts) {  // short change: look again
+          cpu_relax();
+          continue;
+        }
+        absent = true;
+        break;
+      }
+      const std::uint64_t tid = load_relaxed(tr.thread_id);
+      const std::uint64_t next = load_relaxed(tr.history_index);
+      // TRUNCATE: this thread's events below its horizon are gone.
+      const std::uint64_t horizon = load_acquire(tr.horizon[history ? kTruncateHistory : kTruncateCurrent]);
+      rows.clear();
+      slot_torn = 0;
+      // History: oldest first (the next slot to be written holds the oldest event
+      // once the ring has wrapped).
+      const std::uint64_t start = history && per != 0 && next >= per ? next % per : 0;
+      for (std::uint64_t k = 0; k < per; ++k) {
+        const std::uint64_t slot = i * per + (start + k) % per;
+        const wait_record* w = r_.at<wait_record>(arr, slot);
+        if (w == nullptr) break;  // cannot happen: the geometry was checked
+        wait_copy c;
+        const rd res = read_wait(*w, c);
+        if (res == rd::torn) {
+          ++slot_torn;
+          continue;
+        }
+        if (c.thread_id != tid || c.event_id < horizon) continue;
+        if (history ? c.state != kWaitCompleted : (c.state != kWaitRunning && c.state != kWaitCompleted))
+          continue;
+        rows.push_back(c);
+      }
+      std::atomic_thread_fence(std::memory_order_acquire);
+      done = load_relaxed(tr.lock) == l1;
+      if (!done) cpu_relax();
+    }
+    if (absent) continue;
+    if (!done) {
+      ++torn;
+      continue;
+    }
+    torn += slot_torn;
+    for (const wait_copy& c : rows) emit_wait(c);
+  }
+}
+
+void scanner::waits_history_long() {
+  load_classes();
+  load_timers();
+  // TRUNCATE horizons: a live thread hides its events below its own horizon; a
+  // thread that is gone hides all of them if it existed at the last TRUNCATE.
+  std::unordered_map<std::uint64_t, std::uint64_t> live_horizon;
+  for (std::uint64_t i = 0; i < r_.threads; ++i) {
+    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+    std::uint64_t tid = 0, horizon = 0;
+    const rd res = read_versioned(tr, [&](const thread_record& t) {
+      tid = load_relaxed(t.thread_id);
+      horizon = load_relaxed(t.horizon[kTruncateHistoryLong]);
+    });
+    if (res == rd::ok) live_horizon[tid] = horizon;
+  }
+  const std::uint64_t gone_below = load_acquire(r_.header().horizon_thread_id[kTruncateHistoryLong]);
+  for (std::uint64_t i = 0; i < r_.count(kArrayHistoryLong); ++i) {
+    wait_copy c;
+    if (!accept(read_wait(*r_.at<wait_record>(kArrayHistoryLong, i), c))) continue;
+    if (c.state != kWaitCompleted) continue;
+    const auto live = live_horizon.find(c.thread_id);
+    if (live != live_horizon.end() ? c.event_id < live->second : c.thread_id < gone_below) continue;
+    emit_wait(c);
+  }
+}
+
+// The name of the file a wait names, if its record still has the event's version.
+const std::optional<std::string>& scanner::file_name_of(std::uint32_t index, std::uint32_t version) {
+  static const std::optional<std::string> none;
+  if (index == 0 || index > r_.count(kArrayFiles)) return none;
+  const std::uint64_t key = (std::uint64_t{index} << 32) | version;
+  auto it = file_refs_.find(key);
+  if (it == file_refs_.end()) {
+    fixed_str<kObjectNameLen> name;
+    bool name_ok = false;
+    const bool ok = read_referenced(*r_.at<file_instance>(kArrayFiles, index - 1), version,
+                                    [&](const file_instance& f) { name_ok = load_file_name(f, name); }) &&
+                    name_ok;
+    it = file_refs_.emplace(key, ok ? std::optional<std::string>(name.str()) : std::nullopt).first;
+  }
+  return it->second;
+}
+
+// The table share a wait names, if it still has the event's version; nullptr if not.
+const scanner::table_ref* scanner::table_of(std::uint32_t index, std::uint32_t version) {
+  if (index == 0 || index > r_.count(kArrayTables)) return nullptr;
+  const std::uint64_t key = (std::uint64_t{index} << 32) | version;
+  auto it = table_refs_.find(key);
+  if (it == table_refs_.end()) {
+    std::optional<table_ref> ref;
+    table_copy t;
+    if (read_referenced(*r_.at<table_share>(kArrayTables, index - 1), version,
+                        [this, index, &t](const table_share& s) { copy_table(index - 1, s, t, false); })) {
+      if (const char* type = object_type_name(t.object_type)) {
+        ref.emplace();
+        ref->type = type;
+        ref->schema = t.schema.str();
+        ref->name = t.name.str();
+        for (const index_copy& ix : t.indexes) ref->indexes.push_back(ix.name.str());
+      }
+    }
+    it = table_refs_.emplace(key, std::move(ref)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+void scanner::emit_wait(const wait_copy& c) {
+  const class_entry* cls = class_at(c.class_index);
+  if (cls == nullptr) {
+    ++invalid;
+    return;
+  }
+  auto& x = add_row();
+  const bool* w = out_.wanted;
+  if (w == nullptr) {
+    emit_wait_all(x, *cls, c);
+    return;
+  }
+  // Only the wanted columns of wait_columns() (19, in that order) are computed.
+  if (x.slots.size() < 19) x.slots.resize(19);
+  x.n = 19;
+  for (auto& v : x.slots) v = cell{};
+  cell* o = x.slots.data();
+  if (w[0]) o[0] = int_cell(c.thread_id);
+  if (w[1]) o[1] = int_cell(c.event_id);
+  if (w[2]) o[2] = nullable_int(c.end_event_id);
+  if (w[3]) o[3] = stable_text(std::string_view(cls->name));
+  if (w[4]) {
+    const std::string* src = source_ref(c.source_index);
+    if (src != nullptr) o[4] = stable_text(std::string_view(*src));
+  }
+  if (w[5] || w[6] || w[7]) {
+    row_builder& t = times_;
+    t.n = 0;
+    append_times(t, c);
+    o[5] = t.slots[0], o[6] = t.slots[1], o[7] = t.slots[2];
+  }
+  if (w[9] || w[10] || w[11] || w[12]) {
+    row_builder& t = objects_;
+    t.n = 0;
+    append_object(t, c);
+    o[9] = t.slots[0], o[10] = t.slots[1], o[11] = t.slots[2], o[12] = t.slots[3];
+  }
+  if (w[13]) o[13] = int_cell(c.object_instance_begin);
+  if (w[14]) o[14] = nullable_int(c.nesting_event_id);
+  if (w[15] && c.nesting_type == kNestingWait) o[15] = stable_text(std::string_view("WAIT"));
+  if (w[16])
+    if (const char* op = operation_name(c.operation)) o[16] = stable_text(std::string_view(op));
+  if (w[17] && c.number_of_bytes >= 0) o[17] = int_cell_signed(c.number_of_bytes);
+  if (w[18]) o[18] = int_cell(c.flags);
+}
+
+void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c) {
+  const class_entry* cls = &k;
+  x.reserve(19);
+  x.push_back(int_cell(c.thread_id));
+  x.push_back(int_cell(c.event_id));
+  x.push_back(nullable_int(c.end_event_id));
+  x.push_back(stable_text(std::string_view(cls->name)));
+  const std::string* src = source_ref(c.source_index);
+  x.push_back(src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
+  append_times(x, c);
+  x.push_back(null_cell());  // spins
+  append_object(x, c);
+  x.push_back(int_cell(c.object_instance_begin));
+  x.push_back(nullable_int(c.nesting_event_id));
+  x.push_back(c.nesting_type == kNestingWait ? stable_text(std::string_view("WAIT")) : null_cell());
+  const char* op = operation_name(c.operation);
+  x.push_back(op != nullptr ? stable_text(std::string_view(op)) : null_cell());
+  // -1 = NULL; other negative values are garbage, NULL too.
+  x.push_back(c.number_of_bytes < 0 ? null_cell() : int_cell_signed(c.number_of_bytes));
+  x.push_back(int_cell(c.flags));
+}
+
+// timer_start, timer_end, timer_wait.
+void scanner::append_times(row_builder& x, const wait_copy& c) {
+  const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
+  if (conv == nullptr || conv->mult == 0) {
+    for (int k = 0; k < 3; ++k) x.push_back(null_cell());
+    return;
+  }
+  const std::uint64_t start = to_pico(*conv, c.timer_start);
+  x.push_back(int_cell(start));
+  std::uint64_t end = 0;
+  if (c.state == kWaitRunning) {
+    const auto kind = static_cast<timers::timer_kind>(c.timer);
+    if (kind == timers::timer_kind::thread_cpu) {  // per thread: "now" means nothing here
+      x.push_back(null_cell());
+      x.push_back(null_cell());
+      return;
+    }
+    end = to_pico(*conv, timers::read(kind));
+  } else {
+    end = to_pico(*conv, c.timer_end);
+  }
+  x.push_back(int_cell(end));
+  x.push_back(int_cell(end >= start ? end - start : 0));
+}
+
+// object_schema, object_name, index_name, object_type.
+void scanner::append_object(row_builder& x, const wait_copy& c) {
+  if (c.object_kind == kObjectFile) {
+    const std::optional<std::string>& name = file_name_of(c.object_index, c.object_version);
+    x.push_back(null_cell());
+    x.push_back(name ? text_cell(std::string_view(*name)) : null_cell());
+    x.push_back(null_cell());
+    x.push_back(text_cell(std::string_view("FILE")));
+    return;
+  }
+  if (c.object_kind == kObjectTable) {
+    if (const table_ref* t = table_of(c.object_index, c.object_version)) {
+      x.push_back(text_cell(std::string_view(t->schema)));
+      x.push_back(text_cell(std::string_view(t->name)));
+      x.push_back(c.index_number >= 1 && c.index_number <= t->indexes.size()
+                      ? text_cell(std::string_view(t->indexes[c.index_number - 1]))
+                      : null_cell());
+      x.push_back(text_cell(std::string_view(t->type)));
+      return;
+    }
+  }
+  for (int k = 0; k < 4; ++k) x.push_back(null_cell());  // no object, or one that is gone
+}
+
+void scanner::load_timers() {
+  for (int k = 0; k < timers::timer_kind_count; ++k) {
+    const auto& d = h_.timers[k];
+    converter& c = timers_[k];
+    c.base = load_relaxed(d.base);
+    c.mult = load_relaxed(d.mult);
+    c.shift = load_relaxed(d.shift);
+    if (c.shift > 127) c.mult = 0;  // garbage: a shift this large is undefined
+  }
+}
+
+// SOURCE text of a 1-based source index; nullopt-like (false) when unknown.
+const std::string* scanner::source_ref(std::uint32_t index) {
+  std::string dummy;
+  if (!source_text(index, dummy, true)) return nullptr;
+  return &sources_.find(index)->second.second;
+}
+
+bool scanner::source_text(std::uint32_t index, std::string& text, bool no_copy) {
+  if (index == 0 || index > r_.count(kArraySources)) return false;
+  auto it = sources_.find(index);
+  if (it == sources_.end()) {
+    const source_record& s = *r_.at<source_record>(kArraySources, index - 1);
+    std::pair<bool, std::string> v{false, {}};
+    const std::uint32_t st = load_acquire(s.state);
+    if (st == kSourceReady) {
+      fixed_str<kSourceLen> f;
+      f.load(s.text);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (load_relaxed(s.state) == st) v = {true, f.str()};
+    }
+    it = sources_.emplace(index, std::move(v)).first;
+  }
+  if (!it->second.first) return false;
+  if (!no_copy) text = it->second.second;
+  return true;
+}
+
+}  // namespace pfs::reader::detail

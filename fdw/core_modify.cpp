@@ -47,23 +47,10 @@ namespace pfs::fdw {
 namespace {
 
 using reader::table_id;
+using namespace reader;  // the write rules: truncate_effect, write_op
 
 // ---------------------------------------------------------------------------
 // What each table allows
-
-// TRUNCATE effects, and which of them a scan of a table must show.
-enum effect : unsigned {
-  kNoEffect = 0,
-  kHideCurrent = 1u << 0,      // events_waits_current emptied
-  kHideHistory = 1u << 1,      // events_waits_history
-  kHideHistoryLong = 1u << 2,  // events_waits_history_long
-  kResetWait = 1u << 3,        // reset_wait_summaries (also file and table io)
-  kResetThread = 1u << 4,      // reset_thread_summaries
-  kResetFile = 1u << 5,        // reset_file_summaries
-  kResetTable = 1u << 6,       // reset_table_summaries
-  kEmptyActors = 1u << 7,      // truncate_actors
-  kEmptyObjects = 1u << 8,     // truncate_objects
-};
 
 }  // namespace
 }  // namespace pfs::fdw
@@ -72,13 +59,9 @@ enum effect : unsigned {
 // linkage may not hold members of types with internal linkage).
 namespace pfs::fdw::modify {
 
-struct table_rules {
+// A table's write rules (the registry's, agent/reader/tables.cpp) with its id.
+struct table_rules : reader::write_rules {
   reader::table_id id;
-  int ops;                    // PFS_CORE_OP_*
-  const char* keys[3];        // key columns (nullptr-terminated)
-  const char* updatable[4];   // columns UPDATE may set
-  unsigned truncate;          // effect of TRUNCATE
-  const char* size_variable;  // the environment variable that sizes the table (INSERT)
 };
 
 struct value {
@@ -104,38 +87,26 @@ using modify::row_state;
 using modify::table_rules;
 using modify::value;
 
-constexpr int kKeyed = PFS_CORE_OP_UPDATE;
-constexpr int kEditable = PFS_CORE_OP_UPDATE | PFS_CORE_OP_INSERT | PFS_CORE_OP_DELETE | PFS_CORE_OP_TRUNCATE;
+static_assert(PFS_CORE_OP_UPDATE == reader::kWriteUpdate && PFS_CORE_OP_INSERT == reader::kWriteInsert &&
+              PFS_CORE_OP_DELETE == reader::kWriteDelete && PFS_CORE_OP_TRUNCATE == reader::kWriteTruncate);
 
-// clang-format off
-constexpr table_rules kRules[] = {
-    {table_id::setup_instruments, kKeyed, {"name"}, {"enabled", "timed", "trace_enabled"}, kNoEffect, nullptr},
-    {table_id::setup_consumers, kKeyed, {"name"}, {"enabled"}, kNoEffect, nullptr},
-    {table_id::setup_timers, kKeyed, {"name"}, {"timer_name"}, kNoEffect, nullptr},
-    {table_id::threads, kKeyed, {"thread_id"}, {"instrumented", "history"}, kNoEffect, nullptr},
-    {table_id::setup_actors, kEditable, {"host", "user", "role"}, {"enabled", "history", "trace_enabled"},
-     kEmptyActors, "PFS_SETUP_ACTORS_SIZE"},
-    {table_id::setup_objects, kEditable, {"object_type", "object_schema", "object_name"}, {"enabled", "timed"},
-     kEmptyObjects, "PFS_SETUP_OBJECTS_SIZE"},
-    {table_id::events_waits_current, PFS_CORE_OP_TRUNCATE, {}, {}, kHideCurrent, nullptr},
-    {table_id::events_waits_history, PFS_CORE_OP_TRUNCATE, {}, {}, kHideHistory, nullptr},
-    {table_id::events_waits_history_long, PFS_CORE_OP_TRUNCATE, {}, {}, kHideHistoryLong, nullptr},
-    {table_id::events_waits_summary_global_by_event_name, PFS_CORE_OP_TRUNCATE, {}, {}, kResetWait, nullptr},
-    {table_id::events_waits_summary_by_instance, PFS_CORE_OP_TRUNCATE, {}, {}, kResetWait, nullptr},
-    {table_id::events_waits_summary_by_thread_by_event_name, PFS_CORE_OP_TRUNCATE, {}, {}, kResetThread, nullptr},
-    {table_id::file_summary_by_event_name, PFS_CORE_OP_TRUNCATE, {}, {}, kResetFile, nullptr},
-    {table_id::file_summary_by_instance, PFS_CORE_OP_TRUNCATE, {}, {}, kResetFile, nullptr},
-    {table_id::table_io_waits_summary_by_table, PFS_CORE_OP_TRUNCATE, {}, {}, kResetTable, nullptr},
-    {table_id::table_io_waits_summary_by_index_usage, PFS_CORE_OP_TRUNCATE, {}, {}, kResetTable, nullptr},
-};
-// clang-format on
+// The rules of every table, by catalogue index (built once from the registry).
+const std::vector<table_rules>& all_rules() {
+  static const std::vector<table_rules> rules = [] {
+    std::vector<table_rules> out;
+    for (const reader::table_def& t : reader::tables())
+      out.push_back(table_rules{t.writes, static_cast<table_id>(t.id)});
+    return out;
+  }();
+  return rules;
+}
 
+// The rules of a table that SQL may change; nullptr for a read-only table.
 const table_rules* rules_of(int table) noexcept {
   const reader::table_def* t = table_at(table);
   if (t == nullptr) return nullptr;
-  for (const table_rules& r : kRules)
-    if (static_cast<std::uint32_t>(r.id) == t->id) return &r;
-  return nullptr;
+  const table_rules& r = all_rules()[t->id];
+  return r.ops == 0 ? nullptr : &r;
 }
 
 template <std::size_t N>
@@ -143,34 +114,6 @@ bool listed(const char* const (&names)[N], const char* name) noexcept {
   for (const char* n : names)
     if (n != nullptr && std::strcmp(n, name) == 0) return true;
   return false;
-}
-
-// Which TRUNCATE effects change what a scan of the table shows; file_only: the
-// effects that touch only the file rows of the table (event_name wait/io/file/...).
-unsigned effects_seen_by(table_id id, unsigned& file_only) noexcept {
-  file_only = 0;
-  switch (id) {
-    case table_id::events_waits_current:
-      return kHideCurrent;
-    case table_id::events_waits_history:
-      return kHideHistory;
-    case table_id::events_waits_history_long:
-      return kHideHistoryLong;
-    case table_id::events_waits_summary_global_by_event_name:
-    case table_id::events_waits_summary_by_instance:
-      file_only = kResetFile;
-      return kResetWait | kResetFile;
-    case table_id::events_waits_summary_by_thread_by_event_name:
-      return kResetThread;
-    case table_id::file_summary_by_event_name:
-    case table_id::file_summary_by_instance:
-      return kResetWait | kResetFile;
-    case table_id::table_io_waits_summary_by_table:
-    case table_id::table_io_waits_summary_by_index_usage:
-      return kResetWait | kResetTable;
-    default:
-      return 0;
-  }
 }
 
 bool is_stat_column(const char* name) noexcept {
@@ -1063,8 +1006,8 @@ std::unique_ptr<PfsCoreOverlay> overlay_begin(const char* path, int table, std::
     o->rules = own;
     o->keys = key_columns(*own, *t);
   }
-  unsigned file_only = 0;
-  const unsigned seen = effects_seen_by(static_cast<table_id>(t->id), file_only);
+  const unsigned seen = t->writes.seen;
+  const unsigned file_only = t->writes.seen_file_rows;
   bool any = false;
   for (const pending_op& op : pending_log()) {
     if (op.cid >= cid || op.path != path) continue;

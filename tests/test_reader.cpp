@@ -1059,7 +1059,7 @@ TEST_F(ReaderTest, WritableReaderAppliesSetupThroughSetupApi) {
 TEST_F(ReaderTest, ScanRejectsUnknownTableAndTruncatedFile) {
   ASSERT_NO_FATAL_FAILURE(create(small_sizes()));
   auto r = open_reader();
-  table_def bogus{"bogus", {}, 1000};
+  table_def bogus{"bogus", {}, 1000, nullptr, {}};
   std::vector<row> rows(3);
   region_error err = r->scan(bogus, rows);
   EXPECT_TRUE(err);

@@ -93,7 +93,11 @@ region_error region_reader::impl::load_geometry() {
 // Public functions
 
 const std::vector<table_def>& tables() noexcept {
-  static const std::vector<table_def> all = build_tables();
+  static const std::vector<table_def> all = [] {
+    std::vector<table_def> defs;
+    for (const table_entry& e : registry()) defs.push_back(e.def);
+    return defs;
+  }();
   return all;
 }
 
@@ -180,71 +184,7 @@ region_error region_reader::scan(const table_def& t, row_sink& out) noexcept {
       return e;
     }
     scanner s(r, out);
-    switch (static_cast<table_id>(t.id)) {
-      case table_id::setup_instruments:
-        s.setup_instruments();
-        break;
-      case table_id::setup_consumers:
-        s.setup_consumers();
-        break;
-      case table_id::setup_timers:
-        s.setup_timers();
-        break;
-      case table_id::setup_actors:
-        s.setup_actors();
-        break;
-      case table_id::performance_timers:
-        s.performance_timers();
-        break;
-      case table_id::threads:
-        s.threads();
-        break;
-      case table_id::events_waits_current:
-        s.waits_per_thread(false);
-        break;
-      case table_id::events_waits_history:
-        s.waits_per_thread(true);
-        break;
-      case table_id::events_waits_history_long:
-        s.waits_history_long();
-        break;
-      case table_id::events_waits_summary_global_by_event_name:
-        s.summary_global();
-        break;
-      case table_id::events_waits_summary_by_thread_by_event_name:
-        s.summary_by_thread();
-        break;
-      case table_id::events_waits_summary_by_instance:
-      case table_id::mutex_instances:
-      case table_id::rwlock_instances:
-      case table_id::cond_instances:
-        s.sync_instances(static_cast<table_id>(t.id));
-        break;
-      case table_id::status:
-        s.status(r.map.provider_alive(), impl_->torn.load(std::memory_order_relaxed),
-                 impl_->invalid.load(std::memory_order_relaxed));
-        break;
-      case table_id::setup_objects:
-        s.setup_objects();
-        break;
-      case table_id::file_instances:
-        s.file_instances(false);
-        break;
-      case table_id::file_summary_by_event_name:
-        s.file_summary_by_event_name();
-        break;
-      case table_id::file_summary_by_instance:
-        s.file_instances(true);
-        break;
-      case table_id::table_io_waits_summary_by_table:
-        s.table_io(false);
-        break;
-      case table_id::table_io_waits_summary_by_index_usage:
-        s.table_io(true);
-        break;
-      case table_id::count:
-        break;
-    }
+    registry()[t.id].rows(s);
     s.flush();
     if (r.map.lost()) return changed_while_read(r.map.path());
     impl_->torn.fetch_add(s.torn, std::memory_order_relaxed);
@@ -260,55 +200,8 @@ region_error region_reader::scan(const table_def& t, row_sink& out) noexcept {
 }
 
 std::uint64_t region_reader::estimated_rows(const table_def& t) const noexcept {
-  const impl& r = *impl_;
-  switch (static_cast<table_id>(t.id)) {
-    case table_id::setup_instruments:
-    case table_id::events_waits_summary_global_by_event_name:
-      return r.classes;
-    case table_id::setup_consumers:
-      return kConsumerCount;
-    case table_id::setup_timers:
-      return 1;
-    case table_id::setup_actors:
-      return r.count(kArraySetupActors);
-    case table_id::performance_timers:
-      return timers::timer_kind_count - 1;
-    case table_id::threads:
-      return r.threads;
-    case table_id::events_waits_current:
-      return r.count(kArrayWaitStacks);
-    case table_id::events_waits_history:
-      return r.count(kArrayWaitHistory);
-    case table_id::events_waits_history_long:
-      return r.count(kArrayHistoryLong);
-    case table_id::events_waits_summary_by_thread_by_event_name:
-      return r.count(kArrayThreadClassStats);
-    case table_id::events_waits_summary_by_instance:
-      return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArrayFiles);
-    case table_id::mutex_instances:
-      return r.count(kArrayMutexes);
-    case table_id::rwlock_instances:
-      return r.count(kArrayRwlocks);
-    case table_id::cond_instances:
-      return r.count(kArrayConds);
-    case table_id::status:
-      return kStatusRows;
-    case table_id::setup_objects:
-      return r.count(kArraySetupObjects);
-    case table_id::file_instances:
-    case table_id::file_summary_by_instance:
-      return r.count(kArrayFiles);
-    case table_id::file_summary_by_event_name:
-      return r.classes;
-    case table_id::table_io_waits_summary_by_table:
-      return r.count(kArrayTables);
-    case table_id::table_io_waits_summary_by_index_usage:
-      // One row per declared index (at most max_indexes_per_table) + one per table.
-      return r.count(kArrayTables) + r.count(kArrayTableIndexes);
-    case table_id::count:
-      break;
-  }
-  return 0;
+  if (t.id >= static_cast<std::uint32_t>(table_id::count)) return 0;
+  return registry()[t.id].estimate(*impl_);
 }
 
 std::uint64_t region_reader::torn_rows_skipped() const noexcept {

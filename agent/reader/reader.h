@@ -98,10 +98,42 @@ enum class table_id : std::uint32_t {
   count,
 };
 
+// What TRUNCATE does (write_rules::truncate) and which of its effects change what a
+// scan of a table shows (write_rules::seen), as bits.
+enum truncate_effect : unsigned {
+  kNoEffect = 0,
+  kHideCurrent = 1u << 0,      // events_waits_current emptied
+  kHideHistory = 1u << 1,      // events_waits_history
+  kHideHistoryLong = 1u << 2,  // events_waits_history_long
+  kResetWait = 1u << 3,        // wait summaries reset (also file and table io)
+  kResetThread = 1u << 4,      // per-thread summaries reset
+  kResetFile = 1u << 5,        // file io summaries reset
+  kResetTable = 1u << 6,       // table io summaries reset
+  kEmptyActors = 1u << 7,      // setup_actors emptied
+  kEmptyObjects = 1u << 8,     // setup_objects emptied
+};
+
+// The changes SQL may make (write_rules::ops).
+enum write_op : unsigned { kWriteUpdate = 1, kWriteInsert = 2, kWriteDelete = 4, kWriteTruncate = 8 };
+
+// What SQL may change in a table: MySQL's rules (reference: mysql_perfschema.md),
+// enforced by the FDW.
+struct write_rules {
+  unsigned ops = 0;                     // write_op bits
+  const char* keys[3] = {};             // the columns that identify a row (UPDATE, DELETE)
+  const char* updatable[4] = {};        // the columns UPDATE may set
+  unsigned truncate = kNoEffect;        // what TRUNCATE of the table does
+  unsigned seen = kNoEffect;            // the effects that change what a scan of it shows
+  unsigned seen_file_rows = kNoEffect;  // ... of which these touch only its wait/io/file rows
+  const char* size_variable = nullptr;  // sizes the table when INSERT finds it full
+};
+
 struct table_def {
   const char* name;
   std::vector<column_def> columns;
-  std::uint32_t id;  // static_cast<std::uint32_t>(table_id)
+  std::uint32_t id;                     // static_cast<std::uint32_t>(table_id)
+  const char* size_variable = nullptr;  // the PFS_* variables that size it; nullptr: fixed
+  write_rules writes;                   // ops 0: read-only
 };
 
 // Every table, in table_id order. Built on the first call (a few KB; call it once at

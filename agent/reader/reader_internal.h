@@ -49,8 +49,19 @@ struct region_reader::impl {
 
 namespace detail {
 
-// Every table's columns, in table_id order (tables.cpp).
-std::vector<table_def> build_tables();
+class scanner;
+using row_builder_fn = void (*)(scanner&);
+using estimate_fn = std::uint64_t (*)(const region_reader::impl&);
+
+// A table of the registry (tables.cpp): its public definition, the row builder
+// that makes its rows, and an upper bound of its row count from the array sizes.
+struct table_entry {
+  table_def def;
+  row_builder_fn rows;
+  estimate_fn estimate;
+};
+// Every table, in table_id order.
+const std::vector<table_entry>& registry() noexcept;
 
 // Arrays this reader knows, with the record size it expects and the name used in the
 // status table.
@@ -156,7 +167,7 @@ class scanner {
   // table_io_waits_summary_by_table (by_index = false) or _by_index_usage (true).
   void table_io(bool by_index);
 
-  void status(bool alive, std::uint64_t torn_total, std::uint64_t invalid_total);
+  void status();
 
  private:
   row_builder& add_row() {

@@ -104,7 +104,10 @@ void scanner::setup_objects() {
   }
 }
 
-void scanner::status(bool alive, std::uint64_t torn_total, std::uint64_t invalid_total) {
+void scanner::status() {
+  const bool alive = r_.map.provider_alive();
+  const std::uint64_t torn_total = r_.torn.load(std::memory_order_relaxed);
+  const std::uint64_t invalid_total = r_.invalid.load(std::memory_order_relaxed);
   auto put = [this](std::string name, std::uint64_t v) {
     auto& x = add_row();
     x.push_back(text_cell(std::move(name)));

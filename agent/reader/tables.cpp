@@ -1,5 +1,10 @@
-// The table registry: every table's name and columns (MySQL's names and order, in
-// lower case), in table_id order.
+// The table registry: every table declared once, in table_id order — its name and
+// columns (MySQL's names and order, in lower case), the row builder that makes its
+// rows (rows_*.cpp), its row estimate, what SQL may change in it, and the variable
+// that sizes it. The reader's dispatch, IMPORT FOREIGN SCHEMA, the FDW's write
+// validation and the README's table list (checked by tests/test_tables.cpp) all
+// follow from here: adding a table or a column is one edit here, plus its row
+// builder and its test.
 #include "agent/reader/reader_internal.h"
 
 namespace pfs::reader::detail {
@@ -76,53 +81,166 @@ std::vector<column_def> with_table_groups(std::vector<column_def> key) {
   return key;
 }
 
+using impl = region_reader::impl;
+
+constexpr unsigned kKeyed = kWriteUpdate;
+constexpr unsigned kEditable = kWriteUpdate | kWriteInsert | kWriteDelete | kWriteTruncate;
+
+// Setup tables: which columns identify a row and which UPDATE may set.
+write_rules keyed(std::initializer_list<const char*> keys, std::initializer_list<const char*> updatable) {
+  write_rules w;
+  w.ops = kKeyed;
+  std::copy(keys.begin(), keys.end(), w.keys);
+  std::copy(updatable.begin(), updatable.end(), w.updatable);
+  return w;
+}
+write_rules editable(std::initializer_list<const char*> keys, std::initializer_list<const char*> updatable,
+                     unsigned truncate, const char* size_variable) {
+  write_rules w = keyed(keys, updatable);
+  w.ops = kEditable;
+  w.truncate = truncate;  // a keyed table's own changes are replayed by key, not as effects
+  w.size_variable = size_variable;
+  return w;
+}
+// Event and summary tables: TRUNCATE only. seen: the effects (this table's own and
+// others') that change what a scan of it shows; seen_file_rows: those of them that
+// touch only its wait/io/file rows.
+write_rules truncatable(unsigned truncate, unsigned seen, unsigned seen_file_rows = kNoEffect) {
+  write_rules w;
+  w.ops = kWriteTruncate;
+  w.truncate = truncate;
+  w.seen = seen;
+  w.seen_file_rows = seen_file_rows;
+  return w;
+}
+
 }  // namespace
 
-std::vector<table_def> build_tables() {
-  std::vector<table_def> t;
-  auto add = [&t](table_id id, const char* name, std::vector<column_def> cols) {
-    t.push_back(table_def{name, std::move(cols), static_cast<std::uint32_t>(id)});
-  };
-  add(table_id::setup_instruments, "setup_instruments",
-      {T("name"), T("enabled"), T("timed"), T("trace_enabled")});
-  add(table_id::setup_consumers, "setup_consumers", {T("name"), T("enabled")});
-  add(table_id::setup_timers, "setup_timers", {T("name"), T("timer_name", true)});
-  add(table_id::setup_actors, "setup_actors",
-      {T("host"), T("user"), T("role"), T("enabled"), T("history"), T("trace_enabled")});
-  add(table_id::performance_timers, "performance_timers",
-      {T("timer_name"), I("timer_frequency", true), I("timer_resolution", true), I("timer_overhead", true)});
-  add(table_id::threads, "threads",
-      {I("thread_id"), T("name"), T("type"), T("processlist_user", true), T("processlist_host", true),
-       T("role", true), T("instrumented"), T("history"), I("parent_thread_id", true),
-       I("thread_os_id", true)});
-  add(table_id::events_waits_current, "events_waits_current", wait_columns());
-  add(table_id::events_waits_history, "events_waits_history", wait_columns());
-  add(table_id::events_waits_history_long, "events_waits_history_long", wait_columns());
-  add(table_id::events_waits_summary_global_by_event_name, "events_waits_summary_global_by_event_name",
-      with_stats({T("event_name")}));
-  add(table_id::events_waits_summary_by_thread_by_event_name, "events_waits_summary_by_thread_by_event_name",
-      with_stats({I("thread_id"), T("event_name")}));
-  add(table_id::events_waits_summary_by_instance, "events_waits_summary_by_instance",
-      with_stats({T("event_name"), I("object_instance_begin")}));
-  add(table_id::mutex_instances, "mutex_instances",
-      {T("name"), I("object_instance_begin"), I("locked_by_thread_id", true)});
-  add(table_id::rwlock_instances, "rwlock_instances",
-      {T("name"), I("object_instance_begin"), I("write_locked_by_thread_id", true),
-       I("read_locked_by_count")});
-  add(table_id::cond_instances, "cond_instances", {T("name"), I("object_instance_begin")});
-  add(table_id::status, "status", {T("variable_name"), I("variable_value")});
-  add(table_id::setup_objects, "setup_objects",
-      {T("object_type"), T("object_schema"), T("object_name"), T("enabled"), T("timed")});
-  add(table_id::file_instances, "file_instances", {T("file_name"), T("event_name"), I("open_count")});
-  add(table_id::file_summary_by_event_name, "file_summary_by_event_name",
-      with_file_groups({T("event_name")}));
-  add(table_id::file_summary_by_instance, "file_summary_by_instance",
-      with_file_groups({T("file_name"), T("event_name"), I("object_instance_begin")}));
-  add(table_id::table_io_waits_summary_by_table, "table_io_waits_summary_by_table",
-      with_table_groups({T("object_type"), T("object_schema"), T("object_name")}));
-  add(table_id::table_io_waits_summary_by_index_usage, "table_io_waits_summary_by_index_usage",
-      with_table_groups({T("object_type"), T("object_schema"), T("object_name"), T("index_name", true)}));
-  return t;
+const std::vector<table_entry>& registry() noexcept {
+  static const std::vector<table_entry> all = [] {
+    std::vector<table_entry> t;
+    auto add = [&t](table_id id, const char* name, std::vector<column_def> columns, const char* size_variable,
+                    row_builder_fn rows, estimate_fn estimate, write_rules writes = {}) {
+      t.push_back({table_def{name, std::move(columns), static_cast<std::uint32_t>(id), size_variable, writes},
+                   rows, estimate});
+    };
+    // clang-format off
+    add(table_id::setup_instruments, "setup_instruments",
+        {T("name"), T("enabled"), T("timed"), T("trace_enabled")}, "PFS_MAX_CLASSES",
+        [](scanner& s) { s.setup_instruments(); },
+        [](const impl& r) { return r.classes; },
+        keyed({"name"}, {"enabled", "timed", "trace_enabled"}));
+    add(table_id::setup_consumers, "setup_consumers", {T("name"), T("enabled")}, nullptr,
+        [](scanner& s) { s.setup_consumers(); },
+        [](const impl&) { return std::uint64_t{kConsumerCount}; },
+        keyed({"name"}, {"enabled"}));
+    add(table_id::setup_timers, "setup_timers", {T("name"), T("timer_name", true)}, nullptr,
+        [](scanner& s) { s.setup_timers(); },
+        [](const impl&) { return std::uint64_t{1}; },
+        keyed({"name"}, {"timer_name"}));
+    add(table_id::setup_actors, "setup_actors",
+        {T("host"), T("user"), T("role"), T("enabled"), T("history"), T("trace_enabled")}, "PFS_SETUP_ACTORS_SIZE",
+        [](scanner& s) { s.setup_actors(); },
+        [](const impl& r) { return r.count(kArraySetupActors); },
+        editable({"host", "user", "role"}, {"enabled", "history", "trace_enabled"}, kEmptyActors,
+                 "PFS_SETUP_ACTORS_SIZE"));
+    add(table_id::performance_timers, "performance_timers",
+        {T("timer_name"), I("timer_frequency", true), I("timer_resolution", true), I("timer_overhead", true)},
+        nullptr,
+        [](scanner& s) { s.performance_timers(); },
+        [](const impl&) { return std::uint64_t{timers::timer_kind_count - 1}; });
+    add(table_id::threads, "threads",
+        {I("thread_id"), T("name"), T("type"), T("processlist_user", true), T("processlist_host", true),
+         T("role", true), T("instrumented"), T("history"), I("parent_thread_id", true), I("thread_os_id", true)},
+        "PFS_MAX_THREADS",
+        [](scanner& s) { s.threads(); },
+        [](const impl& r) { return r.threads; },
+        keyed({"thread_id"}, {"instrumented", "history"}));
+    add(table_id::events_waits_current, "events_waits_current", wait_columns(), "PFS_WAITS_STACK_DEPTH",
+        [](scanner& s) { s.waits_per_thread(false); },
+        [](const impl& r) { return r.count(kArrayWaitStacks); },
+        truncatable(kHideCurrent, kHideCurrent));
+    add(table_id::events_waits_history, "events_waits_history", wait_columns(), "PFS_WAITS_HISTORY_SIZE",
+        [](scanner& s) { s.waits_per_thread(true); },
+        [](const impl& r) { return r.count(kArrayWaitHistory); },
+        truncatable(kHideHistory, kHideHistory));
+    add(table_id::events_waits_history_long, "events_waits_history_long", wait_columns(),
+        "PFS_WAITS_HISTORY_LONG_SIZE",
+        [](scanner& s) { s.waits_history_long(); },
+        [](const impl& r) { return r.count(kArrayHistoryLong); },
+        truncatable(kHideHistoryLong, kHideHistoryLong));
+    add(table_id::events_waits_summary_global_by_event_name, "events_waits_summary_global_by_event_name",
+        with_stats({T("event_name")}), "PFS_MAX_CLASSES",
+        [](scanner& s) { s.summary_global(); },
+        [](const impl& r) { return r.classes; },
+        truncatable(kResetWait, kResetWait | kResetFile, kResetFile));
+    add(table_id::events_waits_summary_by_thread_by_event_name, "events_waits_summary_by_thread_by_event_name",
+        with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_CLASSES",
+        [](scanner& s) { s.summary_by_thread(); },
+        [](const impl& r) { return r.count(kArrayThreadClassStats); },
+        truncatable(kResetThread, kResetThread));
+    add(table_id::events_waits_summary_by_instance, "events_waits_summary_by_instance",
+        with_stats({T("event_name"), I("object_instance_begin")}),
+        "PFS_MAX_MUTEXES, PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_MAX_FILES",
+        [](scanner& s) { s.sync_instances(table_id::events_waits_summary_by_instance); },
+        [](const impl& r) {
+          return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArrayFiles);
+        },
+        truncatable(kResetWait, kResetWait | kResetFile, kResetFile));
+    add(table_id::mutex_instances, "mutex_instances",
+        {T("name"), I("object_instance_begin"), I("locked_by_thread_id", true)}, "PFS_MAX_MUTEXES",
+        [](scanner& s) { s.sync_instances(table_id::mutex_instances); },
+        [](const impl& r) { return r.count(kArrayMutexes); });
+    add(table_id::rwlock_instances, "rwlock_instances",
+        {T("name"), I("object_instance_begin"), I("write_locked_by_thread_id", true), I("read_locked_by_count")},
+        "PFS_MAX_RWLOCKS",
+        [](scanner& s) { s.sync_instances(table_id::rwlock_instances); },
+        [](const impl& r) { return r.count(kArrayRwlocks); });
+    add(table_id::cond_instances, "cond_instances", {T("name"), I("object_instance_begin")}, "PFS_MAX_CONDS",
+        [](scanner& s) { s.sync_instances(table_id::cond_instances); },
+        [](const impl& r) { return r.count(kArrayConds); });
+    add(table_id::status, "status", {T("variable_name"), I("variable_value")}, nullptr,
+        [](scanner& s) { s.status(); },
+        [](const impl&) { return kStatusRows; });
+    add(table_id::setup_objects, "setup_objects",
+        {T("object_type"), T("object_schema"), T("object_name"), T("enabled"), T("timed")},
+        "PFS_SETUP_OBJECTS_SIZE",
+        [](scanner& s) { s.setup_objects(); },
+        [](const impl& r) { return r.count(kArraySetupObjects); },
+        editable({"object_type", "object_schema", "object_name"}, {"enabled", "timed"}, kEmptyObjects,
+                 "PFS_SETUP_OBJECTS_SIZE"));
+    add(table_id::file_instances, "file_instances", {T("file_name"), T("event_name"), I("open_count")},
+        "PFS_MAX_FILES",
+        [](scanner& s) { s.file_instances(false); },
+        [](const impl& r) { return r.count(kArrayFiles); });
+    add(table_id::file_summary_by_event_name, "file_summary_by_event_name", with_file_groups({T("event_name")}),
+        "PFS_MAX_CLASSES",
+        [](scanner& s) { s.file_summary_by_event_name(); },
+        [](const impl& r) { return r.classes; },
+        truncatable(kResetFile, kResetWait | kResetFile));
+    add(table_id::file_summary_by_instance, "file_summary_by_instance",
+        with_file_groups({T("file_name"), T("event_name"), I("object_instance_begin")}), "PFS_MAX_FILES",
+        [](scanner& s) { s.file_instances(true); },
+        [](const impl& r) { return r.count(kArrayFiles); },
+        truncatable(kResetFile, kResetWait | kResetFile));
+    add(table_id::table_io_waits_summary_by_table, "table_io_waits_summary_by_table",
+        with_table_groups({T("object_type"), T("object_schema"), T("object_name")}), "PFS_MAX_TABLES",
+        [](scanner& s) { s.table_io(false); },
+        [](const impl& r) { return r.count(kArrayTables); },
+        truncatable(kResetTable, kResetWait | kResetTable));
+    // One row per declared index (at most max_indexes_per_table) + one per table.
+    add(table_id::table_io_waits_summary_by_index_usage, "table_io_waits_summary_by_index_usage",
+        with_table_groups({T("object_type"), T("object_schema"), T("object_name"), T("index_name", true)}),
+        "PFS_MAX_TABLES, PFS_MAX_INDEXES_PER_TABLE",
+        [](scanner& s) { s.table_io(true); },
+        [](const impl& r) { return r.count(kArrayTables) + r.count(kArrayTableIndexes); },
+        truncatable(kResetTable, kResetWait | kResetTable));
+    // clang-format on
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test
+    return t;
+  }();
+  return all;
 }
 
 }  // namespace pfs::reader::detail

@@ -56,7 +56,7 @@
 #include "utils/snapmgr.h"
 
 #include "compat.h"
-#include "modify.h"
+#include "shim.h"
 
 /* Executor state of an UPDATE, INSERT or DELETE, in rinfo->ri_FdwState. */
 typedef struct PfsModifyState
@@ -650,6 +650,76 @@ store_values(TupleTableSlot *slot, Datum *values, bool *nulls)
 	ExecForceStoreHeapTuple(tuple, slot, true);
 }
 
+/* The row changes ExecForeignInsert/Update/Delete record. */
+typedef enum PfsRowChange
+{
+	PFS_ROW_INSERT,
+	PFS_ROW_UPDATE,
+	PFS_ROW_DELETE
+} PfsRowChange;
+
+/*
+ * execute_row_change
+ *		Record one row change with the core (the three ExecForeign* callbacks).
+ *
+ * UPDATE and DELETE find the row by the key of the old row (the wholerow junk
+ * column); INSERT and UPDATE store the normalized values back in the slot
+ * ('yes' becomes 'YES'); DELETE returns the old row (RETURNING).  NULL when an
+ * INSERT ... ON CONFLICT DO NOTHING skipped the row.
+ */
+static TupleTableSlot *
+execute_row_change(EState *estate, ResultRelInfo *rinfo, PfsRowChange change,
+				   TupleTableSlot *slot, TupleTableSlot *planSlot)
+{
+	PfsModifyState *state = rinfo->ri_FdwState;
+	const char *region = state->opts.region;
+	int			table = state->opts.table;
+	int			level = GetCurrentTransactionNestLevel();
+	CommandId	cid = estate->es_output_cid;
+	PfsCoreWriteError err;
+	MemoryContext old;
+	HeapTupleData tuple;
+	bool		skipped = false;
+	bool		ok = false;
+	bool		changed = false;
+	Datum	   *values = NULL;
+	bool	   *nulls = NULL;
+
+	MemoryContextReset(state->temp_cxt);
+	old = MemoryContextSwitchTo(state->temp_cxt);
+	if (change != PFS_ROW_INSERT)
+		tuple_to_row(state, old_tuple(state, planSlot, &tuple),
+					 RelationGetDescr(rinfo->ri_RelationDesc), state->old_row);
+	if (change != PFS_ROW_DELETE)
+		slot_to_row(state, slot, state->new_row);
+	switch (change)
+	{
+		case PFS_ROW_INSERT:
+			ok = pfs_core_write_insert(region, table, state->new_row, state->skip_duplicate,
+									   &skipped, level, cid, &err);
+			break;
+		case PFS_ROW_UPDATE:
+			ok = pfs_core_write_update(region, table, state->old_row, state->new_row, state->set,
+									   level, cid, &err);
+			break;
+		case PFS_ROW_DELETE:
+			ok = pfs_core_write_delete(region, table, state->old_row, level, cid, &err);
+			break;
+	}
+	if (ok && !skipped && change != PFS_ROW_DELETE)
+		changed = normalized_values(state, slot, state->new_row, &values, &nulls);
+	MemoryContextSwitchTo(old);
+	if (!ok)
+		report_write_error(&err);
+	if (skipped)
+		return NULL;
+	if (change == PFS_ROW_DELETE)
+		ExecForceStoreHeapTuple(heap_copytuple(&tuple), slot, true);
+	else if (changed)
+		store_values(slot, values, nulls);
+	return slot;
+}
+
 /*
  * pfsExecForeignInsert
  *		Record the insertion of a setup_actors or setup_objects row (NULL
@@ -659,30 +729,7 @@ static TupleTableSlot *
 pfsExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
-	PfsModifyState *state = rinfo->ri_FdwState;
-	PfsCoreWriteError err;
-	MemoryContext old;
-	bool		skipped = false;
-	bool		ok;
-	bool		changed;
-	Datum	   *values = NULL;
-	bool	   *nulls = NULL;
-
-	MemoryContextReset(state->temp_cxt);
-	old = MemoryContextSwitchTo(state->temp_cxt);
-	slot_to_row(state, slot, state->new_row);
-	ok = pfs_core_write_insert(state->opts.region, state->opts.table, state->new_row,
-							   state->skip_duplicate, &skipped,
-							   GetCurrentTransactionNestLevel(), estate->es_output_cid, &err);
-	changed = ok && !skipped && normalized_values(state, slot, state->new_row, &values, &nulls);
-	MemoryContextSwitchTo(old);
-	if (!ok)
-		report_write_error(&err);
-	if (skipped)
-		return NULL;
-	if (changed)
-		store_values(slot, values, nulls);
-	return slot;
+	return execute_row_change(estate, rinfo, PFS_ROW_INSERT, slot, planSlot);
 }
 
 /*
@@ -693,58 +740,18 @@ static TupleTableSlot *
 pfsExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
-	PfsModifyState *state = rinfo->ri_FdwState;
-	PfsCoreWriteError err;
-	MemoryContext old;
-	HeapTupleData tuple;
-	bool		ok;
-	bool		changed;
-	Datum	   *values = NULL;
-	bool	   *nulls = NULL;
-
-	MemoryContextReset(state->temp_cxt);
-	old = MemoryContextSwitchTo(state->temp_cxt);
-	tuple_to_row(state, old_tuple(state, planSlot, &tuple),
-				 RelationGetDescr(rinfo->ri_RelationDesc), state->old_row);
-	slot_to_row(state, slot, state->new_row);
-	ok = pfs_core_write_update(state->opts.region, state->opts.table, state->old_row,
-							   state->new_row, state->set,
-							   GetCurrentTransactionNestLevel(), estate->es_output_cid, &err);
-	changed = ok && normalized_values(state, slot, state->new_row, &values, &nulls);
-	MemoryContextSwitchTo(old);
-	if (!ok)
-		report_write_error(&err);
-	if (changed)
-		store_values(slot, values, nulls);
-	return slot;
+	return execute_row_change(estate, rinfo, PFS_ROW_UPDATE, slot, planSlot);
 }
 
 /*
  * pfsExecForeignDelete
- *		Record the deletion of the row the old row's key names; the slot
- *		gets the old row (RETURNING).
+ *		Record the deletion of the row the old row's key names.
  */
 static TupleTableSlot *
 pfsExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
 					 TupleTableSlot *planSlot)
 {
-	PfsModifyState *state = rinfo->ri_FdwState;
-	PfsCoreWriteError err;
-	MemoryContext old;
-	HeapTupleData tuple;
-	bool		ok;
-
-	MemoryContextReset(state->temp_cxt);
-	old = MemoryContextSwitchTo(state->temp_cxt);
-	old_tuple(state, planSlot, &tuple);
-	tuple_to_row(state, &tuple, RelationGetDescr(rinfo->ri_RelationDesc), state->old_row);
-	ok = pfs_core_write_delete(state->opts.region, state->opts.table, state->old_row,
-							   GetCurrentTransactionNestLevel(), estate->es_output_cid, &err);
-	MemoryContextSwitchTo(old);
-	if (!ok)
-		report_write_error(&err);
-	ExecForceStoreHeapTuple(heap_copytuple(&tuple), slot, true);
-	return slot;
+	return execute_row_change(estate, rinfo, PFS_ROW_DELETE, slot, planSlot);
 }
 
 /*

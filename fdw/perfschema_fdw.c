@@ -35,7 +35,6 @@
 #include "utils/syscache.h"
 
 #include "compat.h"
-#include "modify.h"
 #include "shim.h"
 
 PFS_MODULE_MAGIC;
@@ -474,47 +473,4 @@ pfsExplainForeignScan(ForeignScanState *node, ExplainState *es)
 
 	ExplainPropertyText("Region", state->opts.region, es);
 	ExplainPropertyText("Region Table", state->opts.table_name, es);
-}
-
-/*
- * pfs_map_columns
- *		core_attr[c] = the attribute number (0-based) of the foreign table's
- *		column for region column c, or -1 when the table leaves it out.  Every
- *		column of the foreign table must be a column of the region table, with
- *		its type.
- */
-void
-pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr)
-{
-	TupleDesc	tupdesc = RelationGetDescr(rel);
-	int			ncolumns = pfs_core_column_count(opts->table);
-	int			i;
-
-	for (i = 0; i < ncolumns; i++)
-		core_attr[i] = -1;
-	for (i = 0; i < tupdesc->natts; i++)
-	{
-		Form_pg_attribute attr = TupleDescAttr(tupdesc, i);
-		const char *name = NameStr(attr->attname);
-		int			column;
-		bool		text;
-
-		if (attr->attisdropped)
-			continue;
-		column = pfs_core_column_find(opts->table, name);
-		if (column < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_FDW_INVALID_COLUMN_NAME),
-					 errmsg("column \"%s\" of foreign table \"%s\" does not exist in performance_schema table \"%s\"",
-							name, RelationGetRelationName(rel), opts->table_name),
-					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
-		text = pfs_core_column_type(opts->table, column) == PFS_CORE_TEXT;
-		if (attr->atttypid != (text ? TEXTOID : INT8OID))
-			ereport(ERROR,
-					(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
-					 errmsg("column \"%s\" of foreign table \"%s\" must have type %s",
-							name, RelationGetRelationName(rel), text ? "text" : "bigint"),
-					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
-		core_attr[column] = i;
-	}
 }

@@ -2,13 +2,18 @@
  *
  * shim.h
  *	  Declarations shared by the C files of perfschema_fdw (the shim: the
- *	  only code that includes PostgreSQL headers).
+ *	  only code that includes PostgreSQL headers), under the file that owns
+ *	  each.  The files call each other one way only:
+ *	  perfschema_fdw.c (handler, scans) -> modify.c (writes, overlay) ->
+ *	  columns.c, option.c, report.c; import.c -> report.c.  All of them call
+ *	  the C++ core through pfs_core.h.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef PERFSCHEMA_FDW_SHIM_H
 #define PERFSCHEMA_FDW_SHIM_H
 
+#include "foreign/fdwapi.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
 #include "utils/relcache.h"
@@ -26,8 +31,30 @@ typedef struct PfsTableOptions
 
 /* option.c */
 extern void pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts);
-/* Maps the region table's columns to the foreign table's attributes (perfschema_fdw.c). */
+
+/* columns.c: the region table's columns to the foreign table's attributes */
 extern void pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr);
+
+/* modify.c: the modify, TRUNCATE and updatability callbacks */
+extern void pfs_modify_register(FdwRoutine *routine);
+
+/*
+ * modify.c: the overlay of a scan, which shows a transaction its own pending
+ * changes (NULL when the transaction changed nothing the scan shows).
+ * pfs_overlay_begin runs in BeginForeignScan, in the scan's memory context
+ * (which frees it), after the columns are mapped and before the rows are
+ * copied: it marks every mapped column wanted (the overlay needs the key).
+ * core_attr: the slot attribute of each region column, or -1.
+ */
+typedef struct PfsOverlay PfsOverlay;
+
+extern PfsOverlay *pfs_overlay_begin(ForeignScanState *node, const PfsTableOptions *opts,
+									 bool *wanted, const int *core_attr);
+/* Applies the overlay to the row in slot; false when the row is gone. */
+extern bool pfs_overlay_row(PfsOverlay *overlay, TupleTableSlot *slot);
+/* After the last row: stores the next row the transaction inserted. */
+extern bool pfs_overlay_extra_row(PfsOverlay *overlay, TupleTableSlot *slot);
+extern void pfs_overlay_rewind(PfsOverlay *overlay);
 
 /* report.c */
 extern void pfs_report_core_error(const PfsCoreError *err) pg_attribute_noreturn();

@@ -194,6 +194,19 @@ std::string_view default_of(const char* column) {
   }
 }
 
+// SQLSTATEs of write errors (PostgreSQL's errcodes.h names, without ERRCODE_).
+constexpr const char* kFeatureNotSupported = "0A000";
+constexpr const char* kStringDataRightTruncation = "22001";
+constexpr const char* kInvalidParameterValue = "22023";
+constexpr const char* kNotNullViolation = "23502";
+constexpr const char* kUniqueViolation = "23505";
+constexpr const char* kSerializationFailure = "40001";
+constexpr const char* kInsufficientPrivilege = "42501";
+constexpr const char* kProgramLimitExceeded = "54000";
+constexpr const char* kObjectNotInPrerequisiteState = "55000";
+constexpr const char* kLockNotAvailable = "55P03";
+constexpr const char* kInternalError = "XX000";
+
 std::string dq(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 void write_error(PfsCoreWriteError* err, const char* sqlstate, std::string_view message,
@@ -268,14 +281,14 @@ bool read_only_error(const std::string& path, PfsCoreWriteError* err) {
   if (stat(path.c_str(), &st) != 0) return false;
   const std::string message = "region file \"" + path + "\" is read-only";
   if (write_errno == EROFS) {
-    write_error(err, "55000", message, "The file system that holds the file is mounted read-only.",
+    write_error(err, kObjectNotInPrerequisiteState, message, "The file system that holds the file is mounted read-only.",
                 "Put the region on a writable file system to change the setup from SQL.");
     return true;
   }
   char mode[8];
   std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
   write_error(
-      err, "42501", message,
+      err, kInsufficientPrivilege, message,
       "The file has mode " + std::string(mode) + ", owner " + dq(user_name(st.st_uid)) + " and group " +
           dq(group_name(st.st_gid)) + "; the server runs as user " + dq(user_name(geteuid())) +
           ", which may read it but not write it.",
@@ -361,7 +374,7 @@ bool key_from_row(const table_rules& r, const reader::table_def& t, const PfsCor
   key.clear();
   for (int c : key_columns(r, t)) {
     if (c < 0 || row[c].isnull) {
-      write_error(err, "XX000", "row of performance_schema table " + dq(t.name) + " has no key",
+      write_error(err, kInternalError, "row of performance_schema table " + dq(t.name) + " has no key",
                   "The key column " + dq(c < 0 ? "?" : t.columns[static_cast<std::size_t>(c)].name) +
                       " is missing or NULL.");
       return false;
@@ -401,7 +414,7 @@ bool check_value(const reader::table_def& t, int column, PfsCoreValue& v, PfsCor
   std::size_t max_bytes = 0;
   const domain d = domain_of(name, max_bytes);
   if (v.isnull) {
-    write_error(err, "23502",
+    write_error(err, kNotNullViolation,
                 "null value in column " + dq(name) + " of performance_schema table " + dq(t.name) +
                     " violates not-null constraint");
     return false;
@@ -414,7 +427,7 @@ bool check_value(const reader::table_def& t, int column, PfsCoreValue& v, PfsCor
       } else if (ascii_iequals(s, "NO")) {
         normalize_to(v, "NO");
       } else {
-        write_error(err, "22023", "invalid value for column " + dq(name) + ": " + dq(s), {},
+        write_error(err, kInvalidParameterValue, "invalid value for column " + dq(name) + ": " + dq(s), {},
                     "Valid values are \"YES\" and \"NO\".");
         return false;
       }
@@ -422,14 +435,14 @@ bool check_value(const reader::table_def& t, int column, PfsCoreValue& v, PfsCor
     case domain::timer: {
       const timers::timer_kind k = timers::timer_from_name(s);
       if (k == timers::timer_kind::none) {
-        write_error(err, "22023", "invalid value for column " + dq(name) + ": " + dq(s), {},
+        write_error(err, kInvalidParameterValue, "invalid value for column " + dq(name) + ": " + dq(s), {},
                     "Valid values are the timers of performance_timers: \"CYCLE\", \"NANOSECOND\", "
                     "\"MICROSECOND\", \"MILLISECOND\", \"TICK\" and \"THREAD_CPU\".");
         return false;
       }
       const layout::region_header& h = region->reader->region().header();
       if (layout::load_relaxed(h.timers[static_cast<int>(k)].available) == 0) {
-        write_error(err, "22023", "timer " + dq(timers::timer_name(k)) + " is not available",
+        write_error(err, kInvalidParameterValue, "timer " + dq(timers::timer_name(k)) + " is not available",
                     "The instrumented program of region " + dq(region->path) +
                         " found no usable timer of this kind on its machine.",
                     "The timers available in this region are " + available_timers(h) + ".");
@@ -440,7 +453,7 @@ bool check_value(const reader::table_def& t, int column, PfsCoreValue& v, PfsCor
     }
     case domain::object_type:
       if (!ascii_iequals(s, "TABLE")) {
-        write_error(err, "22023", "invalid value for column " + dq(name) + ": " + dq(s),
+        write_error(err, kInvalidParameterValue, "invalid value for column " + dq(name) + ": " + dq(s),
                     "MySQL's object types are EVENT, FUNCTION, PROCEDURE, TABLE and TRIGGER; this provider "
                     "instruments tables only.",
                     "The only valid value is \"TABLE\".");
@@ -450,12 +463,12 @@ bool check_value(const reader::table_def& t, int column, PfsCoreValue& v, PfsCor
       return true;
     case domain::key_text:
       if (s.empty()) {
-        write_error(err, "22023", "invalid value for column " + dq(name) + ": \"\"", {},
+        write_error(err, kInvalidParameterValue, "invalid value for column " + dq(name) + ": \"\"", {},
                     "Use \"%\" to match every value.");
         return false;
       }
       if (s.size() > max_bytes) {
-        write_error(err, "22001", "value too long for column " + dq(name),
+        write_error(err, kStringDataRightTruncation, "value too long for column " + dq(name),
                     "Column " + dq(name) + " of performance_schema table " + dq(t.name) + " holds at most " +
                         std::to_string(max_bytes) + " bytes.");
         return false;
@@ -515,12 +528,12 @@ bool replay_key(std::set<std::string>& present, const pending_op& op, const tabl
       return true;
     case op_kind::insert:
       if (present.count(k) != 0) {
-        write_error(err, "23505", "duplicate row in performance_schema table " + dq(table_name),
+        write_error(err, kUniqueViolation, "duplicate row in performance_schema table " + dq(table_name),
                     "Key " + key_text(r, op.key) + " already exists.");
         return false;
       }
       if (present.size() >= capacity) {
-        write_error(err, "54000", "performance_schema table " + dq(table_name) + " is full",
+        write_error(err, kProgramLimitExceeded, "performance_schema table " + dq(table_name) + " is full",
                     "The region has room for " + std::to_string(capacity) + " rows.",
                     std::string("Start the instrumented program with a larger ") + r.size_variable + ".");
         return false;
@@ -596,7 +609,7 @@ bool validate(region_commit& rc, PfsCoreWriteError* err) {
         put(trace, layout::kFlagTraced);
         if (enabled == 0) f = static_cast<std::uint8_t>(f & ~layout::kFlagTraced);
         if ((f & layout::kFlagTraced) && !(f & layout::kFlagEnabled)) {
-          write_error(err, "40001", "could not enable tracing of instrument " + dq(name),
+          write_error(err, kSerializationFailure, "could not enable tracing of instrument " + dq(name),
                       "Another transaction disabled the instrument after this transaction changed it.",
                       "Retry the transaction.");
           return false;
@@ -609,7 +622,7 @@ bool validate(region_commit& rc, PfsCoreWriteError* err) {
         const timers::timer_kind k = v != nullptr ? timers::timer_from_name(v->s) : timers::timer_kind::none;
         if (k == timers::timer_kind::none ||
             layout::load_relaxed(m.header().timers[static_cast<int>(k)].available) == 0) {
-          write_error(err, "22023", "timer " + dq(v != nullptr ? v->s : "") + " is not available",
+          write_error(err, kInvalidParameterValue, "timer " + dq(v != nullptr ? v->s : "") + " is not available",
                       "The region " + dq(region.path) + " was replaced by a provider without this timer.",
                       "The timers available in this region are " + available_timers(m.header()) + ".");
           return false;
@@ -732,7 +745,7 @@ bool commit(const volatile sig_atomic_t* interrupt, std::uint32_t timeout_ms, Pf
       return false;
     }
     if (!rc.lock->locked()) {
-      write_error(err, "55P03", "could not lock the setup of region file " + dq(path),
+      write_error(err, kLockNotAvailable, "could not lock the setup of region file " + dq(path),
                   std::string("Locking byte ") + std::to_string(layout::kSetupLockByte) +
                       " of the file failed: " + std::strerror(errno) + ".");
       return false;
@@ -757,7 +770,7 @@ bool check_op(int table, int op, const table_rules*& r, const reader::table_def*
   r = rules_of(table);
   if (t == nullptr || r == nullptr || (r->ops & op) == 0) {
     write_error(
-        err, "0A000",
+        err, kFeatureNotSupported,
         "performance_schema table " + dq(t != nullptr ? t->name : "?") + " does not allow this change");
     return false;
   }
@@ -785,7 +798,7 @@ bool update_row(const char* path, int table, const PfsCoreValue* old_row, PfsCor
     const bool changed = !same(old_row[c], new_row[c], text);
     if (!listed(r->updatable, def.name)) {
       if (set[c] || changed) {
-        write_error(err, "0A000",
+        write_error(err, kFeatureNotSupported,
                     "cannot update column " + dq(def.name) + " of performance_schema table " + dq(t->name));
         return false;
       }
@@ -802,7 +815,7 @@ bool update_row(const char* path, int table, const PfsCoreValue* old_row, PfsCor
       const bool enabled = text_of(new_row[e]) == "YES";
       const value* trace = find_set(op, tr);
       if (trace != nullptr && trace->s == "YES" && !enabled) {
-        write_error(err, "55000", "instrument " + dq(op.key[0].s) + " cannot be traced while it is disabled",
+        write_error(err, kObjectNotInPrerequisiteState, "instrument " + dq(op.key[0].s) + " cannot be traced while it is disabled",
                     "TRACE_ENABLED may be 'YES' only when ENABLED is 'YES'.",
                     "Set enabled = 'YES' in the same UPDATE.");
         return false;

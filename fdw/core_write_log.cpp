@@ -229,18 +229,27 @@ static bool check_op(int table, int op, const table_rules*& r, const reader::tab
   return true;
 }
 
+// The start of an UPDATE or DELETE: the table allows it, and the old row's key
+// names the row (op gets path, table, kind, level, cid and key).
+static bool start_keyed_op(const char* path, int table, op_kind kind, const PfsCoreValue* old_row, int level,
+                           std::uint32_t cid, const table_rules*& r, const reader::table_def*& t,
+                           pending_op& op, PfsCoreWriteError* err) {
+  const int allowed = kind == op_kind::update ? PFS_CORE_OP_UPDATE : PFS_CORE_OP_DELETE;
+  if (!check_op(table, allowed, r, t, err)) return false;
+  op.path = path;
+  op.table = table;
+  op.kind = kind;
+  op.level = level;
+  op.cid = cid;
+  return key_from_row(*r, *t, old_row, op.key, err);
+}
+
 bool update_row(const char* path, int table, const PfsCoreValue* old_row, PfsCoreValue* new_row,
                 const bool* set, int level, std::uint32_t cid, PfsCoreWriteError* err) {
   const table_rules* r;
   const reader::table_def* t;
-  if (!check_op(table, PFS_CORE_OP_UPDATE, r, t, err)) return false;
   pending_op op;
-  op.path = path;
-  op.table = table;
-  op.kind = op_kind::update;
-  op.level = level;
-  op.cid = cid;
-  if (!key_from_row(*r, *t, old_row, op.key, err)) return false;
+  if (!start_keyed_op(path, table, op_kind::update, old_row, level, cid, r, t, op, err)) return false;
   PfsCoreRegion* region = nullptr;  // for the timers of setup_timers
   if (r->id == table_id::setup_timers && (region = writable_region(path, err)) == nullptr) return false;
   for (std::size_t c = 0; c < t->columns.size(); ++c) {
@@ -334,14 +343,8 @@ bool delete_row(const char* path, int table, const PfsCoreValue* old_row, int le
                 PfsCoreWriteError* err) {
   const table_rules* r;
   const reader::table_def* t;
-  if (!check_op(table, PFS_CORE_OP_DELETE, r, t, err)) return false;
   pending_op op;
-  op.path = path;
-  op.table = table;
-  op.kind = op_kind::remove;
-  op.level = level;
-  op.cid = cid;
-  if (!key_from_row(*r, *t, old_row, op.key, err)) return false;
+  if (!start_keyed_op(path, table, op_kind::remove, old_row, level, cid, r, t, op, err)) return false;
   pending_log().push_back(std::move(op));
   return true;
 }

@@ -43,33 +43,17 @@ void scanner::summary_by_thread() {
   std::vector<wait_stat> stats(classes_.size());
   for (std::uint64_t i = 0; i < r_.threads; ++i) {
     const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
-    bool done = false, absent = false;
     std::uint64_t tid = 0;
-    for (int a = 0; a < kAttempts && !done; ++a) {
-      const std::uint32_t l1 = load_acquire(tr.lock);
-      if ((l1 & kStateMask) != kStateAllocated) {
-        if ((l1 & kStateMask) == kStateDirty && a + 1 < kAttempts) {  // short change: look again
-          cpu_relax();
-          continue;
-        }
-        absent = true;
-        break;
-      }
-      tid = load_relaxed(tr.thread_id);
+    // The thread's statistics, copied while its record stays the same thread.
+    const rd res = read_versioned(tr, [&](const thread_record& t) {
+      tid = load_relaxed(t.thread_id);
       for (std::size_t c = 0; c < classes_.size(); ++c) {
         if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
         const wait_stat* s = r_.at<wait_stat>(kArrayThreadClassStats, i * r_.classes + c);
         stats[c] = s != nullptr ? load_stat(*s) : wait_stat{0, 0, kNoMin, 0};
       }
-      std::atomic_thread_fence(std::memory_order_acquire);
-      done = load_relaxed(tr.lock) == l1;
-      if (!done) cpu_relax();
-    }
-    if (absent) continue;
-    if (!done) {
-      ++torn;
-      continue;
-    }
+    });
+    if (!accept(res)) continue;
     for (std::size_t c = 0; c < classes_.size(); ++c) {
       if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
       auto& x = add_row();

@@ -15,22 +15,13 @@ void scanner::waits_per_thread(bool history) {
   rows.reserve(per);
   for (std::uint64_t i = 0; i < r_.threads; ++i) {
     const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
-    bool done = false, absent = false;
     std::uint64_t slot_torn = 0;
-    for (int a = 0; a < kAttempts && !done; ++a) {
-      const std::uint32_t l1 = load_acquire(tr.lock);
-      if ((l1 & kStateMask) != kStateAllocated) {
-        if ((l1 & kStateMask) == kStateDirty && a + 1 < kAttempts) {  // short change: look again
-          cpu_relax();
-          continue;
-        }
-        absent = true;
-        break;
-      }
-      const std::uint64_t tid = load_relaxed(tr.thread_id);
-      const std::uint64_t next = load_relaxed(tr.history_index);
+    // The thread's slots, copied while its record stays the same thread.
+    const rd thread_res = read_versioned(tr, [&](const thread_record& t) {
+      const std::uint64_t tid = load_relaxed(t.thread_id);
+      const std::uint64_t next = load_relaxed(t.history_index);
       // TRUNCATE: this thread's events below its horizon are gone.
-      const std::uint64_t horizon = load_acquire(tr.horizon[history ? kTruncateHistory : kTruncateCurrent]);
+      const std::uint64_t horizon = load_acquire(t.horizon[history ? kTruncateHistory : kTruncateCurrent]);
       rows.clear();
       slot_torn = 0;
       // History: oldest first (the next slot to be written holds the oldest event
@@ -51,15 +42,8 @@ void scanner::waits_per_thread(bool history) {
           continue;
         rows.push_back(c);
       }
-      std::atomic_thread_fence(std::memory_order_acquire);
-      done = load_relaxed(tr.lock) == l1;
-      if (!done) cpu_relax();
-    }
-    if (absent) continue;
-    if (!done) {
-      ++torn;
-      continue;
-    }
+    });
+    if (!accept(thread_res)) continue;
     torn += slot_torn;
     for (const wait_copy& c : rows) emit_wait(c);
   }

@@ -78,7 +78,8 @@ object_record* find_object(const region_map& region, std::string_view schema, st
   for (std::uint64_t i = 0; i < region.count(kArraySetupObjects); ++i) {
     object_record& o = objects[i];
     if ((load_relaxed(o.lock) & kStateMask) != kStateAllocated) continue;
-    if (field_view(o.schema, kObjectSchemaLen) == schema && field_view(o.name, kTableNameLen) == name) return &o;
+    if (field_view(o.schema, kObjectSchemaLen) == schema && field_view(o.name, kTableNameLen) == name)
+      return &o;
   }
   return nullptr;
 }
@@ -89,8 +90,8 @@ void recompute_tables(const region_map& region) {
   for (std::uint64_t i = 0; i < region.count(kArrayTables); ++i) {
     table_share& t = tables[i];
     if ((load_acquire(t.lock) & kStateMask) != kStateAllocated) continue;
-    store_relaxed(t.derived,
-                  table_derived(region, field_view(t.schema, kObjectSchemaLen), field_view(t.name, kTableNameLen)));
+    store_relaxed(t.derived, table_derived(region, field_view(t.schema, kObjectSchemaLen),
+                                           field_view(t.name, kTableNameLen)));
   }
 }
 
@@ -121,7 +122,8 @@ std::uint8_t thread_derived(const region_map& region, const thread_record& t) {
   if (consumer_on(h, kConsumerWaitsSummaryByThreadByEventName)) d |= kThreadSummary;
   // Background threads have no actor: the rows matching any user and host apply.
   char user[kUserLen], host[kHostLen], role[kUserLen];
-  for (std::size_t i = 0; i < kUserLen; ++i) user[i] = load_relaxed(t.user[i]), role[i] = load_relaxed(t.role[i]);
+  for (std::size_t i = 0; i < kUserLen; ++i)
+    user[i] = load_relaxed(t.user[i]), role[i] = load_relaxed(t.role[i]);
   for (std::size_t i = 0; i < kHostLen; ++i) host[i] = load_relaxed(t.host[i]);
   user[kUserLen - 1] = role[kUserLen - 1] = host[kHostLen - 1] = '\0';
   if (match_actor(region, user, host, role).trace) d |= kThreadTraced;
@@ -188,7 +190,8 @@ bool set_thread(const region_map& region, std::uint64_t thread_id, int instrumen
   auto* threads = region.array<thread_record>(kArrayThreads);
   for (std::uint64_t i = 0; i < region.count(kArrayThreads); ++i) {
     thread_record& t = threads[i];
-    if ((load_acquire(t.lock) & kStateMask) != kStateAllocated || load_relaxed(t.thread_id) != thread_id) continue;
+    if ((load_acquire(t.lock) & kStateMask) != kStateAllocated || load_relaxed(t.thread_id) != thread_id)
+      continue;
     if (instrumented >= 0) store_relaxed(t.instrumented, static_cast<std::uint8_t>(instrumented ? 1 : 0));
     if (history >= 0) store_relaxed(t.history, static_cast<std::uint8_t>(history ? 1 : 0));
     store_relaxed(t.derived, thread_derived(region, t));
@@ -209,8 +212,8 @@ actor_match match_actor(const region_map& region, std::string_view user, std::st
     int score = 0;
     if (actor_matches(a, user, host, role, score) && score > best_score) {
       best_score = score;
-      best = {true, load_relaxed(a.enabled) != 0, load_relaxed(a.history) != 0, load_relaxed(a.trace_enabled) != 0,
-              static_cast<std::int64_t>(i)};
+      best = {true, load_relaxed(a.enabled) != 0, load_relaxed(a.history) != 0,
+              load_relaxed(a.trace_enabled) != 0, static_cast<std::int64_t>(i)};
     }
   }
   return best;
@@ -263,14 +266,20 @@ actor_result update_actor(const region_map& region, std::string_view host, std::
   return actor_result::ok;
 }
 
-void truncate_actors(const region_map& region) {
-  auto* actors = region.array<actor_record>(kArraySetupActors);
-  for (std::uint64_t i = 0; i < region.count(kArraySetupActors); ++i) {
-    actor_record& a = actors[i];
-    if ((load_relaxed(a.lock) & kStateMask) == kStateFree) continue;
-    begin_change(a.lock);
-    end_change(a.lock, kStateFree);
+// Frees every allocated row of a setup array (TRUNCATE of setup_actors/_objects).
+template <class Rec>
+void free_all(const region_map& region, array_id id) {
+  Rec* rows = region.array<Rec>(id);
+  for (std::uint64_t i = 0; i < region.count(id); ++i) {
+    Rec& r = rows[i];
+    if ((load_relaxed(r.lock) & kStateMask) == kStateFree) continue;
+    begin_change(r.lock);
+    end_change(r.lock, kStateFree);
   }
+}
+
+void truncate_actors(const region_map& region) {
+  free_all<actor_record>(region, kArraySetupActors);
   recompute_derived(region);
 }
 
@@ -298,8 +307,8 @@ std::uint8_t table_derived(const region_map& region, std::string_view schema, st
   return static_cast<std::uint8_t>(kFlagEnabled | (m.timed ? kFlagTimed : 0));
 }
 
-actor_result insert_object(const region_map& region, std::string_view schema, std::string_view name, bool enabled,
-                           bool timed) {
+actor_result insert_object(const region_map& region, std::string_view schema, std::string_view name,
+                           bool enabled, bool timed) {
   if (schema.empty() || name.empty() || schema.size() >= kObjectSchemaLen || name.size() >= kTableNameLen)
     return actor_result::too_long;
   if (find_object(region, schema, name) != nullptr) return actor_result::duplicate;
@@ -331,8 +340,8 @@ actor_result delete_object(const region_map& region, std::string_view schema, st
   return actor_result::ok;
 }
 
-actor_result update_object(const region_map& region, std::string_view schema, std::string_view name, int enabled,
-                           int timed) {
+actor_result update_object(const region_map& region, std::string_view schema, std::string_view name,
+                           int enabled, int timed) {
   object_record* o = find_object(region, schema, name);
   if (o == nullptr) return actor_result::not_found;
   begin_change(o->lock);
@@ -345,13 +354,7 @@ actor_result update_object(const region_map& region, std::string_view schema, st
 }
 
 void truncate_objects(const region_map& region) {
-  auto* objects = region.array<object_record>(kArraySetupObjects);
-  for (std::uint64_t i = 0; i < region.count(kArraySetupObjects); ++i) {
-    object_record& o = objects[i];
-    if ((load_relaxed(o.lock) & kStateMask) == kStateFree) continue;
-    begin_change(o.lock);
-    end_change(o.lock, kStateFree);
-  }
+  free_all<object_record>(region, kArraySetupObjects);
   recompute_tables(region);
   bump_generation(region);
 }

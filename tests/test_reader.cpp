@@ -20,6 +20,7 @@
 
 #include "agent/reader/reader.h"
 #include "agent/region/region.h"
+#include "agent/region/region_builder.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/setup.h"
 #include "timers/timer.h"
@@ -144,31 +145,16 @@ class ReaderTest : public testing::Test {
   // --- writers of records (single-threaded: plain stores are fine here)
   void set_class(std::uint32_t index, std::uint8_t kind, const char* name, std::uint8_t flags,
                  wait_stat stat = {0, 0, kMax, 0}, std::uint32_t state = kStateAllocated) {
-    class_record& c = map_.array<class_record>(kArrayClasses)[index - 1];
-    c.lock = 4 * 3 + state;
-    c.kind = kind;
-    c.flags = flags;
-    c.stat = stat;
-    std::snprintf(c.name, sizeof(c.name), "%s", name);
+    region_builder(map_).set_class(index, kind, name, flags, stat, state, 3);
   }
 
   thread_record& set_thread(std::uint32_t slot, std::uint32_t class_index, std::uint64_t tid,
                             std::uint32_t state = kStateAllocated) {
-    thread_record& t = map_.array<thread_record>(kArrayThreads)[slot];
-    t = thread_record{};
-    t.lock = 4 * 7 + state;
-    t.class_index = class_index;
-    t.thread_id = tid;
-    t.instrumented = 1;
-    t.history = 1;
-    return t;
+    return region_builder(map_).set_thread(slot, class_index, tid, state, 7);
   }
 
   wait_record& wait_at(array_id arr, std::uint64_t slot) {
-    wait_record& w = map_.array<wait_record>(arr)[slot];
-    w = wait_record{};
-    w.seq = 6;
-    return w;
+    return region_builder(map_).wait_slot(arr, slot, 6);
   }
 
   // A completed, untimed wait of class `cls` by thread `tid`.
@@ -187,19 +173,11 @@ class ReaderTest : public testing::Test {
 
   sync_instance& set_sync(array_id arr, std::uint32_t slot, std::uint32_t cls, std::uint64_t identity,
                           wait_stat stat = {0, 0, kMax, 0}) {
-    sync_instance& s = map_.array<sync_instance>(arr)[slot];
-    s = sync_instance{};
-    s.lock = 4 + kStateAllocated;
-    s.class_index = cls;
-    s.identity = identity;
-    s.stat = stat;
-    return s;
+    return region_builder(map_).set_sync(arr, slot, cls, identity, stat);
   }
 
   void set_source(std::uint32_t index, const char* text, std::uint32_t state = kSourceReady) {
-    source_record& s = map_.array<source_record>(kArraySources)[index - 1];
-    s.state = state;
-    std::snprintf(s.text, sizeof(s.text), "%s", text);
+    region_builder(map_).set_source(index, text, state);
   }
 
   // --- file io and table io records
@@ -216,58 +194,26 @@ class ReaderTest : public testing::Test {
   file_instance& set_file(std::uint32_t slot, std::uint32_t cls, const char* name, std::uint64_t identity,
                           std::uint32_t open_count, io_stats stats = {kNoIo, kNoIo, kNoIo},
                           std::uint32_t version = 1, std::uint32_t state = kStateAllocated) {
-    file_instance& f = map_.array<file_instance>(kArrayFiles)[slot];
-    f = file_instance{};
-    f.lock = version * kVersionInc + state;
-    f.class_index = cls;
-    f.open_count = open_count;
-    f.identity = identity;
-    f.stats = stats;
-    std::snprintf(f.name, sizeof(f.name), "%s", name);
-    return f;
+    return region_builder(map_).set_file(slot, cls, name, identity, open_count, stats, version, state);
   }
 
-  io_stats& bucket(std::uint32_t cls) { return map_.array<io_stats>(kArrayClassIo)[cls - 1]; }
+  io_stats& bucket(std::uint32_t cls) { return region_builder(map_).class_io(cls); }
 
   table_share& set_table(std::uint32_t slot, std::uint8_t type, const char* schema, const char* name,
                          std::uint32_t version = 1, std::uint32_t state = kStateAllocated) {
-    table_share& t = map_.array<table_share>(kArrayTables)[slot];
-    t = table_share{};
-    t.lock = version * kVersionInc + state;
-    t.class_index = 5;
-    t.object_type = type;
-    t.derived = kFlagEnabled | kFlagTimed;
-    t.identity = 0x7000 + slot;
-    t.no_index = kNoTableIo;
-    std::snprintf(t.schema, sizeof(t.schema), "%s", schema);
-    std::snprintf(t.name, sizeof(t.name), "%s", name);
-    return t;
+    return region_builder(map_).set_table(slot, 5, type, schema, name, 0x7000 + slot, version, state);
   }
 
   // Declares index i (0-based) of the table in `slot` (index_count grows to i + 1).
   index_stat& set_index(std::uint32_t slot, std::uint32_t i, const char* name,
                         table_io_stat stat = kNoTableIo) {
-    index_stat& x =
-        map_.array<index_stat>(kArrayTableIndexes)[slot * map_.header().max_indexes_per_table + i];
-    x.stat = stat;
-    std::snprintf(x.name, sizeof(x.name), "%s", name);
-    table_share& t = map_.array<table_share>(kArrayTables)[slot];
-    if (t.index_count < i + 1) t.index_count = i + 1;
-    return x;
+    return region_builder(map_).set_index(slot, i, name, stat);
   }
 
   object_record& set_object(std::uint32_t slot, const char* schema, const char* name, bool enabled,
                             bool timed, std::uint8_t type = kSetupObjectTable,
                             std::uint32_t state = kStateAllocated) {
-    object_record& o = map_.array<object_record>(kArraySetupObjects)[slot];
-    o = object_record{};
-    o.lock = 4 + state;
-    o.object_type = type;
-    o.enabled = enabled ? 1 : 0;
-    o.timed = timed ? 1 : 0;
-    std::snprintf(o.schema, sizeof(o.schema), "%s", schema);
-    std::snprintf(o.name, sizeof(o.name), "%s", name);
-    return o;
+    return region_builder(map_).set_object(slot, schema, name, enabled, timed, type, state);
   }
 
   // The standard population used by several tests.

@@ -25,6 +25,7 @@
 
 #include "agent/reader/reader.h"
 #include "agent/region/region.h"
+#include "agent/region/region_builder.h"
 #include "agent/region/region_layout.h"
 #include "timers/timer.h"
 
@@ -91,23 +92,16 @@ class RegionCorruptionTest : public testing::Test {
     EXPECT_FALSE(err) << err.message;
     if (!m.valid()) return {};
 
-    auto* classes = m.array<class_record>(kArrayClasses);
+    region_builder b(m);
     const std::uint8_t kinds[] = {kKindMutex, kKindRwlock, kKindCond, kKindThread, kKindFile, kKindTable};
     // Classes 1..12: mutex, rwlock, cond, thread, file (5, 11), table (6, 12).
     for (std::uint32_t i = 0; i < 12; ++i) {
-      class_record& c = classes[i];
-      c.lock = 4 + kStateAllocated;
-      c.kind = kinds[i % std::size(kinds)];
-      c.flags = static_cast<std::uint8_t>(i % 4);
-      c.stat = {i, i * 100, i == 0 ? kMax : i, i * 10};
-      std::snprintf(c.name, sizeof(c.name), "wait/synch/test/class_%u", i + 1);
+      const std::string name = "wait/synch/test/class_" + std::to_string(i + 1);
+      b.set_class(i + 1, kinds[i % std::size(kinds)], name.c_str(), static_cast<std::uint8_t>(i % 4),
+                  {i, i * 100, i == 0 ? kMax : i, i * 10});
     }
-    auto* threads = m.array<thread_record>(kArrayThreads);
     for (std::uint32_t i = 0; i < 3; ++i) {
-      thread_record& t = threads[i];
-      t.lock = 8 + kStateAllocated;
-      t.class_index = 4;
-      t.thread_id = i + 1;
+      thread_record& t = b.set_thread(i, 4, i + 1, kStateAllocated, 2);
       t.os_thread_id = 5000 + i;
       t.parent_thread_id = i;
       t.instrumented = 1;
@@ -165,17 +159,10 @@ class RegionCorruptionTest : public testing::Test {
         inst[i].stat = {i, i, i, i};
       }
     }
-    auto* actors = m.array<actor_record>(kArraySetupActors);
-    actors[0].lock = 4 + kStateAllocated;
-    actors[0].enabled = actors[0].history = 1;
-    std::strcpy(actors[0].host, "%");
-    std::strcpy(actors[0].user, "%");
-    std::strcpy(actors[0].role, "%");
-    auto* sources = m.array<source_record>(kArraySources);
+    b.set_actor(0, "%", "%", "%", true, true);
     for (std::uint32_t i = 0; i < 5; ++i) {
-      sources[i].state = kSourceReady;
-      sources[i].line = i;
-      std::snprintf(sources[i].text, sizeof(sources[i].text), "src%u.cpp:%u", i, i * 10);
+      const std::string text = "src" + std::to_string(i) + ".cpp:" + std::to_string(i * 10);
+      b.set_source(i + 1, text.c_str(), kSourceReady, i);
     }
     // File io: files 1..5 allocated (file 4 with a mutex class: invalid), file 6
     // deleted (free, name and version kept); a bucket for every class.

@@ -31,6 +31,7 @@
 #include <string_view>
 
 #include "agent/region/region.h"
+#include "agent/region/region_builder.h"
 #include "agent/region/region_layout.h"
 #include "timers/timer.h"
 
@@ -159,30 +160,13 @@ class writer {
 
   // Table io: shop.orders with two indexes, and setup_objects rows.
   void tables() {
-    table_share& t = m_.array<table_share>(kArrayTables)[0];
-    t = table_share{};
-    t.lock = kVersionInc + kStateAllocated;
-    t.class_index = kOrdersTable;
-    t.object_type = kObjectTypeTable;
-    t.derived = kFlagEnabled | kFlagTimed;
-    t.index_count = 2;
-    t.identity = 0x8000;
-    copy_name(t.schema, "shop");
-    copy_name(t.name, "orders");
-    t.no_index = zero_table_io();
+    table_share& t = b_.set_table(0, kOrdersTable, kObjectTypeTable, "shop", "orders", 0x8000);
     t.no_index.fetch = {10, 5000000, 200000, 900000};
     t.no_index.insert = {2, 3000000, 1000000, 2000000};
-    auto* indexes = m_.array<index_stat>(kArrayTableIndexes);
-    const std::uint64_t per = h_.arrays[kArrayTableIndexes].count / h_.arrays[kArrayTables].count;
-    index_stat& primary = indexes[0 * per + 0];
-    primary.stat = zero_table_io();
-    primary.stat.fetch = {20, 4000000, 100000, 400000};
-    copy_name(primary.name, "PRIMARY");
-    index_stat& customer = indexes[0 * per + 1];
-    customer.stat = zero_table_io();
+    b_.set_index(0, 0, "PRIMARY").stat.fetch = {20, 4000000, 100000, 400000};
+    index_stat& customer = b_.set_index(0, 1, "idx_customer");
     customer.stat.fetch = {5, 2500000, 300000, 700000};
     customer.stat.update = {1, 1500000, 1500000, 1500000};
-    copy_name(customer.name, "idx_customer");
 
     set_object(0, "%", "%", true, true);
     set_object(1, "shop", "orders", true, false);
@@ -346,32 +330,17 @@ class writer {
 
  private:
   void set_class(std::uint32_t index, std::uint8_t kind, const char* name, std::uint8_t flags,
-                 wait_stat s = {0, 0, kNoMin, 0}) {
-    class_record& c = m_.array<class_record>(kArrayClasses)[index - 1];
-    c.lock = kVersionInc + kStateAllocated;
-    c.kind = kind;
-    c.flags = flags;
-    c.derived = flags;
-    c.stat = s;
-    copy_name(c.name, name);
+                 wait_stat s = region_builder::kNoWait) {
+    b_.set_class(index, kind, name, flags, s);
   }
 
   thread_record& set_thread(std::uint32_t slot, std::uint32_t class_index, std::uint64_t tid) {
-    thread_record& t = thread(slot);
-    t = thread_record{};
-    t.lock = kVersionInc + kStateAllocated;
-    t.class_index = class_index;
-    t.thread_id = tid;
-    t.instrumented = 1;
-    t.history = 1;
-    return t;
+    return b_.set_thread(slot, class_index, tid);
   }
 
   wait_record& wait(array_id arr, std::uint64_t slot, std::uint64_t tid, std::uint64_t event,
                     std::uint32_t cls, std::uint8_t op) {
-    wait_record& w = m_.array<wait_record>(arr)[slot];
-    w = wait_record{};
-    w.seq = 2;  // even: not being written
+    wait_record& w = b_.wait_slot(arr, slot);
     w.state = kWaitCompleted;
     w.timer = kNanosecond;
     w.operation = op;
@@ -387,46 +356,19 @@ class writer {
 
   sync_instance& set_sync(array_id arr, std::uint32_t slot, std::uint32_t cls, std::uint64_t identity,
                           wait_stat s) {
-    sync_instance& i = m_.array<sync_instance>(arr)[slot];
-    i = sync_instance{};
-    i.lock = kVersionInc + kStateAllocated;
-    i.class_index = cls;
-    i.identity = identity;
-    i.stat = s;
-    return i;
+    return b_.set_sync(arr, slot, cls, identity, s);
   }
 
-  static io_stats zero_io() {
-    const io_stat none{0, 0, kNoMin, 0, 0};
-    return io_stats{none, none, none};
-  }
-  static table_io_stat zero_table_io() {
-    const wait_stat none{0, 0, kNoMin, 0};
-    return table_io_stat{none, none, none, none};
-  }
+  static io_stats zero_io() { return region_builder::kNoIoStats; }
+  static table_io_stat zero_table_io() { return region_builder::kNoTableIo; }
 
   file_instance& set_file(std::uint32_t slot, const char* name, std::uint64_t identity,
                           std::uint32_t open_count) {
-    file_instance& f = m_.array<file_instance>(kArrayFiles)[slot];
-    f = file_instance{};
-    f.lock = kVersionInc + kStateAllocated;
-    f.class_index = kLogFile;
-    f.open_count = open_count;
-    f.identity = identity;
-    f.stats = zero_io();
-    copy_name(f.name, name);
-    return f;
+    return b_.set_file(slot, kLogFile, name, identity, open_count);
   }
 
   void set_object(std::uint32_t slot, const char* schema, const char* name, bool enabled, bool timed) {
-    object_record& o = m_.array<object_record>(kArraySetupObjects)[slot];
-    o = object_record{};
-    o.lock = kVersionInc + kStateAllocated;
-    o.object_type = kSetupObjectTable;
-    o.enabled = enabled;
-    o.timed = timed;
-    copy_name(o.schema, schema);
-    copy_name(o.name, name);
+    b_.set_object(slot, schema, name, enabled, timed);
   }
 
   wait_stat& stat(std::uint64_t tid, std::uint32_t cls) {
@@ -434,25 +376,17 @@ class writer {
   }
 
   void set_source(std::uint32_t index, const char* text, std::uint32_t state) {
-    source_record& s = m_.array<source_record>(kArraySources)[index - 1];
-    s.state = state;
-    s.line = 0;
-    copy_name(s.text, text);
+    b_.set_source(index, text, state);
   }
 
   void set_actor(std::uint32_t slot, const char* host, const char* user, const char* role, bool enabled,
                  bool history) {
-    actor_record& a = m_.array<actor_record>(kArraySetupActors)[slot];
-    a.lock = kVersionInc + kStateAllocated;
-    a.enabled = enabled;
-    a.history = history;
-    copy_name(a.host, host);
-    copy_name(a.user, user);
-    copy_name(a.role, role);
+    b_.set_actor(slot, host, user, role, enabled, history);
   }
 
   region_map& m_;
   region_header& h_;
+  region_builder b_{m_};
 };
 
 // Garbage inside the arrays (the header and geometry stay valid):

@@ -656,16 +656,27 @@ using pfs::detail::file_of_fd;
 
 #define CALLER __builtin_return_address(0)
 
-// Mutexes
-PFS_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) noexcept {
-  const int rc = real.mutex_init(m, attr);
-  if (rc == 0 && should_record()) on_init(kMutex, m, CALLER);
+// init and destroy of every kind: the real call, then the instance (on success).
+template <class Object, class Attr>
+int init_object(sync_kind kind, int (*init)(Object*, const Attr*), Object* object, const Attr* attr,
+                const void* caller) {
+  const int rc = init(object, attr);
+  if (rc == 0 && should_record()) on_init(kind, object, caller);
   return rc;
 }
-PFS_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
-  const int rc = real.mutex_destroy(m);
-  if (rc == 0 && should_record()) on_destroy(kMutex, m);
+template <class Object>
+int destroy_object(sync_kind kind, int (*destroy)(Object*), Object* object) {
+  const int rc = destroy(object);
+  if (rc == 0 && should_record()) on_destroy(kind, object);
   return rc;
+}
+
+// Mutexes
+PFS_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) noexcept {
+  return init_object(kMutex, real.mutex_init, m, attr, CALLER);
+}
+PFS_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
+  return destroy_object(kMutex, real.mutex_destroy, m);
 }
 PFS_EXPORT [[gnu::flatten]] int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   if (!should_record()) return real.mutex_lock(m);
@@ -700,14 +711,10 @@ PFS_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
 
 // Rwlocks
 PFS_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rw, const pthread_rwlockattr_t* attr) noexcept {
-  const int rc = real.rwlock_init(rw, attr);
-  if (rc == 0 && should_record()) on_init(kRwlock, rw, CALLER);
-  return rc;
+  return init_object(kRwlock, real.rwlock_init, rw, attr, CALLER);
 }
 PFS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t* rw) noexcept {
-  const int rc = real.rwlock_destroy(rw);
-  if (rc == 0 && should_record()) on_destroy(kRwlock, rw);
-  return rc;
+  return destroy_object(kRwlock, real.rwlock_destroy, rw);
 }
 PFS_EXPORT [[gnu::flatten]] int pthread_rwlock_rdlock(pthread_rwlock_t* rw) noexcept {
   if (!should_record()) return real.rwlock_rdlock(rw);
@@ -780,16 +787,12 @@ PFS_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* at
     std::memcpy(static_cast<void*>(c), &initializer, sizeof(initializer));
     return 0;
   }
-  const int rc = fn(c, attr);
-  if (rc == 0 && should_record()) on_init(kCond, c, CALLER);
-  return rc;
+  return init_object(kCond, fn, c, attr, CALLER);
 }
 PFS_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
   auto fn = get(real.cond_destroy);
   if (fn == nullptr) return 0;
-  const int rc = fn(c);
-  if (rc == 0 && should_record()) on_destroy(kCond, c);
-  return rc;
+  return destroy_object(kCond, fn, c);
 }
 PFS_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   auto fn = get(real.cond_wait);

@@ -71,7 +71,7 @@ bool listed(const char* const (&names)[N], const char* name) noexcept {
   return false;
 }
 
-enum class domain { none, yes_no, timer, object_type, key_text };
+using domain = reader::value_domain;
 
 // SQLSTATEs of write errors (PostgreSQL's errcodes.h names, without ERRCODE_).
 inline constexpr const char* kFeatureNotSupported = "0A000";

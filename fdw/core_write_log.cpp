@@ -95,7 +95,7 @@ static bool check_value(const reader::table_def& t, int column, PfsCoreValue& v,
         return false;
       }
       return true;
-    case domain::timer: {
+    case domain::timer_name: {
       const timers::timer_kind k = timers::timer_from_name(s);
       if (k == timers::timer_kind::none) {
         write_error(err, kInvalidParameterValue, "invalid value for column " + dq(name) + ": " + dq(s), {},
@@ -137,7 +137,7 @@ static bool check_value(const reader::table_def& t, int column, PfsCoreValue& v,
         return false;
       }
       return true;
-    case domain::none:
+    case domain::any:
       break;
   }
   return true;

@@ -65,41 +65,18 @@ void normalize_to(PfsCoreValue& v, std::string_view s) {
   set_static(v, s);
 }
 
+// The column rules are the registry's (agent/reader/tables.cpp).
 domain domain_of(const char* column, std::size_t& max_bytes) {
-  max_bytes = 0;
-  for (const char* n : {"enabled", "timed", "history", "trace_enabled", "instrumented"})
-    if (std::strcmp(column, n) == 0) return domain::yes_no;
-  if (std::strcmp(column, "timer_name") == 0) return domain::timer;
-  if (std::strcmp(column, "object_type") == 0) return domain::object_type;
-  const struct {
-    const char* name;
-    std::size_t cap;
-  } texts[] = {{"host", layout::kHostLen},
-               {"user", layout::kUserLen},
-               {"role", layout::kUserLen},
-               {"object_schema", layout::kObjectSchemaLen},
-               {"object_name", layout::kTableNameLen}};
-  for (const auto& t : texts)
-    if (std::strcmp(column, t.name) == 0) {
-      max_bytes = t.cap - 1;
-      return domain::key_text;
-    }
-  return domain::none;
+  const reader::column_rule* r = reader::find_column_rule(column);
+  max_bytes = r != nullptr ? r->max_bytes : 0;
+  return r != nullptr ? r->domain : domain::any;
 }
 
 // MySQL's default of a column of an inserted row.
 std::string_view default_of(const char* column) {
-  std::size_t ignored;
-  switch (domain_of(column, ignored)) {
-    case domain::yes_no:
-      return std::strcmp(column, "trace_enabled") == 0 ? "NO" : "YES";
-    case domain::object_type:
-      return "TABLE";
-    case domain::key_text:
-      return "%";
-    default:
-      return {};
-  }
+  const reader::column_rule* r = reader::find_column_rule(column);
+  return r != nullptr && r->default_value != nullptr ? std::string_view(r->default_value)
+                                                     : std::string_view();
 }
 
 std::string dq(std::string_view s) { return "\"" + std::string(s) + "\""; }

@@ -2,7 +2,8 @@
 // table. This test checks what follows from it elsewhere:
 // - the README's table list (between the "tables: begin/end" markers) is the one
 //   the registry gives (PFS_README_RECORD=1 rewrites it after a change);
-// - every write rule names columns the table has;
+// - every write rule names columns the table has, and every column SQL writes has a
+//   column rule (its domain and default);
 // - ids and order agree, names are unique and lower case.
 #include <gtest/gtest.h>
 
@@ -79,6 +80,7 @@ TEST(Tables, RulesNameColumnsOfTheirTable) {
     for (const char* c : t.writes.updatable) {
       if (c == nullptr) continue;
       EXPECT_GE(column_index(t, c), 0) << t.name << " updatable " << c;
+      EXPECT_NE(find_column_rule(c), nullptr) << t.name << " updatable " << c << " has no column rule";
     }
     if (t.writes.ops & (kWriteUpdate | kWriteDelete)) {
       EXPECT_NE(t.writes.keys[0], nullptr) << t.name;
@@ -88,6 +90,10 @@ TEST(Tables, RulesNameColumnsOfTheirTable) {
     }
     if (t.writes.ops & kWriteInsert) {
       EXPECT_NE(t.writes.size_variable, nullptr) << t.name;
+      for (const char* c : t.writes.keys) {
+        if (c == nullptr) continue;
+        EXPECT_NE(find_column_rule(c), nullptr) << t.name << " key " << c << " has no column rule";
+      }
     }
   }
 }

@@ -37,9 +37,9 @@
 #include <cstring>
 #include <string>
 
-#include "agent/provider/slow_path.h"
-#include "agent/provider/io_path.h"
 #include "agent/preload/preload_internal.h"
+#include "agent/provider/io_path.h"
+#include "agent/provider/slow_path.h"
 
 #define PFS_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -101,6 +101,8 @@ const std::vector<table_def>& tables() noexcept {
   return all;
 }
 
+const column_rule* find_column_rule(std::string_view name) noexcept { return column_rule_of(name); }
+
 const table_def* find_table(std::string_view name) noexcept {
   for (const table_def& t : tables())
     if (name == t.name) return &t;

@@ -128,6 +128,19 @@ struct write_rules {
   const char* size_variable = nullptr;  // sizes the table when INSERT finds it full
 };
 
+// The values a writable column (updatable, or set by INSERT) accepts, and MySQL's
+// default for an inserted row. Declared once per column name (tables.cpp): ENABLED
+// means the same in every setup table.
+enum class value_domain { any, yes_no, timer_name, object_type, key_text };
+struct column_rule {
+  const char* name;
+  value_domain domain;
+  const char* default_value;  // INSERT with NULL; nullptr: none
+  std::size_t max_bytes;      // key_text: the field's size without its NUL; 0: no limit
+};
+// The rule of a writable column by name; nullptr for columns SQL never writes.
+const column_rule* find_column_rule(std::string_view name) noexcept;
+
 struct table_def {
   const char* name;
   std::vector<column_def> columns;

@@ -62,6 +62,8 @@ struct table_entry {
 };
 // Every table, in table_id order.
 const std::vector<table_entry>& registry() noexcept;
+// The rule of a writable column (tables.cpp).
+const column_rule* column_rule_of(std::string_view name) noexcept;
 
 // Arrays this reader knows, with the record size it expects and the name used in the
 // status table.

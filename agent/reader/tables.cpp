@@ -116,6 +116,28 @@ write_rules truncatable(unsigned truncate, unsigned seen, unsigned seen_file_row
 
 }  // namespace
 
+// Writable columns: what their values may be, and MySQL's default on INSERT.
+constexpr column_rule kColumnRules[] = {
+    {"enabled", value_domain::yes_no, "YES", 0},
+    {"timed", value_domain::yes_no, "YES", 0},
+    {"history", value_domain::yes_no, "YES", 0},
+    {"instrumented", value_domain::yes_no, "YES", 0},
+    {"trace_enabled", value_domain::yes_no, "NO", 0},
+    {"timer_name", value_domain::timer_name, nullptr, 0},
+    {"object_type", value_domain::object_type, "TABLE", 0},
+    {"host", value_domain::key_text, "%", kHostLen - 1},
+    {"user", value_domain::key_text, "%", kUserLen - 1},
+    {"role", value_domain::key_text, "%", kUserLen - 1},
+    {"object_schema", value_domain::key_text, "%", kObjectSchemaLen - 1},
+    {"object_name", value_domain::key_text, "%", kTableNameLen - 1},
+};
+
+const column_rule* column_rule_of(std::string_view name) noexcept {
+  for (const column_rule& r : kColumnRules)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
 const std::vector<table_entry>& registry() noexcept {
   static const std::vector<table_entry> all = [] {
     std::vector<table_entry> t;

@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "agent/region/fault_guard.h"
 #include "agent/provider/pfs.h"
 #include "agent/reader/reader.h"
+#include "agent/region/fault_guard.h"
 #include "agent/region/region.h"
 #include "agent_test_util.h"
 
@@ -394,6 +394,31 @@ TEST(RegionFaults, SetupLockWaitEndsOnInterrupt) {
   EXPECT_FALSE(waiting.locked());
   EXPECT_TRUE(waiting.interrupted());
   EXPECT_LT(clock_type::now() - start, std::chrono::seconds(1));
+  unlink(path.c_str());
+}
+
+// Every mapping is guarded; past the table's size, opening fails with a clear error
+// instead of mapping a region that could fault.
+TEST(RegionFaults, TooManyMappingsAreRefused) {
+  const std::string path = test::temp_region_path("many");
+  region_sizes sizes;
+  sizes.max_threads = 2;
+  sizes.history_long_size = 16;
+  region_error err;
+  region_map owner = region_map::create(path, sizes, 0600, err);
+  ASSERT_TRUE(owner.valid()) << err.message;
+  std::vector<region_map> maps;
+  for (int i = 0; i < fault_guard::kMaxMappings + 4; ++i) {
+    region_map m = region_map::open(path, false, err);
+    if (!m.valid()) break;
+    maps.push_back(std::move(m));
+  }
+  EXPECT_LT(maps.size(), static_cast<std::size_t>(fault_guard::kMaxMappings));  // owner holds one slot
+  EXPECT_EQ(err.code, region_errc::io);
+  EXPECT_NE(err.message.find("too many regions are mapped"), std::string::npos) << err.message;
+  maps.pop_back();  // a slot is free again
+  region_map again = region_map::open(path, false, err);
+  EXPECT_TRUE(again.valid()) << err.message;
   unlink(path.c_str());
 }
 

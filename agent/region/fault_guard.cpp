@@ -10,7 +10,7 @@
 namespace pfs::fault_guard {
 namespace {
 
-constexpr int kSlots = 64;
+constexpr int kSlots = kMaxMappings;
 
 enum slot_state : int { kFree = 0, kClaimed, kActive };
 enum lost_state : int { kMapped = 0, kReplacing, kReplaced, kReplaceFailed };

@@ -23,9 +23,12 @@
 
 namespace pfs::fault_guard {
 
+// The most mappings one process can register.
+inline constexpr int kMaxMappings = 64;
+
 // Registers a mapping [base, base + size) mapped with protection prot (PROT_*).
-// Returns its slot, or -1 when the table (64 mappings per process) is full: such a
-// mapping is not protected. Thread-safe.
+// Returns its slot, or -1 when the table (kMaxMappings) is full: such a mapping is
+// not protected, and region_map::open refuses it. Thread-safe.
 int watch(void* base, std::size_t size, int prot) noexcept;
 // Forgets a slot (before munmap). -1 is ignored.
 void unwatch(int slot) noexcept;

@@ -415,6 +415,15 @@ region_map region_map::open(const std::string& path, bool writable, region_error
   out.guard_slot_ = fault_guard::watch(base, size, writable ? PROT_READ | PROT_WRITE : PROT_READ);
   out.writable_ = writable;
   out.path_ = path;
+  if (out.guard_slot_ < 0) {
+    // An unguarded mapping could bring the process down if the file shrank: refuse.
+    err =
+        make_error(region_errc::io, "could not map region file \"" + path + "\": too many regions are mapped",
+                   "This process already maps " + std::to_string(fault_guard::kMaxMappings) +
+                       " regions, the most it can protect against files that shrink.",
+                   "Use fewer foreign servers in one session, or close sessions that used many.");
+    return region_map{};
+  }
   {
     // The file may shrink between fstat and the header checks.
     fault_guard::scope guard;

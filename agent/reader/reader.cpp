@@ -4,22 +4,14 @@
 
 #include <sys/stat.h>
 
-#include <atomic>
-#include <cmath>
 #include <cstring>
 #include <exception>
-#include <initializer_list>
-#include <iterator>
 #include <limits>
 #include <new>
-#include <optional>
-#include <unordered_map>
 #include <utility>
 
 #include "agent/reader/reader_internal.h"
 #include "agent/region/fault_guard.h"
-#include "agent/region/setup.h"
-#include "timers/timer.h"
 
 namespace pfs::reader {
 

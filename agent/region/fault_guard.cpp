@@ -153,13 +153,12 @@ void rearm(int slot) noexcept {
 
 std::uint64_t fault_count() noexcept { return g_faults.load(std::memory_order_relaxed); }
 
-scope::scope() noexcept : installed_(true) {
+scope::scope() noexcept {
   std::lock_guard<std::mutex> g(g_install_mutex);
   if (g_scopes++ == 0 && !g_permanent) install_locked();
 }
 
 scope::~scope() {
-  if (!installed_) return;
   std::lock_guard<std::mutex> g(g_install_mutex);
   if (--g_scopes == 0 && !g_permanent) uninstall_locked();
 }

@@ -49,9 +49,6 @@ class scope {
   ~scope();
   scope(const scope&) = delete;
   scope& operator=(const scope&) = delete;
-
- private:
-  bool installed_;
 };
 
 // Installs the handler for good (the provider: its hot path touches the region at

@@ -460,7 +460,8 @@ region_error not_a_regular_file(const std::string& path, unsigned mode) {
 bool region_map::lost() const { return fault_guard::lost(guard_slot_); }
 
 bool region_map::remap_if_restored() {
-  if (base_ == nullptr || !lost()) return !lost();
+  if (base_ == nullptr) return false;
+  if (!lost()) return true;
   struct stat st {};
   if (fstat(fd_, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != size_) return false;
   // The header as it is in the file now, read without mapping it.

@@ -34,7 +34,8 @@ pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr)
 		Form_pg_attribute attr = TupleDescAttr(tupdesc, i);
 		const char *name = NameStr(attr->attname);
 		int			column;
-		bool		text;
+		PfsCoreColumnType type;
+		Oid			expected;
 
 		if (attr->attisdropped)
 			continue;
@@ -45,13 +46,32 @@ pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr)
 					 errmsg("column \"%s\" of foreign table \"%s\" does not exist in performance_schema table \"%s\"",
 							name, RelationGetRelationName(rel), opts->table_name),
 					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
-		text = pfs_core_column_type(opts->table, column) == PFS_CORE_TEXT;
-		if (attr->atttypid != (text ? TEXTOID : INT8OID))
+		type = pfs_core_column_type(opts->table, column);
+		expected = type == PFS_CORE_TEXT ? TEXTOID :
+			type == PFS_CORE_FLOAT8 ? FLOAT8OID :
+			type == PFS_CORE_TIMESTAMPTZ ? TIMESTAMPTZOID : INT8OID;
+		if (attr->atttypid != expected)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
 					 errmsg("column \"%s\" of foreign table \"%s\" must have type %s",
-							name, RelationGetRelationName(rel), text ? "text" : "bigint"),
+							name, RelationGetRelationName(rel), pfs_column_type_name(type)),
 					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
 		core_attr[column] = i;
+	}
+}
+
+const char *
+pfs_column_type_name(int type)
+{
+	switch (type)
+	{
+		case PFS_CORE_TEXT:
+			return "text";
+		case PFS_CORE_FLOAT8:
+			return "double precision";
+		case PFS_CORE_TIMESTAMPTZ:
+			return "timestamp with time zone";
+		default:
+			return "bigint";
 	}
 }

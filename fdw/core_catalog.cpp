@@ -110,7 +110,18 @@ const char* pfs_core_column_name(int table, int column) noexcept {
 
 PfsCoreColumnType pfs_core_column_type(int table, int column) noexcept {
   const pfs::reader::column_def* c = column_at(table, column);
-  return c != nullptr && c->type == pfs::reader::column_type::text ? PFS_CORE_TEXT : PFS_CORE_INT64;
+  if (c == nullptr) return PFS_CORE_INT64;
+  switch (c->type) {
+    case pfs::reader::column_type::text:
+      return PFS_CORE_TEXT;
+    case pfs::reader::column_type::float64:
+      return PFS_CORE_FLOAT8;
+    case pfs::reader::column_type::timestamp:
+      return PFS_CORE_TIMESTAMPTZ;
+    case pfs::reader::column_type::int64:
+      break;
+  }
+  return PFS_CORE_INT64;
 }
 
 bool pfs_core_column_nullable(int table, int column) noexcept {

@@ -41,8 +41,10 @@ struct rowset_sink final : reader::row_sink {
   rowset_sink(const reader::table_def& t, std::size_t prefix, const volatile sig_atomic_t* flag,
               rowset_impl& out)
       : def(t), text_prefix(prefix), interrupt(flag), rs(out) {
-    for (int c : rs.column_list)
+    for (int c : rs.column_list) {
       text.push_back(def.columns[static_cast<std::size_t>(c)].type == reader::column_type::text);
+      kind.push_back(def.columns[static_cast<std::size_t>(c)].type);
+    }
   }
   ~rowset_sink() { std::free(buf); }
 
@@ -54,7 +56,11 @@ struct rowset_sink final : reader::row_sink {
     for (std::size_t k = 0; k < rs.column_list.size(); ++k) {
       const reader::cell_view& v = cells[rs.column_list[k]];
       PfsCoreCell c{v.i, 0, v.null};
-      if (!v.null && text[k]) {
+      if (!v.null && kind[k] == reader::column_type::float64) {
+        std::memcpy(&c.value, &v.d, sizeof(c.value));  // a float8 Datum's bits
+      } else if (!v.null && kind[k] == reader::column_type::timestamp) {
+        c.value = v.i - kUnixToPostgresEpochUs;
+      } else if (!v.null && text[k]) {
         const std::size_t need = align8(text_prefix + v.s.size());
         if (used + need > cap) grow(used + need);
         if (!v.s.empty()) std::memcpy(buf + used + text_prefix, v.s.data(), v.s.size());
@@ -91,6 +97,9 @@ struct rowset_sink final : reader::row_sink {
   const volatile sig_atomic_t* interrupt;
   rowset_impl& rs;
   std::vector<bool> text;
+  std::vector<reader::column_type> kind;
+  // Microseconds from 1970-01-01 to 2000-01-01 (PostgreSQL's timestamp epoch).
+  static constexpr std::int64_t kUnixToPostgresEpochUs = 946684800LL * 1000000LL;
   char* buf = nullptr;
   std::size_t used = 0, cap = 0, nrows = 0;
   bool stopped = false;

@@ -130,6 +130,63 @@ static void apply(const region_map& m, const PfsCoreRegion& region, const pendin
       case kEmptyObjects:
         setup::truncate_objects(m);
         break;
+      case kHideStages:
+        setup::truncate_events(m, layout::kTruncateStagesCurrent);
+        break;
+      case kHideStagesHistory:
+        setup::truncate_events(m, layout::kTruncateStagesHistory);
+        break;
+      case kHideStagesHistoryLong:
+        setup::truncate_events(m, layout::kTruncateStagesHistoryLong);
+        break;
+      case kHideStatements:
+        setup::truncate_events(m, layout::kTruncateStatementsCurrent);
+        break;
+      case kHideStatementsHistory:
+        setup::truncate_events(m, layout::kTruncateStatementsHistory);
+        break;
+      case kHideStatementsHistoryLong:
+        setup::truncate_events(m, layout::kTruncateStatementsHistoryLong);
+        break;
+      case kHideTransactions:
+        setup::truncate_events(m, layout::kTruncateTransactionsCurrent);
+        break;
+      case kHideTransactionsHistory:
+        setup::truncate_events(m, layout::kTruncateTransactionsHistory);
+        break;
+      case kHideTransactionsHistoryLong:
+        setup::truncate_events(m, layout::kTruncateTransactionsHistoryLong);
+        break;
+      case kResetStages:
+        setup::reset_stage_summaries(m, false);
+        break;
+      case kResetStagesByThread:
+        setup::reset_stage_summaries(m, true);
+        break;
+      case kResetStatements:
+        setup::reset_statement_summaries(m, false);
+        break;
+      case kResetStatementsByThread:
+        setup::reset_statement_summaries(m, true);
+        break;
+      case kResetTransactions:
+        setup::reset_transaction_summaries(m, false);
+        break;
+      case kResetTransactionsByThread:
+        setup::reset_transaction_summaries(m, true);
+        break;
+      case kResetDigests:
+        setup::reset_digests(m);
+        break;
+      case kResetStatementHistogram:
+        setup::reset_statement_histogram(m);
+        break;
+      case kResetDigestHistograms:
+        setup::reset_digest_histograms(m);
+        break;
+      case kResetWaitHistograms:
+        setup::reset_wait_histograms(m);
+        break;
       default:
         break;
     }
@@ -146,9 +203,13 @@ static void apply(const region_map& m, const PfsCoreRegion& region, const pendin
         setup::set_consumer(m, static_cast<std::uint32_t>(id), flag_of(op, t, "enabled") == 1);
       break;
     }
-    case table_id::setup_timers:
-      setup::set_wait_timer(m, timers::timer_from_name(text_at(op, t, "timer_name")));
+    case table_id::setup_timers: {
+      const int row = setup::timer_row_from_name(op.key[0].s);
+      if (row >= 0)
+        setup::set_timer(m, static_cast<setup::timer_row>(row),
+                         timers::timer_from_name(text_at(op, t, "timer_name")));
       break;
+    }
     case table_id::threads:
       setup::set_thread(m, static_cast<std::uint64_t>(op.key[0].i), flag_of(op, t, "instrumented"),
                         flag_of(op, t, "history"));

@@ -101,7 +101,11 @@ std::unique_ptr<PfsCoreOverlay> overlay_begin(const char* path, int table, std::
     const unsigned e = rules_of(op.table)->truncate & seen;
     if (e == 0) continue;
     any = true;
-    if (e & (kHideCurrent | kHideHistory | kHideHistoryLong)) {
+    constexpr unsigned kHides = kHideCurrent | kHideHistory | kHideHistoryLong | kHideStages |
+                                kHideStagesHistory | kHideStagesHistoryLong | kHideStatements |
+                                kHideStatementsHistory | kHideStatementsHistoryLong | kHideTransactions |
+                                kHideTransactionsHistory | kHideTransactionsHistoryLong | kResetDigests;
+    if (e & kHides) {
       o->hide_all = true;
     } else if ((e & ~file_only) != 0) {
       o->zero_all |= e & ~file_only;

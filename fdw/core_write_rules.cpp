@@ -27,7 +27,7 @@ const table_rules* rules_of(int table) noexcept {
 }
 
 bool is_stat_column(const char* name) noexcept {
-  for (const char* p : {"count_", "sum_", "min_", "avg_", "max_"})
+  for (const char* p : {"count_", "sum_", "min_", "avg_", "max_", "quantile_"})
     if (std::strncmp(name, p, std::strlen(p)) == 0) return true;
   return false;
 }

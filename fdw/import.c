@@ -37,7 +37,7 @@ create_table_statement(int table, const char *servername)
 		appendStringInfo(&buf, "%s\n  %s %s%s",
 						 c > 0 ? "," : "",
 						 quote_identifier(pfs_core_column_name(table, c)),
-						 pfs_core_column_type(table, c) == PFS_CORE_TEXT ? "text" : "bigint",
+						 pfs_column_type_name(pfs_core_column_type(table, c)),
 						 pfs_core_column_nullable(table, c) ? "" : " NOT NULL");
 	}
 	appendStringInfo(&buf, "\n) SERVER %s OPTIONS (table %s)",

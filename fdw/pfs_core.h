@@ -67,7 +67,10 @@ typedef struct PfsCoreError
 typedef enum PfsCoreColumnType
 {
 	PFS_CORE_INT64 = 0,			/* bigint */
-	PFS_CORE_TEXT = 1			/* text */
+	PFS_CORE_TEXT = 1,			/* text */
+	PFS_CORE_FLOAT8 = 2,		/* double precision: the cell's value holds its bits */
+	PFS_CORE_TIMESTAMPTZ = 3	/* timestamp with time zone: microseconds since
+								 * 2000-01-01 00:00 UTC (PostgreSQL's epoch) */
 } PfsCoreColumnType;
 
 /* Builds the catalogue (call once at load time); false if out of memory. */

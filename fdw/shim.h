@@ -34,6 +34,8 @@ extern void pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts);
 
 /* columns.c: the region table's columns to the foreign table's attributes */
 extern void pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr);
+/* The SQL type of a column type ("bigint", "text", ...). */
+extern const char *pfs_column_type_name(int type);
 
 /* modify.c: the modify, TRUNCATE and updatability callbacks */
 extern void pfs_modify_register(FdwRoutine *routine);

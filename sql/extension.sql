@@ -54,7 +54,7 @@ CREATE FOREIGN TABLE no_table (name text) SERVER pfs;
 -- (the hint lists every table, and the list grows with the reader: shown tersely,
 -- then its start checked)
 \set VERBOSITY terse
-CREATE FOREIGN TABLE unknown_table (name text) SERVER pfs OPTIONS ("table" 'events_statements_current');
+CREATE FOREIGN TABLE unknown_table (name text) SERVER pfs OPTIONS ("table" 'events_statements_summary_by_program');
 CREATE FOREIGN TABLE upper_case (name text) SERVER pfs OPTIONS ("table" 'THREADS');
 \set VERBOSITY default
 DO $$

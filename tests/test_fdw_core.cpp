@@ -85,8 +85,12 @@ TEST(FdwCoreCatalog, MirrorsTheReader) {
     for (int c = 0; c < pfs_core_column_count(t); ++c) {
       const auto& col = def.columns[static_cast<std::size_t>(c)];
       EXPECT_STREQ(pfs_core_column_name(t, c), col.name);
-      EXPECT_EQ(pfs_core_column_type(t, c),
-                col.type == pfs::reader::column_type::text ? PFS_CORE_TEXT : PFS_CORE_INT64);
+      const PfsCoreColumnType expected = col.type == pfs::reader::column_type::text      ? PFS_CORE_TEXT
+                                         : col.type == pfs::reader::column_type::float64 ? PFS_CORE_FLOAT8
+                                         : col.type == pfs::reader::column_type::timestamp
+                                             ? PFS_CORE_TIMESTAMPTZ
+                                             : PFS_CORE_INT64;
+      EXPECT_EQ(pfs_core_column_type(t, c), expected);
       EXPECT_EQ(pfs_core_column_nullable(t, c), col.nullable);
       EXPECT_EQ(pfs_core_column_find(t, col.name), c);
     }

@@ -23,6 +23,7 @@
 #include "agent/region/region_builder.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/setup.h"
+#include "agent/region/work_layout.h"
 #include "timers/timer.h"
 
 namespace {
@@ -289,7 +290,7 @@ TEST(ReaderCatalog, TablesAndColumns) {
     ASSERT_EQ(T(id).columns.size(), waits.size());
     for (std::size_t i = 0; i < waits.size(); ++i) EXPECT_EQ(T(id).columns[i].name, waits[i]);
   }
-  EXPECT_EQ(reader::column_index(T(table_id::threads), "thread_os_id"), 9);
+  EXPECT_EQ(reader::column_index(T(table_id::threads), "thread_os_id"), 16);  // MySQL 8.0's order
   EXPECT_EQ(reader::column_index(T(table_id::threads), "nope"), -1);
   EXPECT_EQ(T(table_id::events_waits_summary_by_thread_by_event_name).columns.size(), 7u);
   EXPECT_STREQ(T(table_id::status).name, "status");
@@ -332,22 +333,39 @@ TEST_F(ReaderTest, SetupTables) {
                              "events_waits_history_long",
                              "events_waits_summary_by_thread_by_event_name",
                              "events_waits_summary_global_by_event_name",
-                             "events_waits_summary_by_instance"};
+                             "events_waits_summary_by_instance",
+                             "events_stages_current",
+                             "events_stages_history",
+                             "events_stages_history_long",
+                             "events_statements_cpu",
+                             "events_statements_current",
+                             "events_statements_history",
+                             "events_statements_history_long",
+                             "events_transactions_current",
+                             "events_transactions_history",
+                             "events_transactions_history_long",
+                             "statements_digest"};
+  static_assert(std::size(consumers) == kConsumerCount);
   for (std::uint32_t i = 0; i < kConsumerCount; ++i) {
     EXPECT_TRUE(IsText(rows[i][0], consumers[i]));
-    EXPECT_TRUE(IsText(rows[i][1], i == kConsumerWaitsHistory ? "NO" : "YES"));
+    EXPECT_TRUE(IsText(rows[i][1], i == kConsumerWaitsHistory || i == kConsumerStatementsCpu ? "NO" : "YES"));
   }
 
+  // setup_timers: MySQL 5.7's five rows; row 1 is 'wait'.
   rows = scan(*r, table_id::setup_timers);
-  ASSERT_EQ(rows.size(), 1u);
-  EXPECT_TRUE(IsText(rows[0][0], "wait"));
-  EXPECT_TRUE(IsText(rows[0][1], "NANOSECOND"));
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_TRUE(IsText(rows[0][0], "idle"));
+  EXPECT_TRUE(IsText(rows[1][0], "wait"));
+  EXPECT_TRUE(IsText(rows[1][1], "NANOSECOND"));
+  EXPECT_TRUE(IsText(rows[2][0], "stage"));
+  EXPECT_TRUE(IsText(rows[3][0], "statement"));
+  EXPECT_TRUE(IsText(rows[4][0], "transaction"));
   h.wait_timer = 0;
   rows = scan(*r, table_id::setup_timers);
-  EXPECT_TRUE(IsNull(rows[0][1]));
+  EXPECT_TRUE(IsNull(rows[1][1]));
   h.wait_timer = 77;
   rows = scan(*r, table_id::setup_timers);
-  EXPECT_TRUE(IsNull(rows[0][1]));
+  EXPECT_TRUE(IsNull(rows[1][1]));
 
   rows = scan(*r, table_id::setup_actors);
   ASSERT_EQ(rows.size(), 1u);
@@ -394,24 +412,27 @@ TEST_F(ReaderTest, Threads) {
   EXPECT_TRUE(IsInt(a[0], 1));
   EXPECT_TRUE(IsText(a[1], "thread/test/worker"));
   EXPECT_TRUE(IsText(a[2], "BACKGROUND"));
-  EXPECT_TRUE(IsNull(a[3]));
-  EXPECT_TRUE(IsNull(a[4]));
-  EXPECT_TRUE(IsNull(a[5]));
-  EXPECT_TRUE(IsText(a[6], "YES"));
-  EXPECT_TRUE(IsText(a[7], "YES"));
-  EXPECT_TRUE(IsNull(a[8]));
-  EXPECT_TRUE(IsInt(a[9], 1001));
+  EXPECT_TRUE(IsNull(a[3]));   // processlist_id
+  EXPECT_TRUE(IsNull(a[4]));   // processlist_user
+  EXPECT_TRUE(IsNull(a[5]));   // processlist_host
+  EXPECT_TRUE(IsNull(a[7]));   // processlist_command: NULL for a background thread
+  EXPECT_TRUE(IsNull(a[12]));  // role
+  EXPECT_TRUE(IsText(a[13], "YES"));
+  EXPECT_TRUE(IsText(a[14], "YES"));
+  EXPECT_TRUE(IsNull(a[11]));  // parent_thread_id
+  EXPECT_TRUE(IsInt(a[16], 1001));
   const row& b = rows[1];
   EXPECT_TRUE(IsInt(b[0], 2));
   EXPECT_TRUE(IsText(b[1], "thread/pfs/unknown"));  // class_index 0
   EXPECT_TRUE(IsText(b[2], "FOREGROUND"));
-  EXPECT_TRUE(IsText(b[3], "alice"));
-  EXPECT_TRUE(IsText(b[4], "localhost"));
-  EXPECT_TRUE(IsNull(b[5]));
-  EXPECT_TRUE(IsText(b[6], "NO"));
-  EXPECT_TRUE(IsText(b[7], "NO"));
-  EXPECT_TRUE(IsInt(b[8], 1));
-  EXPECT_TRUE(IsNull(b[9]));
+  EXPECT_TRUE(IsText(b[4], "alice"));
+  EXPECT_TRUE(IsText(b[5], "localhost"));
+  EXPECT_TRUE(IsText(b[7], "Sleep"));  // a foreground thread outside a statement
+  EXPECT_TRUE(IsNull(b[12]));
+  EXPECT_TRUE(IsText(b[13], "NO"));
+  EXPECT_TRUE(IsText(b[14], "NO"));
+  EXPECT_TRUE(IsInt(b[11], 1));
+  EXPECT_TRUE(IsNull(b[16]));
   EXPECT_EQ(r->torn_rows_skipped(), 0u);
 
   // Class indexes out of range, of a free class, or of a non-thread class.
@@ -685,11 +706,11 @@ TEST_F(ReaderTest, HistoryLong) {
 TEST_F(ReaderTest, OperationNames) {
   ASSERT_NO_FATAL_FAILURE(create(small_sizes()));
   populate();
-  const char* ops[] = {"lock",           "try_lock", "read_lock",  "write_lock", "try_read_lock",
-                       "try_write_lock", "wait",     "timed_wait", "create",     "open",
-                       "close",          "read",     "write",      "seek",       "tell",
-                       "flush",          "stat",     "chsize",     "delete",     "rename",
-                       "sync",           "fetch",    "insert",     "update",     "delete"};
+  const char* ops[] = {"lock",   "try_lock",   "read_lock", "write_lock", "try_read_lock", "try_write_lock",
+                       "wait",   "timed_wait", "create",    "open",       "close",         "read",
+                       "write",  "seek",       "tell",      "flush",      "stat",          "chsize",
+                       "delete", "rename",     "sync",      "fetch",      "insert",        "update",
+                       "delete", "idle"};
   static_assert(std::size(ops) == kOpCount - 1);
   auto r = open_reader();
   for (int op = 0; op < 256; ++op) {
@@ -871,7 +892,9 @@ TEST_F(ReaderTest, EmptyArrays) {
     if (id == table_id::setup_consumers)
       EXPECT_EQ(rows.size(), kConsumerCount);
     else if (id == table_id::setup_timers)
-      EXPECT_EQ(rows.size(), 1u);
+      EXPECT_EQ(rows.size(), 5u);
+    else if (id == table_id::events_statements_histogram_global)
+      EXPECT_EQ(rows.size(), kHistogramBuckets);
     else if (id == table_id::performance_timers)
       EXPECT_EQ(rows.size(), 6u);
     else if (id == table_id::status)
@@ -942,7 +965,7 @@ TEST_F(ReaderTest, GarbageStringsAndIndexes) {
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[2][0].s, std::string(127, 'x'));
   rows = scan(*r, table_id::threads);
-  EXPECT_TRUE(IsText(rows[1][3], "a?\xc3\xa9???z???"));
+  EXPECT_TRUE(IsText(rows[1][4], "a?\xc3\xa9???z???"));
   rows = scan(*r, table_id::events_waits_current);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_TRUE(IsText(rows[0][3], std::string(127, 'x')));
@@ -1084,8 +1107,8 @@ TEST_F(ReaderTest, ConcurrentWriterNeverYieldsMixedRows) {
     rows = scan(*r, table_id::threads);
     for (const row& x : rows) {
       if (x[0].i < 1000) continue;
-      EXPECT_TRUE(IsInt(x[8], x[0].i));
-      EXPECT_TRUE(IsInt(x[9], x[0].i));
+      EXPECT_TRUE(IsInt(x[11], x[0].i));  // parent_thread_id
+      EXPECT_TRUE(IsInt(x[16], x[0].i));  // thread_os_id
     }
   }
   stop = true;
@@ -1119,7 +1142,8 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::status), 15);
   EXPECT_EQ(static_cast<int>(table_id::setup_objects), 16);
   EXPECT_EQ(static_cast<int>(table_id::table_io_waits_summary_by_index_usage), 21);
-  EXPECT_EQ(static_cast<int>(table_id::count), 22);
+  EXPECT_EQ(static_cast<int>(table_id::events_stages_current), 22);
+  EXPECT_EQ(static_cast<int>(table_id::count), 41);
 
   EXPECT_EQ(names_of(T(table_id::setup_objects)),
             (std::vector<std::string>{"object_type", "object_schema", "object_name", "enabled", "timed"}));

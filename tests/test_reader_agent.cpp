@@ -80,8 +80,8 @@ TEST(ReaderAgent, AgentEventsReadBackAsRows) {
       found = true;
       EXPECT_EQ(text(x[1]), "thread/app/main");
       EXPECT_EQ(text(x[2]), "BACKGROUND");
-      EXPECT_EQ(text(x[6]), "YES");
-      EXPECT_FALSE(x[9].null);  // thread_os_id
+      EXPECT_EQ(text(x[13]), "YES");  // instrumented
+      EXPECT_FALSE(x[16].null);       // thread_os_id
     }
     EXPECT_TRUE(found);
 
@@ -151,11 +151,12 @@ TEST(ReaderAgent, AgentEventsReadBackAsRows) {
     EXPECT_EQ(status["invalid_rows_skipped"], 0);
 
     auto consumers = scan(*r, table_id::setup_consumers);
-    ASSERT_EQ(consumers.size(), 8u);
-    for (const row& x : consumers) EXPECT_EQ(text(x[1]), "YES") << x[0].s;
+    ASSERT_EQ(consumers.size(), std::size_t{pfs::layout::kConsumerCount});
+    for (const row& x : consumers)  // MySQL's default: events_statements_cpu off, the others on
+      EXPECT_EQ(text(x[1]), x[0].s == "events_statements_cpu" ? "NO" : "YES") << x[0].s;
     auto timer = scan(*r, table_id::setup_timers);
-    ASSERT_EQ(timer.size(), 1u);
-    EXPECT_EQ(text(timer[0][1]), std::string(timers::timer_name(static_cast<timers::timer_kind>(
+    ASSERT_EQ(timer.size(), 5u);
+    EXPECT_EQ(text(timer[1][1]), std::string(timers::timer_name(static_cast<timers::timer_kind>(
                                      current_region()->header().wait_timer))));
     shutdown();
   });

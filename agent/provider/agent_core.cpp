@@ -8,9 +8,9 @@
 #include <cstring>
 
 #include "agent/provider/agent_internal.h"
+#include "agent/provider/trace.h"
 #include "agent/region/fault_guard.h"
 #include "agent/region/setup.h"
-#include "agent/provider/trace.h"
 
 namespace pfs {
 namespace detail {
@@ -28,10 +28,15 @@ constexpr const char* kKindPrefix[] = {"",
                                        "wait/synch/cond/",
                                        "wait/io/file/",
                                        "wait/io/table/",
-                                       "thread/"};
-constexpr lost_id kClassesLost[] = {kLostMutexClasses, kLostMutexClasses, kLostRwlockClasses,
-                                    kLostCondClasses,  kLostFileClasses,  kLostTableClasses,
-                                    kLostThreadClasses};
+                                       "thread/",
+                                       "stage/",
+                                       "statement/",
+                                       "",
+                                       ""};
+constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,    kLostRwlockClasses,
+                                    kLostCondClasses,      kLostFileClasses,     kLostTableClasses,
+                                    kLostThreadClasses,    kLostStageClasses,    kLostStatementClasses,
+                                    kLostStatementClasses, kLostStatementClasses};
 
 // A category is an identifier; a name may also hold "::", '.', '-' (MySQL has
 // names like THR_LOCK::mutex). No '/', '%', spaces or control characters.
@@ -65,24 +70,41 @@ void reattach_if_restored() {
 }
 
 pfs_key register_class(instrument_kind kind, const char* category, const char* name) {
+  if (!valid_part(category, false) || !valid_part(name, true)) return 0;
+  return register_named_class(kind, std::string(kKindPrefix[kind]) + category + "/" + name);
+}
+
+pfs_key register_named_class(instrument_kind kind, const std::string& full) {
   reattach_if_restored();
   agent_state* a = g_agent;
-  if (a == nullptr || !valid_part(category, false) || !valid_part(name, true)) return 0;
-  std::string full = std::string(kKindPrefix[kind]) + category + "/" + name;
-  if (full.size() >= kNameLen) return 0;
+  if (a == nullptr || full.size() >= kNameLen) return 0;
   std::lock_guard<std::mutex> guard(a->registry_mutex);
   for (std::uint32_t i = 0; i < a->max_classes; ++i) {
     class_record& c = a->classes[i];
     if ((load_acquire(c.lock) & kStateMask) != kStateAllocated) {
       // Classes are never freed, so the first free slot ends the search.
-      bool enabled = false, timed = false;
+      // MySQL's defaults where no rule matches: statements, transactions and idle
+      // on and timed; waits and stages off.
+      bool enabled = kind == kKindStatement || kind == kKindTransaction || kind == kKindIdle;
+      bool timed = enabled;
       if (const instrument_rule* r = match_rule(a->rules, full)) {
         enabled = r->enabled;
         timed = r->timed;
       }
+      // Stages and statements index their per-thread statistics by their rank
+      // among the classes of their kind.
+      std::uint32_t kind_index = 0;
+      if (kind == kKindStage || kind == kKindStatement) {
+        std::uint32_t& next = kind == kKindStage ? a->stage_classes : a->statement_classes;
+        const std::uint32_t limit =
+            kind == kKindStage ? a->header->max_stage_classes : a->header->max_statement_classes;
+        if (next >= limit) break;
+        kind_index = next++;
+      }
       setup_lock_guard setup(a->region);
       store_relaxed(c.lock, kStateDirty);
       c.kind = kind;
+      c.kind_index = kind_index;
       std::memcpy(c.name, full.c_str(), full.size() + 1);
       c.stat = wait_stat{0, 0, UINT64_MAX, 0};
       const auto flags = static_cast<std::uint8_t>((enabled ? kFlagEnabled : 0) | (timed ? kFlagTimed : 0) |
@@ -320,6 +342,7 @@ bool init(const options& opts) {
   }
 
   init_io(*a, opts.sizes);
+  init_work(*a);
   // MySQL's default setup_actors and setup_objects rows.
   setup::insert_actor(a->region, "%", "%", "%", true, true);
   setup::insert_default_objects(a->region);

@@ -31,7 +31,12 @@ struct agent_state {
   std::uint32_t batch_count = 0;
   source_record* sources = nullptr;
   std::uint32_t source_count = 0;
-  std::vector<thread_context> contexts;  // one per thread slot, sized at init
+  std::vector<thread_context> contexts;     // one per thread slot, sized at init
+  std::vector<std::uint32_t> histogram_of;  // per thread slot and class: thread_context::wait_histogram_of
+  std::uint32_t stage_classes = 0;          // classes registered of each kind (their kind_index)
+  std::uint32_t statement_classes = 0;
+  pfs_key transaction_class = 0;
+  pfs_key idle_class = 0;
   bool remove_at_exit = false;
   bool trace_all = false;
 
@@ -52,5 +57,10 @@ bool agent_running();
 void reattach_if_restored();
 void aggregate_atomic(wait_stat& into, const wait_stat& from);
 void init_io(agent_state& a, const region_sizes& sizes);
+// Units of work (agent_work.cpp): set up at init, and a thread's part at its
+// registration and exit.
+void init_work(agent_state& a);
+void attach_work(agent_state& a, thread_context& t);
+void release_work(agent_state& a, thread_context& t);
 
 }  // namespace pfs::detail

@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "agent/provider/agent_internal.h"
-#include "agent/region/setup.h"
 #include "agent/provider/trace.h"
+#include "agent/region/setup.h"
 
 namespace pfs::detail {
 namespace {
@@ -54,6 +54,9 @@ void release_current_thread() {
   std::uint32_t word = load_relaxed(r.lock);
   store_relaxed(r.lock, (word & ~kStateMask) | kStateDirty);
   store_relaxed(r.derived, std::uint8_t{0});
+  store_relaxed(r.work_derived, 0u);
+  std::atomic_thread_fence(std::memory_order_release);
+  release_work(*g_agent, *t);
   // The per-thread summaries need no folding: events_waits_summary_global_by_event_name
   // is built from the instances (and the classes' buckets of destroyed ones),
   // which already counted every event of this thread.
@@ -69,7 +72,6 @@ void fork_child() {
 }  // namespace
 
 __attribute__((tls_model("initial-exec"))) constinit thread_local thread_context* tls_context = nullptr;
-
 
 thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
   reattach_if_restored();
@@ -131,11 +133,14 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     copy_field(r.host, kHostLen, "");
     copy_field(r.role, kUserLen, "");
     for (std::uint64_t& h : r.horizon) store_relaxed(h, std::uint64_t{0});
+    attach_work(*a, t);
     store_relaxed(r.derived, setup::thread_derived(a->region, r));
+    store_relaxed(r.work_derived, setup::work_derived(a->region, r));
     store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
     // A setup change racing with this registration may have missed our record:
     // recompute from the settings as they are now.
     store_relaxed(r.derived, setup::thread_derived(a->region, r));
+    store_relaxed(r.work_derived, setup::work_derived(a->region, r));
     tls_context = &t;
     tls_exit_hook.armed = true;
     return &t;
@@ -187,6 +192,7 @@ void pfs_set_thread_actor(const char* user, const char* host, const char* role) 
   store_relaxed(r.instrumented, static_cast<std::uint8_t>(m.found && m.enabled));
   store_relaxed(r.history, static_cast<std::uint8_t>(m.found && m.history));
   store_relaxed(r.derived, pfs::setup::thread_derived(a->region, r));
+  store_relaxed(r.work_derived, pfs::setup::work_derived(a->region, r));
 }
 
 uint64_t pfs_current_thread_id(void) {

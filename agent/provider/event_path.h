@@ -17,7 +17,9 @@
 #include <memory>
 
 #include "agent/provider/pfs_c.h"
+#include "agent/region/histogram.h"
 #include "agent/region/region_layout.h"
+#include "agent/region/work_layout.h"
 #include "timers/timer.h"
 
 namespace pfs::detail {
@@ -35,6 +37,7 @@ struct hot_state {
   std::uint32_t history_size = 0;
   wait_record* history_long = nullptr;
   std::uint32_t history_long_size = 0;
+  thread_histogram* wait_histograms = nullptr;  // the (thread, class) histogram pool
   timers::pico_converter converters[8] = {};
 };
 extern hot_state g_hot;
@@ -46,6 +49,15 @@ struct trace_file {
   std::unique_ptr<char[]> buffer;
   std::size_t used = 0;
 };
+
+struct work_state;  // stages, statements, transactions in progress (agent_work.cpp)
+struct work_state_deleter {
+  void operator()(work_state* w) const;
+};
+
+// wait_histogram_of entries: 0 = none claimed yet; this = none left in the pool,
+// the class's shared histogram takes the thread's waits (atomic adds).
+inline constexpr std::uint32_t kSharedHistogram = UINT32_MAX;
 
 // One per thread slot of the region; only its thread writes it.
 struct thread_context {
@@ -69,6 +81,16 @@ struct thread_context {
   std::uint32_t last_line = 0;
   std::uint32_t last_source = 0;
   trace_file trace;
+  // Units of work: what a wait with no wait around it nests in (the running
+  // stage, else the innermost statement), and the picoseconds this thread spent
+  // in mutex and rwlock waits (LOCK_TIME is its growth during a statement).
+  std::uint64_t nest_event_id = 0;
+  std::uint8_t nest_type = kNestingNone;
+  std::uint64_t lock_time = 0;
+  // Per wait class (index = class index - 1): its latency histogram in the pool
+  // (1-based), kSharedHistogram, or 0. nullptr for threads without a slot.
+  std::uint32_t* wait_histogram_of = nullptr;
+  std::unique_ptr<work_state, work_state_deleter> work;
 };
 
 // constinit: no dynamic initialization, so reading it is one %fs load (no TLS
@@ -81,6 +103,8 @@ std::uint32_t intern_source_slow(thread_context& t, const char* file, unsigned l
 bool claim_batch(thread_context& t);
 void bump_lost(lost_id id);
 void trace_event(thread_context& t, const wait_record& e);  // one line of the thread's trace file
+// The first timed wait of a (thread, class), or one whose histogram is shared.
+void add_to_histogram_slow(thread_context& t, std::uint32_t class_index, std::uint64_t ps);
 
 // The state of one wait in progress, on the caller's stack (pfs_wait_locker in C).
 struct wait_locker {
@@ -146,8 +170,12 @@ static_assert(offsetof(wait_record, object_kind) == 80 && offsetof(wait_record, 
               offsetof(wait_record, object_version) == 88 && offsetof(wait_record, index_number) == 92 &&
               offsetof(wait_record, flags) == 96 && sizeof(wait_record) == 104);
 
-inline void store_word32(void* at, std::uint32_t v) { __atomic_store_n(static_cast<word32*>(at), v, __ATOMIC_RELAXED); }
-inline void store_word64(void* at, std::uint64_t v) { __atomic_store_n(static_cast<word64*>(at), v, __ATOMIC_RELAXED); }
+inline void store_word32(void* at, std::uint32_t v) {
+  __atomic_store_n(static_cast<word32*>(at), v, __ATOMIC_RELAXED);
+}
+inline void store_word64(void* at, std::uint64_t v) {
+  __atomic_store_n(static_cast<word64*>(at), v, __ATOMIC_RELAXED);
+}
 
 [[gnu::always_inline]] inline void write_event(wait_record& dst, const wait_record& e) {
   char* base = reinterpret_cast<char*>(&dst);
@@ -215,7 +243,8 @@ inline void aggregate_shared(wait_stat& s, bool timed, std::uint64_t ps) {
 // derived flags (for table io already combined with the table's setup_objects
 // flags). False: the instrument is off (or the agent stopped); nothing is
 // recorded and nothing more is called.
-inline bool begin_wait_flags(wait_locker& l, std::uint32_t key, std::uint8_t cflags, std::uint64_t identity, int op) {
+inline bool begin_wait_flags(wait_locker& l, std::uint32_t key, std::uint8_t cflags, std::uint64_t identity,
+                             int op) {
   if ((cflags & kFlagEnabled) == 0) return false;
   thread_context& t = *current_thread();
   l.thread = &t;
@@ -273,8 +302,8 @@ inline wait_record* claim_slot(wait_locker& l, const char* file, unsigned line) 
     e.nesting_event_id = load_relaxed(t.stack[t.depth - 1].event_id);
     e.nesting_type = kNestingWait;
   } else {
-    e.nesting_event_id = 0;
-    e.nesting_type = kNestingNone;
+    e.nesting_event_id = t.nest_event_id;
+    e.nesting_type = t.nest_type;
   }
   return &t.stack[t.depth];
 }
@@ -297,6 +326,19 @@ inline void start_running(wait_locker& l, const char* file, unsigned line) {
   l.slot = slot;
 }
 
+// The latency histogram of the wait's class (events_waits_histogram_global_by_event_name):
+// the thread's own histogram of the class, written with plain stores.
+[[gnu::always_inline]] inline void add_to_histogram(thread_context& t, std::uint32_t class_index,
+                                                    std::uint64_t ps) {
+  const std::uint32_t entry = t.wait_histogram_of[class_index - 1];
+  if (entry == 0 || entry == kSharedHistogram) [[unlikely]] {
+    add_to_histogram_slow(t, class_index, ps);
+    return;
+  }
+  std::uint64_t& count = g_hot.wait_histograms[entry - 1].h.counts[histogram::bucket_of(ps)];
+  store_relaxed(count, load_relaxed(count) + 1);
+}
+
 [[gnu::always_inline]] inline void aggregate(wait_locker& l, bool shared_stats, std::uint64_t ps) {
   const bool timed = l.event.timer != 0;
   if (l.class_flags & kFlagInstanceStats) {
@@ -305,7 +347,9 @@ inline void start_running(wait_locker& l, const char* file, unsigned line) {
     else
       aggregate_single(l.instance->stat, timed, ps);
   }
-  if (l.thread_flags & kThreadSummary) aggregate_single(l.thread->class_stats[l.event.class_index - 1], timed, ps);
+  if (l.thread_flags & kThreadSummary)
+    aggregate_single(l.thread->class_stats[l.event.class_index - 1], timed, ps);
+  if (timed && l.thread->wait_histogram_of != nullptr) add_to_histogram(*l.thread, l.event.class_index, ps);
 }
 
 // A completed event goes to the thread's history and to history_long.
@@ -365,10 +409,12 @@ inline void finish_slot(wait_locker& l) {
     trace_event(t, e);
 }
 
-// End of a synchronization wait started with start_running.
-inline void end_wait(wait_locker& l, bool shared_stats) {
-  aggregate(l, shared_stats, stop_timer(l));
+// End of a synchronization wait started with start_running; returns its duration.
+inline std::uint64_t end_wait(wait_locker& l, bool shared_stats) {
+  const std::uint64_t ps = stop_timer(l);
+  aggregate(l, shared_stats, ps);
   finish_slot(l);
+  return ps;
 }
 
 // A wait that did not block (a try-lock, or a lock taken at the first try):
@@ -401,7 +447,7 @@ inline bool start_wait(wait_locker& l, sync_instance* s, int op, const char* fil
 inline void end_mutex_wait(wait_locker& l, int rc) {
   // The thread holds the mutex now: it is the only writer of its statistics.
   if (rc == 0) store_relaxed(l.instance->owner_thread_id, l.thread->thread_id);
-  end_wait(l, false);
+  l.thread->lock_time += end_wait(l, false);
 }
 
 inline bool is_read_lock(const wait_locker& l) {
@@ -417,7 +463,7 @@ inline void end_rwlock_wait(wait_locker& l, int rc) {
       store_relaxed(l.instance->owner_thread_id, l.thread->thread_id);
   }
   // Readers hold the lock together, so their statistics need atomic updates.
-  end_wait(l, read);
+  l.thread->lock_time += end_wait(l, read);
 }
 
 // A mutex (or a rwlock for writing) taken, or a try-lock tried, without blocking.
@@ -445,7 +491,8 @@ inline void unlock_rwlock(sync_instance* s) {
     return;
   }
   std::uint32_t n = load_relaxed(s->readers);
-  while (n > 0 && !__atomic_compare_exchange_n(&s->readers, &n, n - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  while (n > 0 &&
+         !__atomic_compare_exchange_n(&s->readers, &n, n - 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }
 

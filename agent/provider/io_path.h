@@ -76,7 +76,9 @@ inline void end_file_wait(wait_locker& l, std::int64_t bytes) {
     add_stat_atomic(s.count, s.sum, s.min, s.max, 1, timed, ps);
     if (bytes > 0) __atomic_fetch_add(&s.bytes, static_cast<std::uint64_t>(bytes), __ATOMIC_RELAXED);
   }
-  if (l.thread_flags & kThreadSummary) aggregate_single(l.thread->class_stats[l.event.class_index - 1], timed, ps);
+  if (l.thread_flags & kThreadSummary)
+    aggregate_single(l.thread->class_stats[l.event.class_index - 1], timed, ps);
+  if (timed && l.thread->wait_histogram_of != nullptr) add_to_histogram(*l.thread, l.event.class_index, ps);
   finish_slot(l);
 }
 
@@ -84,7 +86,8 @@ inline void end_file_wait(wait_locker& l, std::int64_t bytes) {
 // Table io
 
 // index: 1-based declared index, 0 = no index. flags: the FLAGS column.
-inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32_t index, std::uint32_t flags) {
+inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32_t index,
+                             std::uint32_t flags) {
   if (t == nullptr || !load_relaxed(g_hot.recording)) return false;
   const std::uint32_t key = load_relaxed(t->class_index);
   if (key == 0) return false;
@@ -110,11 +113,12 @@ inline void end_table_wait(wait_locker& l, std::uint64_t rows) {
   wait_record& e = l.event;
   e.number_of_bytes = static_cast<std::int64_t>(rows);
   auto* t = static_cast<table_share*>(l.object);
-  table_io_stat& ts = e.index_number == 0
-                          ? t->no_index
-                          : g_io.indexes[static_cast<std::uint64_t>(t - g_io.tables) * g_io.indexes_per_table +
-                                         e.index_number - 1]
-                                .stat;
+  table_io_stat& ts =
+      e.index_number == 0
+          ? t->no_index
+          : g_io.indexes[static_cast<std::uint64_t>(t - g_io.tables) * g_io.indexes_per_table +
+                         e.index_number - 1]
+                .stat;
   wait_stat& s = e.operation == kOpTableFetch    ? ts.fetch
                  : e.operation == kOpTableInsert ? ts.insert
                  : e.operation == kOpTableUpdate ? ts.update

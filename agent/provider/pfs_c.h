@@ -141,6 +141,79 @@ int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table, int op, u
 /* rows: how many rows the event covers (a batch counts them all). */
 void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
 
+/* ---------------------------------------------------------------------------
+ * Units of work (MySQL's statements, stages and transactions). They belong to
+ * the calling thread: each start is ended by the same thread. Waits of the thread
+ * nest in its running stage, else its running statement; stages nest in the
+ * statement; statements in the transaction (or the statement that contains
+ * them). Calls out of order (an end without a start, a stage with no class) are
+ * counted in the status row work_call_errors and otherwise ignored.
+ *
+ *   pfs_key q = pfs_register_statement("app", "request");   // statement/app/request
+ *   pfs_key parse = pfs_register_stage("app", "parsing");   // stage/app/parsing
+ *   int level = pfs_statement_start(q, "shop", __FILE__, __LINE__);
+ *   pfs_statement_set_text(sql, strlen(sql));                // SQL_TEXT, DIGEST
+ *   pfs_stage_start(parse, __FILE__, __LINE__);
+ *   ...
+ *   pfs_statement_set_rows(affected, sent, examined);
+ *   pfs_statement_end(level);
+ */
+pfs_key pfs_register_stage(const char* category, const char* name);
+pfs_key pfs_register_statement(const char* category, const char* name);
+
+/* Statements. start returns the statement's stack level (1 for the outermost,
+ * 2 inside it ...), or 0 when it is not recorded; pass it to pfs_statement_end,
+ * which also ends statements left running inside it (counted as errors).
+ * schema: CURRENT_SCHEMA (NULL for none). */
+int pfs_statement_start(pfs_key key, const char* schema, const char* file, unsigned line);
+/* SQL_TEXT (cut at PFS_MAX_SQL_TEXT_LENGTH); the agent computes DIGEST and
+ * DIGEST_TEXT from it (literals replaced by '?'). */
+void pfs_statement_set_text(const char* text, size_t length);
+/* A text the program already normalized: DIGEST is its hash, DIGEST_TEXT the text. */
+void pfs_statement_set_digest_text(const char* normalized, size_t length);
+void pfs_statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined);
+/* An error (ERRORS + 1) with its number, SQLSTATE and message (any may be 0/NULL). */
+void pfs_statement_set_error(unsigned mysql_errno, const char* sqlstate, const char* message);
+void pfs_statement_add_warnings(unsigned count);
+void pfs_statement_end(int level);
+
+/* Stages: starting one ends the running one (MySQL's rule); the end of the
+ * statement ends its stage. work: WORK_COMPLETED / WORK_ESTIMATED. */
+/* Returns the stage's EVENT_ID (0 when it is not recorded). */
+uint64_t pfs_stage_start(pfs_key key, const char* file, unsigned line);
+void pfs_stage_set_progress(uint64_t completed, uint64_t estimated);
+void pfs_stage_end(void);
+/* Ends the running stage only if it is this one (scoped stages). */
+void pfs_stage_end_event(uint64_t event_id);
+
+/* Transactions: one running per thread. */
+#define PFS_ISOLATION_READ_UNCOMMITTED 1
+#define PFS_ISOLATION_READ_COMMITTED 2
+#define PFS_ISOLATION_REPEATABLE_READ 3
+#define PFS_ISOLATION_SERIALIZABLE 4
+int pfs_transaction_start(int read_only, int isolation, int autocommit, const char* file, unsigned line);
+void pfs_transaction_set_gtid(const char* gtid);
+void pfs_transaction_set_trx_id(uint64_t trx_id);
+void pfs_transaction_set_xid(long format_id, const char* gtrid, const char* bqual);
+#define PFS_SAVEPOINT 1
+#define PFS_ROLLBACK_TO_SAVEPOINT 2
+#define PFS_RELEASE_SAVEPOINT 3
+void pfs_transaction_savepoint(int kind);
+void pfs_transaction_end(int committed);
+
+/* Idle: a thread waiting for work between requests (a wait named "idle"). */
+int pfs_start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line);
+void pfs_end_idle_wait(pfs_wait_locker* locker);
+
+/* threads.PROCESSLIST_ID and CONNECTION_TYPE of the calling thread (a connection
+ * or session id of the program's own). */
+#define PFS_CONNECTION_TCP 1
+#define PFS_CONNECTION_SOCKET 2
+#define PFS_CONNECTION_PIPE 3
+#define PFS_CONNECTION_SSL 4
+#define PFS_CONNECTION_SHARED_MEMORY 5
+void pfs_set_thread_connection(uint64_t processlist_id, int connection_type);
+
 /* Threads. A thread that never registers gets a record (thread/pfs/unregistered)
  * on its first event. Registering gives it a class and a name; an actor (user,
  * host, role) makes it a foreground thread matched against setup_actors. */

@@ -3,6 +3,8 @@
 // path. Everything else of the provider's state stays in agent_internal.h.
 #pragma once
 
+#include <string>
+
 #include "agent/provider/pfs_c.h"
 #include "agent/region/region_layout.h"
 
@@ -11,6 +13,8 @@ namespace pfs::detail {
 // A class of the given kind named <kind prefix><category>/<name>; 0 when the agent is
 // off, the name invalid or the class array full (counted as lost).
 pfs_key register_class(layout::instrument_kind kind, const char* category, const char* name);
+// The same with the full name given (transaction, idle).
+pfs_key register_named_class(layout::instrument_kind kind, const std::string& full_name);
 // An instance of class key for the object at identity; nullptr when not recorded
 // (counted as lost when the array is full).
 layout::sync_instance* create_instance(layout::instrument_kind kind, pfs_key key, const void* identity);

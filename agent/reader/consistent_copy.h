@@ -4,6 +4,8 @@
 #pragma once
 
 #include "agent/reader/cells.h"
+#include "agent/region/record_copy.h"
+#include "agent/region/work_layout.h"
 
 namespace pfs::reader::detail {
 
@@ -41,6 +43,7 @@ rd read_versioned(const Rec& r, Copy&& copy, std::uint32_t* lock_out = nullptr) 
 }
 
 struct class_copy {
+  std::uint32_t kind_index = 0;
   std::uint8_t kind = 0;
   std::uint8_t flags = 0;
   wait_stat stat{};
@@ -81,6 +84,7 @@ struct actor_copy {
 inline rd read_class(const class_record& r, class_copy& c) {
   return read_versioned(r, [&c](const class_record& s) {
     c.kind = load_relaxed(s.kind);
+    c.kind_index = load_relaxed(s.kind_index);
     c.flags = load_relaxed(s.flags);
     c.stat = load_stat(s.stat);
     c.name.load(s.name);
@@ -248,6 +252,49 @@ inline rd read_wait(const wait_record& r, wait_copy& c) {
   return rd::torn;
 }
 
+// Seqlock copy of a stage or transaction record: word by word, accepted when an
+// even sequence did not move around the copy.
+template <class R>
+inline rd read_seq_record(const R& r, R& out) {
+  for (int a = 0; a < kAttempts; ++a) {
+    const std::uint32_t s1 = load_acquire(r.seq);
+    if ((s1 & 1u) != 0) {
+      cpu_relax();
+      continue;
+    }
+    copy_words(&out, &r, sizeof(R));
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (load_relaxed(r.seq) == s1) return rd::ok;
+    cpu_relax();
+  }
+  return rd::torn;
+}
+
+// A statement record and its SQL_TEXT (at most max_text bytes, as UTF-8).
+inline rd read_statement(const statement_record& r, statement_record& out, std::string& text,
+                         std::uint64_t max_text) {
+  std::string raw;
+  for (int a = 0; a < kAttempts; ++a) {
+    const std::uint32_t s1 = load_acquire(r.seq);
+    if ((s1 & 1u) != 0) {
+      cpu_relax();
+      continue;
+    }
+    copy_words(&out, &r, sizeof(statement_record));
+    std::uint64_t len = out.sql_text_length;
+    if (len > max_text) len = max_text;
+    text.clear();
+    raw.resize(len);
+    const char* src = statement_text(r);
+    for (std::uint64_t k = 0; k < len; ++k) raw[k] = load_relaxed(src[k]);
+    append_utf8(text, raw.data(), len);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (load_relaxed(r.seq) == s1) return rd::ok;
+    cpu_relax();
+  }
+  return rd::torn;
+}
+
 // ---------------------------------------------------------------------------
 // Timer conversion with the header's converters.
 
@@ -264,7 +311,9 @@ inline std::uint64_t to_pico(const converter& c, std::uint64_t raw) {
   return p > kInt64Max ? kInt64Max : static_cast<std::uint64_t>(p);
 }
 
-inline bool is_wait_kind(std::uint8_t kind) { return kind >= kKindMutex && kind <= kKindTable; }
+inline bool is_wait_kind(std::uint8_t kind) {
+  return (kind >= kKindMutex && kind <= kKindTable) || kind == kKindIdle;
+}
 inline bool is_sync_kind(std::uint8_t kind) { return kind >= kKindMutex && kind <= kKindCond; }
 
 }  // namespace pfs::reader::detail

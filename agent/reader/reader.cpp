@@ -54,7 +54,10 @@ region_error region_reader::impl::load_geometry() {
     const std::uint64_t n = load_relaxed(d.count);
     const std::uint64_t stride = load_relaxed(d.stride);
     if (n == 0) continue;
-    if (stride != k.stride || offset < kHeaderSize || offset % 8 != 0 || offset > size ||
+    // Statement records carry their SQL_TEXT: their size follows the header.
+    const std::uint64_t expected =
+        k.stride != 0 ? k.stride : statement_stride_for(load_relaxed(h.max_sql_text_length));
+    if (stride != expected || offset < kHeaderSize || offset % 8 != 0 || offset > size ||
         n > (size - offset) / stride)
       return corrupt("region array " + std::to_string(k.id) + " does not fit the file",
                      "Offset " + std::to_string(offset) + ", " + std::to_string(n) + " records of " +
@@ -67,6 +70,30 @@ region_error region_reader::impl::load_geometry() {
   history_per_thread = load_relaxed(h.history_per_thread);
   history_long_batch = load_relaxed(h.history_long_batch);
   indexes_per_table = load_relaxed(h.max_indexes_per_table);
+  statement_stride = statement_stride_for(load_relaxed(h.max_sql_text_length));
+  max_sql_text_length = load_relaxed(h.max_sql_text_length);
+  stage_classes = count(kArrayClassStageStats);
+  statement_classes = count(kArrayClassStatementStats);
+  stage_history = load_relaxed(h.stages_history_size);
+  statement_stack = load_relaxed(h.statement_stack_depth);
+  statement_history = load_relaxed(h.statements_history_size);
+  transaction_history = load_relaxed(h.transactions_history_size);
+  const bool work_consistent =
+      u128{threads} * stage_history == count(kArrayStageHistory) &&
+      (count(kArrayStageCurrent) == 0 || count(kArrayStageCurrent) == threads) &&
+      u128{threads} * statement_stack == count(kArrayStatementCurrent) &&
+      statement_stack <= kMaxStatementStack &&
+      u128{threads} * statement_history == count(kArrayStatementHistory) &&
+      (count(kArrayTransactionCurrent) == 0 || count(kArrayTransactionCurrent) == threads) &&
+      u128{threads} * transaction_history == count(kArrayTransactionHistory) &&
+      u128{threads} * stage_classes == count(kArrayThreadStageStats) &&
+      u128{threads} * statement_classes == count(kArrayThreadStatementStats) &&
+      (count(kArrayThreadTransactionStats) == 0 || count(kArrayThreadTransactionStats) == threads) &&
+      (count(kArrayClassWaitHistograms) == 0 || count(kArrayClassWaitHistograms) == classes);
+  if (!work_consistent)
+    return corrupt(
+        "region header sizes are inconsistent",
+        "The per-thread arrays of stages, statements and transactions do not match the thread count.");
   const bool consistent = load_relaxed(h.max_classes) == classes && load_relaxed(h.max_threads) == threads &&
                           u128{threads} * stack_depth == count(kArrayWaitStacks) &&
                           u128{threads} * history_per_thread == count(kArrayWaitHistory) &&
@@ -76,7 +103,9 @@ region_error region_reader::impl::load_geometry() {
   if (!consistent)
     return corrupt("region header sizes are inconsistent",
                    "The per-thread array sizes do not match the thread and class counts.");
-  if (threads == 0) stack_depth = history_per_thread = 0;
+  if (threads == 0)
+    stack_depth = history_per_thread = stage_history = statement_stack = statement_history =
+        transaction_history = 0;
   if (count(kArrayTables) == 0) indexes_per_table = 0;
   return {};
 }
@@ -145,6 +174,7 @@ struct vector_sink final : row_sink {
     for (std::size_t k = 0; k < n; ++k) {
       r[k].null = cells[k].null;
       r[k].i = cells[k].i;
+      r[k].d = cells[k].d;
       r[k].s.assign(cells[k].s.data(), cells[k].s.size());
     }
     out.push_back(std::move(r));

@@ -62,7 +62,10 @@
 
 namespace pfs::reader {
 
-enum class column_type { int64, text };  // bigint / text in PostgreSQL
+// bigint, text, double precision, timestamp with time zone in PostgreSQL. A float64
+// cell holds its value in cell::d; a timestamp cell holds microseconds since the
+// Unix epoch in cell::i.
+enum class column_type { int64, text, float64, timestamp };
 
 struct column_def {
   const char* name;
@@ -95,6 +98,26 @@ enum class table_id : std::uint32_t {
   file_summary_by_instance,
   table_io_waits_summary_by_table,
   table_io_waits_summary_by_index_usage,
+  // Units of work (MySQL 5.6 stages and statements, 5.7 transactions, 8.0 histograms).
+  events_stages_current,
+  events_stages_history,
+  events_stages_history_long,
+  events_statements_current,
+  events_statements_history,
+  events_statements_history_long,
+  events_transactions_current,
+  events_transactions_history,
+  events_transactions_history_long,
+  events_stages_summary_by_thread_by_event_name,
+  events_stages_summary_global_by_event_name,
+  events_statements_summary_by_thread_by_event_name,
+  events_statements_summary_global_by_event_name,
+  events_statements_summary_by_digest,
+  events_transactions_summary_by_thread_by_event_name,
+  events_transactions_summary_global_by_event_name,
+  events_statements_histogram_global,
+  events_statements_histogram_by_digest,
+  events_waits_histogram_global_by_event_name,
   count,
 };
 
@@ -111,6 +134,25 @@ enum truncate_effect : unsigned {
   kResetTable = 1u << 6,       // table io summaries reset
   kEmptyActors = 1u << 7,      // setup_actors emptied
   kEmptyObjects = 1u << 8,     // setup_objects emptied
+  kHideStages = 1u << 9,       // events_stages_current, _history, _history_long: one bit each
+  kHideStagesHistory = 1u << 10,
+  kHideStagesHistoryLong = 1u << 11,
+  kHideStatements = 1u << 12,
+  kHideStatementsHistory = 1u << 13,
+  kHideStatementsHistoryLong = 1u << 14,
+  kHideTransactions = 1u << 15,
+  kHideTransactionsHistory = 1u << 16,
+  kHideTransactionsHistoryLong = 1u << 17,
+  kResetStages = 1u << 18,          // stage summaries reset (by thread and global)
+  kResetStagesByThread = 1u << 19,  // by thread only (folded into global first)
+  kResetStatements = 1u << 20,
+  kResetStatementsByThread = 1u << 21,
+  kResetTransactions = 1u << 22,
+  kResetTransactionsByThread = 1u << 23,
+  kResetDigests = 1u << 24,             // the digest table emptied
+  kResetStatementHistogram = 1u << 25,  // events_statements_histogram_global
+  kResetDigestHistograms = 1u << 26,    // events_statements_histogram_by_digest
+  kResetWaitHistograms = 1u << 27,      // events_waits_histogram_global_by_event_name
 };
 
 // The changes SQL may make (write_rules::ops).
@@ -161,8 +203,9 @@ int column_index(const table_def& t, std::string_view name) noexcept;
 
 struct cell {
   bool null = true;
-  std::int64_t i = 0;  // column_type::int64
+  std::int64_t i = 0;  // column_type::int64 (and timestamp: microseconds since the epoch)
   std::string s;       // column_type::text
+  double d = 0;        // column_type::float64
 };
 using row = std::vector<cell>;  // one cell per column, same order as table_def::columns
 
@@ -172,6 +215,7 @@ struct cell_view {
   bool null = true;
   std::int64_t i = 0;
   std::string_view s;
+  double d = 0;
 };
 class row_sink {
  public:

@@ -6,6 +6,7 @@
 
 #include "agent/reader/consistent_copy.h"
 #include "agent/region/region.h"
+#include "agent/region/work_layout.h"
 #include "timers/timer.h"
 
 namespace pfs::reader {
@@ -30,6 +31,14 @@ struct region_reader::impl {
   std::uint64_t history_per_thread = 0;
   std::uint64_t history_long_batch = 0;  // status only
   std::uint64_t indexes_per_table = 0;   // index_stat slots per table share
+  std::uint64_t statement_stride = 0;    // bytes per statement record (with its SQL_TEXT)
+  std::uint64_t max_sql_text_length = 0;
+  std::uint64_t stage_classes = 0;  // per-thread statistics slots of stages, statements
+  std::uint64_t statement_classes = 0;
+  std::uint64_t stage_history = 0;  // per-thread ring and stack sizes
+  std::uint64_t statement_stack = 0;
+  std::uint64_t statement_history = 0;
+  std::uint64_t transaction_history = 0;
   std::atomic<std::uint64_t> torn{0};
   std::atomic<std::uint64_t> invalid{0};
 
@@ -39,6 +48,11 @@ struct region_reader::impl {
     return i < a.count ? reinterpret_cast<const T*>(a.base + i * sizeof(T)) : nullptr;
   }
   std::uint64_t count(array_id id) const { return arrays[id].count; }
+  // Records whose size is the array's stride (statements, with their text).
+  const char* at_stride(array_id id, std::uint64_t i) const {
+    const array_view& a = arrays[id];
+    return i < a.count ? a.base + i * a.stride : nullptr;
+  }
   const region_header& header() const { return map.header(); }
 
   // Copies the directory out of the mapped header and checks it against the mapping
@@ -90,17 +104,42 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayTables, sizeof(table_share), "table_shares"},
     {kArrayTableIndexes, sizeof(index_stat), "table_index_stats"},
     {kArraySetupObjects, sizeof(object_record), "setup_objects"},
+    {kArrayStageCurrent, sizeof(stage_record), "events_stages_current"},
+    {kArrayStageHistory, sizeof(stage_record), "events_stages_history"},
+    {kArrayStageHistoryLong, sizeof(stage_record), "events_stages_history_long"},
+    {kArrayStatementCurrent, 0, "events_statements_current"},  // 0: the header's statement_stride
+    {kArrayStatementHistory, 0, "events_statements_history"},
+    {kArrayStatementHistoryLong, 0, "events_statements_history_long"},
+    {kArrayTransactionCurrent, sizeof(transaction_record), "events_transactions_current"},
+    {kArrayTransactionHistory, sizeof(transaction_record), "events_transactions_history"},
+    {kArrayTransactionHistoryLong, sizeof(transaction_record), "events_transactions_history_long"},
+    {kArrayThreadStageStats, sizeof(wait_stat), "events_stages_summary_by_thread_by_event_name"},
+    {kArrayThreadStatementStats, sizeof(statement_stat), "events_statements_summary_by_thread_by_event_name"},
+    {kArrayThreadTransactionStats, sizeof(transaction_stat),
+     "events_transactions_summary_by_thread_by_event_name"},
+    {kArrayClassStageStats, sizeof(wait_stat), "events_stages_summary_global_by_event_name"},
+    {kArrayClassStatementStats, sizeof(statement_stat), "events_statements_summary_global_by_event_name"},
+    {kArrayClassTransactionStats, sizeof(transaction_stat),
+     "events_transactions_summary_global_by_event_name"},
+    {kArrayDigests, sizeof(digest_record), "events_statements_summary_by_digest"},
+    {kArrayStatementHistogram, sizeof(latency_histogram), "events_statements_histogram_global"},
+    {kArrayWaitHistograms, sizeof(thread_histogram), "wait_histograms"},
+    {kArrayClassWaitHistograms, sizeof(latency_histogram), "events_waits_histogram_global_by_event_name"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
 // a missing name would be a null pointer). trace_errors is the slot after
 // sources_lost (kTraceErrors, trace files); only the first kLostCount are shown.
 inline constexpr const char* kLostNames[] = {
-    "mutex_classes_lost",   "rwlock_classes_lost",   "cond_classes_lost",    "thread_classes_lost",
-    "file_classes_lost",    "table_classes_lost",    "mutex_instances_lost", "rwlock_instances_lost",
-    "cond_instances_lost",  "thread_instances_lost", "file_instances_lost",  "file_handles_lost",
-    "table_instances_lost", "table_handles_lost",    "index_stats_lost",     "locker_lost",
-    "sources_lost",         "trace_errors",          "region_faults",
+    "mutex_classes_lost",    "rwlock_classes_lost",    "cond_classes_lost",
+    "thread_classes_lost",   "file_classes_lost",      "table_classes_lost",
+    "mutex_instances_lost",  "rwlock_instances_lost",  "cond_instances_lost",
+    "thread_instances_lost", "file_instances_lost",    "file_handles_lost",
+    "table_instances_lost",  "table_handles_lost",     "index_stats_lost",
+    "locker_lost",           "sources_lost",           "trace_errors",
+    "region_faults",         "stage_classes_lost",     "statement_classes_lost",
+    "digest_lost",           "nested_statement_lost",  "work_call_errors",
+    "sql_text_truncated",    "wait_histograms_shared",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -112,11 +151,20 @@ inline constexpr std::uint64_t kStatusRows =
 // One scan: working state on the stack.
 struct class_entry {
   bool valid = false;
+  std::uint32_t kind_index = 0;
   std::uint8_t kind = 0;
   std::uint8_t flags = 0;
   wait_stat stat{};
   std::string name;
 };
+// A live thread as the event tables of units of work need it.
+struct live_thread {
+  std::uint64_t slot = 0;
+  std::uint64_t thread_id = 0;
+  std::uint64_t horizon[kTruncateTables] = {};
+  std::uint64_t history_index[3] = {};  // stages, statements, transactions
+};
+
 class scanner {
  public:
   scanner(const region_reader::impl& r, row_sink& out) : r_(r), h_(r.header()), out_(out) {}
@@ -170,6 +218,18 @@ class scanner {
   void table_io(bool by_index);
 
   void status();
+
+  // Units of work (rows_work.cpp, rows_work_summaries.cpp). which: 0 current,
+  // 1 history, 2 history_long.
+  void stages(int which);
+  void statements(int which);
+  void transactions(int which);
+  void stage_summaries(bool by_thread);
+  void statement_summaries(bool by_thread);
+  void transaction_summaries(bool by_thread);
+  void digests();
+  void statement_histogram(bool by_digest);
+  void wait_histograms();
 
  private:
   row_builder& add_row() {
@@ -253,12 +313,36 @@ class scanner {
   const table_ref* table_of(std::uint32_t index, std::uint32_t version);
 
   void load_timers();
+  // Picoseconds from a raw timer value to now, read in this process (timers that
+  // are per thread or unavailable: nullopt).
+  std::optional<std::uint64_t> elapsed_now(std::uint8_t timer, std::uint64_t start) const {
+    if (timer < 1 || timer >= timers::timer_kind_count || timers_[timer].mult == 0) return std::nullopt;
+    const auto kind = static_cast<timers::timer_kind>(timer);
+    if (kind == timers::timer_kind::thread_cpu) return std::nullopt;
+    const std::uint64_t s = to_pico(timers_[timer], start), n = to_pico(timers_[timer], timers::read(kind));
+    return n > s ? n - s : 0;
+  }
 
   // SOURCE text of a 1-based source index; nullopt-like (false) when unknown.
   const std::string* source_ref(std::uint32_t index);
   bool source_text(std::uint32_t index, std::string& text, bool no_copy = false);
 
   void emit_wait(const wait_copy& c);
+
+  // Units of work.
+  // The allocated threads and what the event tables need of them.
+  std::vector<live_thread> live_threads();
+  void emit_stage(const stage_record& c);
+  void emit_statement(const statement_record& c);
+  void emit_transaction(const transaction_record& c);
+  // timer_start, timer_end, timer_wait of any event (running: end = now).
+  void append_event_times(row_builder& x, std::uint8_t timer, bool running, std::uint64_t start,
+                          std::uint64_t end);
+  // The per-class wait histograms: exited threads' + every live (thread, class) one.
+  std::vector<latency_histogram> wait_class_histograms();
+  // DIGEST_TEXT of a digest row if it still holds this digest.
+  bool digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& out);
+  std::vector<char> statement_buf_;
 
   void emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c);
 

@@ -25,12 +25,15 @@ void scanner::setup_consumers() {
 }
 
 void scanner::setup_timers() {
-  const std::uint8_t kind = load_relaxed(h_.wait_timer);
-  auto& x = add_row();
-  x.push_back(text_cell(std::string_view("wait")));
-  x.push_back(kind >= 1 && kind < timers::timer_kind_count
-                  ? text_cell(timers::timer_name(static_cast<timers::timer_kind>(kind)))
-                  : null_cell());
+  for (std::uint32_t row = 0; row < setup::kTimerRows; ++row) {
+    const auto r = static_cast<setup::timer_row>(row);
+    const std::uint8_t kind = load_relaxed(*setup::timer_field(const_cast<region_header&>(h_), r));
+    auto& x = add_row();
+    x.push_back(text_cell(setup::timer_row_name(r)));
+    x.push_back(kind >= 1 && kind < timers::timer_kind_count
+                    ? text_cell(timers::timer_name(static_cast<timers::timer_kind>(kind)))
+                    : null_cell());
+  }
 }
 
 void scanner::setup_actors() {
@@ -68,22 +71,79 @@ void scanner::performance_timers() {
 
 void scanner::threads() {
   load_classes();
+  load_timers();
   for (std::uint64_t i = 0; i < r_.threads; ++i) {
     thread_copy t;
-    if (!accept(read_thread(*r_.at<thread_record>(kArrayThreads, i), t))) continue;
+    // What the thread is doing: its outermost statement and its stage.
+    std::uint32_t depth = 0;
+    std::uint64_t processlist_id = 0, last_end = 0;
+    std::uint8_t connection = 0, last_timer = 0;
+    statement_record top{};
+    std::string info;
+    bool top_ok = false;
+    stage_record stage{};
+    bool stage_ok = false;
+    const rd res = read_thread(*r_.at<thread_record>(kArrayThreads, i), t);
+    if (!accept(res)) continue;
+    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+    depth = load_relaxed(tr.statement_depth);
+    processlist_id = load_relaxed(tr.processlist_id);
+    connection = load_relaxed(tr.connection_type);
+    last_end = load_relaxed(tr.last_statement_end);
+    last_timer = load_relaxed(tr.last_end_timer);
+    if (const char* p = r_.at_stride(kArrayStatementCurrent, i * r_.statement_stack)) {
+      if (r_.statement_stack != 0 && read_statement(*reinterpret_cast<const statement_record*>(p), top, info,
+                                                    r_.max_sql_text_length) == rd::ok)
+        top_ok = load_relaxed(top.thread_id) == t.thread_id;
+    }
+    if (const stage_record* sr = r_.at<stage_record>(kArrayStageCurrent, i))
+      stage_ok = read_seq_record(*sr, stage) == rd::ok && stage.thread_id == t.thread_id;
+    const bool in_statement =
+        top_ok && depth > 0 && (top.state == kWaitRunning || top.state == kWorkHiddenRunning);
     const class_entry* c = class_at(t.class_index);
+    const bool foreground = t.foreground != 0 || processlist_id != 0;
     auto& x = add_row();
     x.push_back(int_cell(t.thread_id));
     x.push_back(
         text_cell(c != nullptr && c->kind == kKindThread ? std::string_view(c->name) : kUnknownThreadClass));
-    x.push_back(text_cell(std::string_view(t.foreground != 0 ? "FOREGROUND" : "BACKGROUND")));
+    x.push_back(text_cell(std::string_view(foreground ? "FOREGROUND" : "BACKGROUND")));
+    x.push_back(nullable_int(processlist_id));
     x.push_back(t.user.empty() ? null_cell() : text_cell(t.user.str()));
     x.push_back(t.host.empty() ? null_cell() : text_cell(t.host.str()));
+    // processlist_db: the schema of its current (or last) outermost statement.
+    fixed_str<kObjectSchemaLen> db;
+    if (top_ok) db.load(top.current_schema);
+    x.push_back(db.empty() ? null_cell() : text_cell(db.str()));
+    x.push_back(!foreground ? null_cell() : stable_text(std::string_view(in_statement ? "Query" : "Sleep")));
+    // processlist_time: seconds in the current statement, or since the last one ended.
+    std::optional<std::uint64_t> since;
+    if (in_statement && top.timer != 0)
+      since = elapsed_now(top.timer, top.timer_start);
+    else if (foreground && last_timer != 0)
+      since = elapsed_now(last_timer, last_end);
+    x.push_back(since ? int_cell(*since / 1000000000000ull) : null_cell());
+    const bool stage_running = stage_ok && (stage.state == kWaitRunning || stage.state == kWorkHiddenRunning);
+    const class_entry* sc = stage_running ? class_at(stage.class_index) : nullptr;
+    if (sc != nullptr) {
+      const std::size_t slash = sc->name.rfind('/');
+      x.push_back(text_cell(std::string_view(sc->name).substr(slash == std::string::npos ? 0 : slash + 1)));
+    } else {
+      x.push_back(null_cell());
+    }
+    x.push_back(in_statement && top.has_text != 0 ? text_cell(std::move(info)) : null_cell());
+    x.push_back(nullable_int(t.parent_thread_id));
     x.push_back(t.role.empty() ? null_cell() : text_cell(t.role.str()));
     x.push_back(yes_no(t.instrumented != 0));
     x.push_back(yes_no(t.history != 0));
-    x.push_back(nullable_int(t.parent_thread_id));
+    constexpr const char* kConnection[] = {nullptr,      "TCP/IP",  "Socket",
+                                           "Named Pipe", "SSL/TLS", "Shared Memory"};
+    x.push_back(connection > 0 && connection < kConnectionCount
+                    ? stable_text(std::string_view(kConnection[connection]))
+                    : null_cell());
     x.push_back(nullable_int(t.os_thread_id));
+    x.push_back(null_cell());                               // resource_group
+    x.push_back(stable_text(std::string_view("PRIMARY")));  // execution_engine
+    for (int k = 0; k < 4; ++k) x.push_back(int_cell(0));   // memory: not instrumented
   }
 }
 
@@ -149,6 +209,7 @@ void scanner::load_classes() {
     e.kind = c.kind;
     e.flags = c.flags;
     e.stat = c.stat;
+    e.kind_index = c.kind_index;
     e.name = c.name.str();
   }
 }

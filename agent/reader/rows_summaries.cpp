@@ -1,11 +1,13 @@
 // Row builders of the events_waits_summary_* and the synch instance tables.
 #include "agent/reader/reader_internal.h"
+#include "agent/region/histogram.h"
 
 namespace pfs::reader::detail {
 
 void scanner::summary_global() {
   load_classes();
   std::vector<wait_stat> sums(classes_.size(), kZeroStat);
+  const std::vector<latency_histogram> histograms = wait_class_histograms();
   const std::vector<io_stats> files = file_class_stats();
   for (std::size_t c = 0; c < classes_.size(); ++c) {
     const class_entry& e = classes_[c];
@@ -17,6 +19,13 @@ void scanner::summary_global() {
     } else if (e.kind == kKindTable) {
       // Counts only: table io time stays out of the wait summaries (WL#4895).
       sums[c].count = e.stat.count;
+    } else if (e.kind == kKindIdle) {
+      // No instances: exited threads' bucket + every live thread's statistics.
+      merge_stat(sums[c], e.stat);
+      for (const live_thread& t : live_threads()) {
+        const wait_stat* s = r_.at<wait_stat>(kArrayThreadClassStats, t.slot * r_.classes + c);
+        if (s != nullptr) merge_stat(sums[c], load_stat(*s));
+      }
     }
   }
   for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
@@ -35,6 +44,8 @@ void scanner::summary_global() {
     auto& x = add_row();
     x.push_back(text_cell(std::string_view(classes_[c].name)));
     append_stat_cells(x, sums[c]);
+    // Beyond MySQL: the latency distribution of the class.
+    for (double q : {0.95, 0.99, 0.999}) x.push_back(int_cell(histogram::quantile(histograms[c].counts, q)));
   }
 }
 

@@ -16,6 +16,147 @@ constexpr column_def I(const char* name, bool nullable = false) {
 constexpr column_def T(const char* name, bool nullable = false) {
   return {name, column_type::text, nullable};
 }
+constexpr column_def F(const char* name, bool nullable = false) {
+  return {name, column_type::float64, nullable};
+}
+constexpr column_def TS(const char* name, bool nullable = false) {
+  return {name, column_type::timestamp, nullable};
+}
+
+std::vector<column_def> with_stats_cols(std::vector<column_def> key);
+
+std::vector<column_def> stage_columns() {
+  return {I("thread_id"),
+          I("event_id"),
+          I("end_event_id", true),
+          T("event_name"),
+          T("source", true),
+          I("timer_start", true),
+          I("timer_end", true),
+          I("timer_wait", true),
+          I("work_completed", true),
+          I("work_estimated", true),
+          I("nesting_event_id", true),
+          T("nesting_event_type", true)};
+}
+
+std::vector<column_def> statement_columns() {
+  std::vector<column_def> c = {I("thread_id"),
+                               I("event_id"),
+                               I("end_event_id", true),
+                               T("event_name"),
+                               T("source", true),
+                               I("timer_start", true),
+                               I("timer_end", true),
+                               I("timer_wait", true),
+                               I("lock_time"),
+                               T("sql_text", true),
+                               T("digest", true),
+                               T("digest_text", true),
+                               T("current_schema", true),
+                               T("object_type", true),
+                               T("object_schema", true),
+                               T("object_name", true),
+                               I("object_instance_begin", true),
+                               I("mysql_errno", true),
+                               T("returned_sqlstate", true),
+                               T("message_text", true),
+                               I("errors"),
+                               I("warnings"),
+                               I("rows_affected"),
+                               I("rows_sent"),
+                               I("rows_examined")};
+  for (const char* n :
+       {"created_tmp_disk_tables", "created_tmp_tables", "select_full_join", "select_full_range_join",
+        "select_range", "select_range_check", "select_scan", "sort_merge_passes", "sort_range", "sort_rows",
+        "sort_scan", "no_index_used", "no_good_index_used"})
+    c.push_back(I(n));
+  for (const column_def& d : {I("nesting_event_id", true), T("nesting_event_type", true),
+                              I("nesting_event_level", true), I("statement_id", true), I("cpu_time"),
+                              I("max_controlled_memory"), I("max_total_memory"), T("execution_engine", true)})
+    c.push_back(d);
+  return c;
+}
+
+std::vector<column_def> transaction_columns() {
+  return {I("thread_id"),
+          I("event_id"),
+          I("end_event_id", true),
+          T("event_name"),
+          T("state", true),
+          I("trx_id", true),
+          T("gtid", true),
+          I("xid_format_id", true),
+          T("xid_gtrid", true),
+          T("xid_bqual", true),
+          T("xa_state", true),
+          T("source", true),
+          I("timer_start", true),
+          I("timer_end", true),
+          I("timer_wait", true),
+          T("access_mode", true),
+          T("isolation_level", true),
+          T("autocommit"),
+          I("number_of_savepoints", true),
+          I("number_of_rollback_to_savepoint", true),
+          I("number_of_release_savepoint", true),
+          I("object_instance_begin", true),
+          I("nesting_event_id", true),
+          T("nesting_event_type", true)};
+}
+
+// The statement statistics after count_star ... max_timer_wait (MySQL 8.0.3x order).
+std::vector<column_def> with_statement_stats(std::vector<column_def> key) {
+  key = with_stats_cols(std::move(key));
+  for (const char* n : {"sum_lock_time",
+                        "sum_errors",
+                        "sum_warnings",
+                        "sum_rows_affected",
+                        "sum_rows_sent",
+                        "sum_rows_examined",
+                        "sum_created_tmp_disk_tables",
+                        "sum_created_tmp_tables",
+                        "sum_select_full_join",
+                        "sum_select_full_range_join",
+                        "sum_select_range",
+                        "sum_select_range_check",
+                        "sum_select_scan",
+                        "sum_sort_merge_passes",
+                        "sum_sort_range",
+                        "sum_sort_rows",
+                        "sum_sort_scan",
+                        "sum_no_index_used",
+                        "sum_no_good_index_used",
+                        "sum_cpu_time",
+                        "max_controlled_memory",
+                        "max_total_memory",
+                        "count_secondary"})
+    key.push_back(I(n));
+  return key;
+}
+
+std::vector<column_def> with_transaction_stats(std::vector<column_def> key) {
+  key = with_stats_cols(std::move(key));
+  for (const char* n :
+       {"count_read_write", "sum_timer_read_write", "min_timer_read_write", "avg_timer_read_write",
+        "max_timer_read_write", "count_read_only", "sum_timer_read_only", "min_timer_read_only",
+        "avg_timer_read_only", "max_timer_read_only"})
+    key.push_back(I(n));
+  return key;
+}
+
+std::vector<column_def> with_buckets(std::vector<column_def> key) {
+  for (const column_def& d : {I("bucket_number"), I("bucket_timer_low"), I("bucket_timer_high"),
+                              I("count_bucket"), I("count_bucket_and_lower"), F("bucket_quantile")})
+    key.push_back(d);
+  return key;
+}
+
+std::vector<column_def> with_stats_cols(std::vector<column_def> key) {
+  for (const char* n : {"count_star", "sum_timer_wait", "min_timer_wait", "avg_timer_wait", "max_timer_wait"})
+    key.push_back(I(n));
+  return key;
+}
 
 std::vector<column_def> wait_columns() {
   return {I("thread_id"),
@@ -158,7 +299,7 @@ const std::vector<table_entry>& registry() noexcept {
         keyed({"name"}, {"enabled"}));
     add(table_id::setup_timers, "setup_timers", {T("name"), T("timer_name", true)}, nullptr,
         [](scanner& s) { s.setup_timers(); },
-        [](const impl&) { return std::uint64_t{1}; },
+        [](const impl&) { return std::uint64_t{5}; },
         keyed({"name"}, {"timer_name"}));
     add(table_id::setup_actors, "setup_actors",
         {T("host"), T("user"), T("role"), T("enabled"), T("history"), T("trace_enabled")}, "PFS_SETUP_ACTORS_SIZE",
@@ -172,8 +313,13 @@ const std::vector<table_entry>& registry() noexcept {
         [](scanner& s) { s.performance_timers(); },
         [](const impl&) { return std::uint64_t{timers::timer_kind_count - 1}; });
     add(table_id::threads, "threads",
-        {I("thread_id"), T("name"), T("type"), T("processlist_user", true), T("processlist_host", true),
-         T("role", true), T("instrumented"), T("history"), I("parent_thread_id", true), I("thread_os_id", true)},
+        {I("thread_id"), T("name"), T("type"), I("processlist_id", true), T("processlist_user", true),
+         T("processlist_host", true), T("processlist_db", true), T("processlist_command", true),
+         I("processlist_time", true), T("processlist_state", true), T("processlist_info", true),
+         I("parent_thread_id", true), T("role", true), T("instrumented"), T("history"),
+         T("connection_type", true), I("thread_os_id", true), T("resource_group", true),
+         T("execution_engine", true), I("controlled_memory"), I("max_controlled_memory"), I("total_memory"),
+         I("max_total_memory")},
         "PFS_MAX_THREADS",
         [](scanner& s) { s.threads(); },
         [](const impl& r) { return r.threads; },
@@ -191,11 +337,14 @@ const std::vector<table_entry>& registry() noexcept {
         [](scanner& s) { s.waits_history_long(); },
         [](const impl& r) { return r.count(kArrayHistoryLong); },
         truncatable(kHideHistoryLong, kHideHistoryLong));
+    // Beyond MySQL: quantile_95, quantile_99, quantile_999 from the class's histogram.
     add(table_id::events_waits_summary_global_by_event_name, "events_waits_summary_global_by_event_name",
-        with_stats({T("event_name")}), "PFS_MAX_CLASSES",
+        [] { auto c = with_stats({T("event_name")});
+             for (const char* n : {"quantile_95", "quantile_99", "quantile_999"}) c.push_back(I(n));
+             return c; }(), "PFS_MAX_CLASSES",
         [](scanner& s) { s.summary_global(); },
         [](const impl& r) { return r.classes; },
-        truncatable(kResetWait, kResetWait | kResetFile, kResetFile));
+        truncatable(kResetWait, kResetWait | kResetFile | kResetWaitHistograms, kResetFile));
     add(table_id::events_waits_summary_by_thread_by_event_name, "events_waits_summary_by_thread_by_event_name",
         with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_CLASSES",
         [](scanner& s) { s.summary_by_thread(); },
@@ -257,6 +406,109 @@ const std::vector<table_entry>& registry() noexcept {
         [](scanner& s) { s.table_io(true); },
         [](const impl& r) { return r.count(kArrayTables) + r.count(kArrayTableIndexes); },
         truncatable(kResetTable, kResetWait | kResetTable));
+    add(table_id::events_stages_current, "events_stages_current", stage_columns(), "PFS_MAX_THREADS",
+        [](scanner& s) { s.stages(0); },
+        [](const impl& r) { return r.count(kArrayStageCurrent); },
+        truncatable(kHideStages, kHideStages));
+    add(table_id::events_stages_history, "events_stages_history", stage_columns(), "PFS_STAGES_HISTORY_SIZE",
+        [](scanner& s) { s.stages(1); },
+        [](const impl& r) { return r.count(kArrayStageHistory); },
+        truncatable(kHideStagesHistory, kHideStagesHistory));
+    add(table_id::events_stages_history_long, "events_stages_history_long", stage_columns(),
+        "PFS_STAGES_HISTORY_LONG_SIZE",
+        [](scanner& s) { s.stages(2); },
+        [](const impl& r) { return r.count(kArrayStageHistoryLong); },
+        truncatable(kHideStagesHistoryLong, kHideStagesHistoryLong));
+    add(table_id::events_statements_current, "events_statements_current", statement_columns(),
+        "PFS_STATEMENT_STACK_DEPTH, PFS_MAX_SQL_TEXT_LENGTH",
+        [](scanner& s) { s.statements(0); },
+        [](const impl& r) { return r.count(kArrayStatementCurrent); },
+        truncatable(kHideStatements, kHideStatements));
+    add(table_id::events_statements_history, "events_statements_history", statement_columns(),
+        "PFS_STATEMENTS_HISTORY_SIZE, PFS_MAX_SQL_TEXT_LENGTH",
+        [](scanner& s) { s.statements(1); },
+        [](const impl& r) { return r.count(kArrayStatementHistory); },
+        truncatable(kHideStatementsHistory, kHideStatementsHistory));
+    add(table_id::events_statements_history_long, "events_statements_history_long", statement_columns(),
+        "PFS_STATEMENTS_HISTORY_LONG_SIZE, PFS_MAX_SQL_TEXT_LENGTH",
+        [](scanner& s) { s.statements(2); },
+        [](const impl& r) { return r.count(kArrayStatementHistoryLong); },
+        truncatable(kHideStatementsHistoryLong, kHideStatementsHistoryLong));
+    add(table_id::events_transactions_current, "events_transactions_current", transaction_columns(),
+        "PFS_MAX_THREADS",
+        [](scanner& s) { s.transactions(0); },
+        [](const impl& r) { return r.count(kArrayTransactionCurrent); },
+        truncatable(kHideTransactions, kHideTransactions));
+    add(table_id::events_transactions_history, "events_transactions_history", transaction_columns(),
+        "PFS_TRANSACTIONS_HISTORY_SIZE",
+        [](scanner& s) { s.transactions(1); },
+        [](const impl& r) { return r.count(kArrayTransactionHistory); },
+        truncatable(kHideTransactionsHistory, kHideTransactionsHistory));
+    add(table_id::events_transactions_history_long, "events_transactions_history_long", transaction_columns(),
+        "PFS_TRANSACTIONS_HISTORY_LONG_SIZE",
+        [](scanner& s) { s.transactions(2); },
+        [](const impl& r) { return r.count(kArrayTransactionHistoryLong); },
+        truncatable(kHideTransactionsHistoryLong, kHideTransactionsHistoryLong));
+    add(table_id::events_stages_summary_by_thread_by_event_name, "events_stages_summary_by_thread_by_event_name",
+        with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_STAGE_CLASSES",
+        [](scanner& s) { s.stage_summaries(true); },
+        [](const impl& r) { return r.count(kArrayThreadStageStats); },
+        truncatable(kResetStagesByThread, kResetStagesByThread | kResetStages));
+    add(table_id::events_stages_summary_global_by_event_name, "events_stages_summary_global_by_event_name",
+        with_stats({T("event_name")}), "PFS_MAX_STAGE_CLASSES",
+        [](scanner& s) { s.stage_summaries(false); },
+        [](const impl& r) { return r.count(kArrayClassStageStats); },
+        truncatable(kResetStages, kResetStages));
+    add(table_id::events_statements_summary_by_thread_by_event_name,
+        "events_statements_summary_by_thread_by_event_name", with_statement_stats({I("thread_id"), T("event_name")}),
+        "PFS_MAX_THREADS, PFS_MAX_STATEMENT_CLASSES",
+        [](scanner& s) { s.statement_summaries(true); },
+        [](const impl& r) { return r.count(kArrayThreadStatementStats); },
+        truncatable(kResetStatementsByThread, kResetStatementsByThread | kResetStatements));
+    add(table_id::events_statements_summary_global_by_event_name,
+        "events_statements_summary_global_by_event_name", with_statement_stats({T("event_name")}),
+        "PFS_MAX_STATEMENT_CLASSES",
+        [](scanner& s) { s.statement_summaries(false); },
+        [](const impl& r) { return r.count(kArrayClassStatementStats); },
+        truncatable(kResetStatements, kResetStatements));
+    add(table_id::events_statements_summary_by_digest, "events_statements_summary_by_digest",
+        [] { auto c = with_statement_stats({T("schema_name", true), T("digest", true), T("digest_text", true)});
+             for (const column_def& d : {TS("first_seen"), TS("last_seen"), I("quantile_95"), I("quantile_99"),
+                                         I("quantile_999"), T("query_sample_text", true), TS("query_sample_seen"),
+                                         I("query_sample_timer_wait")})
+               c.push_back(d);
+             return c; }(),
+        "PFS_DIGESTS_SIZE",
+        [](scanner& s) { s.digests(); },
+        [](const impl& r) { return r.count(kArrayDigests); },
+        truncatable(kResetDigests, kResetDigests | kResetDigestHistograms));
+    add(table_id::events_transactions_summary_by_thread_by_event_name,
+        "events_transactions_summary_by_thread_by_event_name",
+        with_transaction_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS",
+        [](scanner& s) { s.transaction_summaries(true); },
+        [](const impl& r) { return r.count(kArrayThreadTransactionStats); },
+        truncatable(kResetTransactionsByThread, kResetTransactionsByThread | kResetTransactions));
+    add(table_id::events_transactions_summary_global_by_event_name,
+        "events_transactions_summary_global_by_event_name", with_transaction_stats({T("event_name")}), nullptr,
+        [](scanner& s) { s.transaction_summaries(false); },
+        [](const impl&) { return std::uint64_t{1}; },
+        truncatable(kResetTransactions, kResetTransactions));
+    add(table_id::events_statements_histogram_global, "events_statements_histogram_global", with_buckets({}),
+        nullptr,
+        [](scanner& s) { s.statement_histogram(false); },
+        [](const impl&) { return std::uint64_t{kHistogramBuckets}; },
+        truncatable(kResetStatementHistogram, kResetStatementHistogram));
+    add(table_id::events_statements_histogram_by_digest, "events_statements_histogram_by_digest",
+        with_buckets({T("schema_name", true), T("digest", true)}), "PFS_DIGESTS_SIZE",
+        [](scanner& s) { s.statement_histogram(true); },
+        [](const impl& r) { return r.count(kArrayDigests) * kHistogramBuckets; },
+        truncatable(kResetDigestHistograms, kResetDigestHistograms | kResetDigests));
+    // Beyond MySQL (which has histograms for statements only): every wait class.
+    add(table_id::events_waits_histogram_global_by_event_name, "events_waits_histogram_global_by_event_name",
+        with_buckets({T("event_name")}), "PFS_MAX_CLASSES, PFS_WAIT_HISTOGRAMS",
+        [](scanner& s) { s.wait_histograms(); },
+        [](const impl& r) { return r.classes * kHistogramBuckets; },
+        truncatable(kResetWaitHistograms, kResetWaitHistograms));
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

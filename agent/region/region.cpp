@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "agent/region/fault_guard.h"
+#include "agent/region/work_layout.h"
 #include "timers/timer.h"
 
 namespace pfs {
@@ -99,6 +100,29 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayTables, s.max_tables, sizeof(table_share)},
       {kArrayTableIndexes, std::uint64_t{s.max_tables} * s.max_indexes_per_table, sizeof(index_stat)},
       {kArraySetupObjects, s.setup_objects_size, sizeof(object_record)},
+      {kArrayStageCurrent, threads, sizeof(stage_record)},
+      {kArrayStageHistory, threads * s.stages_history_size, sizeof(stage_record)},
+      {kArrayStageHistoryLong, s.stages_history_long_size, sizeof(stage_record)},
+      {kArrayStatementCurrent, threads * s.statement_stack_depth,
+       statement_stride_for(s.max_sql_text_length)},
+      {kArrayStatementHistory, threads * s.statements_history_size,
+       statement_stride_for(s.max_sql_text_length)},
+      {kArrayStatementHistoryLong, s.statements_history_long_size,
+       statement_stride_for(s.max_sql_text_length)},
+      {kArrayTransactionCurrent, threads, sizeof(transaction_record)},
+      {kArrayTransactionHistory, threads * s.transactions_history_size, sizeof(transaction_record)},
+      {kArrayTransactionHistoryLong, s.transactions_history_long_size, sizeof(transaction_record)},
+      {kArrayThreadStageStats, threads * s.max_stage_classes, sizeof(wait_stat)},
+      {kArrayThreadStatementStats, threads * s.max_statement_classes, sizeof(statement_stat)},
+      {kArrayThreadTransactionStats, threads, sizeof(transaction_stat)},
+      {kArrayClassStageStats, s.max_stage_classes, sizeof(wait_stat)},
+      {kArrayClassStatementStats, s.max_statement_classes, sizeof(statement_stat)},
+      {kArrayClassTransactionStats, 1, sizeof(transaction_stat)},
+      // Row 1 is the NULL digest row: one more than digest_size when digests are kept.
+      {kArrayDigests, s.digest_size == 0 ? 0 : std::uint64_t{s.digest_size} + 1, sizeof(digest_record)},
+      {kArrayStatementHistogram, 1, sizeof(latency_histogram)},
+      {kArrayWaitHistograms, s.wait_histograms, sizeof(thread_histogram)},
+      {kArrayClassWaitHistograms, s.max_classes, sizeof(latency_histogram)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -111,8 +135,36 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
   return offset;
 }
 
-std::uint64_t known_stride(std::uint32_t id) {
+std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) {
   switch (id) {
+    case kArrayStageCurrent:
+    case kArrayStageHistory:
+    case kArrayStageHistoryLong:
+      return sizeof(stage_record);
+    case kArrayStatementCurrent:
+    case kArrayStatementHistory:
+    case kArrayStatementHistoryLong:
+      return statement_stride_for(max_sql_text_length);
+    case kArrayTransactionCurrent:
+    case kArrayTransactionHistory:
+    case kArrayTransactionHistoryLong:
+      return sizeof(transaction_record);
+    case kArrayThreadStageStats:
+    case kArrayClassStageStats:
+      return sizeof(wait_stat);
+    case kArrayThreadStatementStats:
+    case kArrayClassStatementStats:
+      return sizeof(statement_stat);
+    case kArrayThreadTransactionStats:
+    case kArrayClassTransactionStats:
+      return sizeof(transaction_stat);
+    case kArrayDigests:
+      return sizeof(digest_record);
+    case kArrayStatementHistogram:
+    case kArrayClassWaitHistograms:
+      return sizeof(latency_histogram);
+    case kArrayWaitHistograms:
+      return sizeof(thread_histogram);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -165,6 +217,16 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.history_long_size = s.history_long_size;
   h.history_long_batch = history_long_batch_size(s.history_long_size);
   h.max_indexes_per_table = s.max_indexes_per_table;
+  h.max_stage_classes = s.max_stage_classes;
+  h.max_statement_classes = s.max_statement_classes;
+  h.stages_history_size = s.stages_history_size;
+  h.statement_stack_depth = s.statement_stack_depth;
+  h.statements_history_size = s.statements_history_size;
+  h.transactions_history_size = s.transactions_history_size;
+  h.max_sql_text_length = s.max_sql_text_length;
+  h.statement_stride = static_cast<std::uint32_t>(statement_stride_for(s.max_sql_text_length));
+  h.digest_size = s.digest_size;
+  h.wait_histograms = s.wait_histograms;
   for (int k = 1; k < timers::timer_kind_count; ++k) {
     auto kind = static_cast<timers::timer_kind>(k);
     const timers::timer_info& info = timers::info(kind);
@@ -179,7 +241,14 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
     d.frequency = info.frequency;
   }
   h.wait_timer = static_cast<std::uint8_t>(timers::default_wait_timer());
-  for (std::uint32_t c = 0; c < kConsumerCount; ++c) h.consumers[c] = 1;
+  // Seed 001: idle, stage, statement and transaction events use NANOSECOND
+  // (MICROSECOND where it is unavailable).
+  const auto work_timer = static_cast<std::uint8_t>(
+      h.timers[static_cast<int>(timers::timer_kind::nanosecond)].available ? timers::timer_kind::nanosecond
+                                                                           : timers::timer_kind::microsecond);
+  h.idle_timer = h.stage_timer = h.statement_timer = h.transaction_timer = work_timer;
+  // Every consumer on but events_statements_cpu (MySQL's default: off).
+  for (std::uint32_t c = 0; c < kConsumerCount; ++c) h.consumers[c] = c == kConsumerStatementsCpu ? 0 : 1;
   h.next_thread_id = 1;
   h.setup_generation = 1;
 }
@@ -216,6 +285,18 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_MAX_TABLES", &max_tables},
       {"PFS_MAX_INDEXES_PER_TABLE", &max_indexes_per_table},
       {"PFS_SETUP_OBJECTS_SIZE", &setup_objects_size},
+      {"PFS_MAX_STAGE_CLASSES", &max_stage_classes},
+      {"PFS_MAX_STATEMENT_CLASSES", &max_statement_classes},
+      {"PFS_STAGES_HISTORY_SIZE", &stages_history_size},
+      {"PFS_STAGES_HISTORY_LONG_SIZE", &stages_history_long_size},
+      {"PFS_STATEMENT_STACK_DEPTH", &statement_stack_depth},
+      {"PFS_STATEMENTS_HISTORY_SIZE", &statements_history_size},
+      {"PFS_STATEMENTS_HISTORY_LONG_SIZE", &statements_history_long_size},
+      {"PFS_TRANSACTIONS_HISTORY_SIZE", &transactions_history_size},
+      {"PFS_TRANSACTIONS_HISTORY_LONG_SIZE", &transactions_history_long_size},
+      {"PFS_MAX_SQL_TEXT_LENGTH", &max_sql_text_length},
+      {"PFS_DIGESTS_SIZE", &digest_size},
+      {"PFS_WAIT_HISTOGRAMS", &wait_histograms},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);
@@ -229,6 +310,8 @@ void region_sizes::apply_environment(std::string* bad) {
     }
   }
   if (wait_stack_depth > 16) wait_stack_depth = 16;
+  if (statement_stack_depth > kMaxStatementStack) statement_stack_depth = kMaxStatementStack;
+  if (max_sql_text_length > 1048576) max_sql_text_length = 1048576;  // MySQL's maximum
 }
 
 region_map::region_map(region_map&& other) noexcept { *this = std::move(other); }
@@ -345,7 +428,7 @@ region_error region_map::validate(const void* base, std::size_t size) {
   for (std::uint32_t id = 0; id < kArrayCount; ++id) {
     const array_desc& d = h.arrays[id];
     if (d.count == 0) continue;
-    const std::uint64_t stride = known_stride(id);
+    const std::uint64_t stride = known_stride(id, h.max_sql_text_length);
     const std::string which = "array " + std::to_string(id);
     if (stride == 0 || d.stride != stride)
       return make_error(
@@ -367,6 +450,23 @@ region_error region_map::validate(const void* base, std::size_t size) {
       (h.arrays[kArrayClassIo].count != 0 && h.arrays[kArrayClassIo].count != h.max_classes) ||
       h.arrays[kArrayTableIndexes].count !=
           h.arrays[kArrayTables].count * std::uint64_t{h.max_indexes_per_table} ||
+      h.arrays[kArrayStageCurrent].count != threads ||
+      h.arrays[kArrayStageHistory].count != threads * h.stages_history_size ||
+      h.arrays[kArrayStatementCurrent].count != threads * h.statement_stack_depth ||
+      h.statement_stack_depth > kMaxStatementStack ||
+      h.arrays[kArrayStatementHistory].count != threads * h.statements_history_size ||
+      h.statement_stride != statement_stride_for(h.max_sql_text_length) ||
+      h.arrays[kArrayTransactionCurrent].count != threads ||
+      h.arrays[kArrayTransactionHistory].count != threads * h.transactions_history_size ||
+      h.arrays[kArrayThreadStageStats].count != threads * h.max_stage_classes ||
+      h.arrays[kArrayThreadStatementStats].count != threads * h.max_statement_classes ||
+      h.arrays[kArrayThreadTransactionStats].count != threads ||
+      h.arrays[kArrayClassStageStats].count != h.max_stage_classes ||
+      h.arrays[kArrayClassStatementStats].count != h.max_statement_classes ||
+      h.arrays[kArrayClassTransactionStats].count != 1 || h.arrays[kArrayStatementHistogram].count != 1 ||
+      h.arrays[kArrayClassWaitHistograms].count != h.max_classes ||
+      h.arrays[kArrayWaitHistograms].count != h.wait_histograms ||
+      h.arrays[kArrayDigests].count != (h.digest_size == 0 ? 0 : std::uint64_t{h.digest_size} + 1) ||
       (h.history_long_size != 0 &&
        (h.history_long_batch == 0 ||
         h.arrays[kArrayHistoryLongBatches].count !=

@@ -30,12 +30,29 @@ struct region_sizes {
   std::uint32_t max_tables = 500;
   std::uint32_t max_indexes_per_table = 8;
   std::uint32_t setup_objects_size = 100;
+  // Units of work (stages, statements, transactions) and histograms.
+  std::uint32_t max_stage_classes = 64;
+  std::uint32_t max_statement_classes = 32;
+  std::uint32_t stages_history_size = 10;
+  std::uint32_t stages_history_long_size = 10000;
+  std::uint32_t statement_stack_depth = 4;  // nested statements visible at once (at most 16)
+  std::uint32_t statements_history_size = 10;
+  std::uint32_t statements_history_long_size = 1000;
+  std::uint32_t transactions_history_size = 10;
+  std::uint32_t transactions_history_long_size = 1000;
+  std::uint32_t max_sql_text_length = 1024;
+  std::uint32_t digest_size = 200;
+  std::uint32_t wait_histograms = 256;  // (thread, wait class) histograms of their own
 
   // Reads PFS_MAX_CLASSES, PFS_MAX_THREADS, PFS_WAITS_STACK_DEPTH,
   // PFS_WAITS_HISTORY_SIZE, PFS_WAITS_HISTORY_LONG_SIZE, PFS_MAX_MUTEXES,
   // PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_SETUP_ACTORS_SIZE, PFS_MAX_SOURCES,
   // PFS_MAX_FILES, PFS_MAX_FILE_HANDLES, PFS_MAX_TABLES, PFS_MAX_INDEXES_PER_TABLE,
-  // PFS_SETUP_OBJECTS_SIZE over the
+  // PFS_SETUP_OBJECTS_SIZE, PFS_MAX_STAGE_CLASSES, PFS_MAX_STATEMENT_CLASSES,
+  // PFS_STAGES_HISTORY_SIZE, PFS_STAGES_HISTORY_LONG_SIZE, PFS_STATEMENT_STACK_DEPTH,
+  // PFS_STATEMENTS_HISTORY_SIZE, PFS_STATEMENTS_HISTORY_LONG_SIZE,
+  // PFS_TRANSACTIONS_HISTORY_SIZE, PFS_TRANSACTIONS_HISTORY_LONG_SIZE,
+  // PFS_MAX_SQL_TEXT_LENGTH, PFS_DIGESTS_SIZE, PFS_WAIT_HISTOGRAMS over the
   // current values. A malformed value leaves the field alone and is reported in
   // *bad (name=value) if bad is not null.
   void apply_environment(std::string* bad = nullptr);

@@ -30,7 +30,7 @@
 namespace pfs::layout {
 
 inline constexpr char kMagic[8] = {'P', 'F', 'S', 'R', 'E', 'G', 'N', '1'};
-inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kLayoutVersion = 2;
 inline constexpr std::uint32_t kHeaderSize = 4096;
 inline constexpr std::uint64_t kAliveLockByte = 0;
 inline constexpr std::uint64_t kSetupLockByte = 1;
@@ -72,7 +72,27 @@ enum array_id : std::uint32_t {
   kArrayTables = 14,             // table_share[max_tables]
   kArrayTableIndexes = 15,       // index_stat[max_tables * max_indexes_per_table]
   kArraySetupObjects = 16,       // object_record[setup_objects_size]
-  kArrayCount = 24,
+  // Units of work (work_layout.h): stages, statements, transactions.
+  kArrayStageCurrent = 17,            // stage_record[max_threads]
+  kArrayStageHistory = 18,            // stage_record[max_threads * stages_history_size]
+  kArrayStageHistoryLong = 19,        // stage_record[stages_history_long_size]
+  kArrayStatementCurrent = 20,        // statement_record+text[max_threads * statement_stack_depth]
+  kArrayStatementHistory = 21,        // statement_record+text[max_threads * statements_history_size]
+  kArrayStatementHistoryLong = 22,    // statement_record+text[statements_history_long_size]
+  kArrayTransactionCurrent = 23,      // transaction_record[max_threads]
+  kArrayTransactionHistory = 24,      // transaction_record[max_threads * transactions_history_size]
+  kArrayTransactionHistoryLong = 25,  // transaction_record[transactions_history_long_size]
+  kArrayThreadStageStats = 26,        // wait_stat[max_threads * max_stage_classes]
+  kArrayThreadStatementStats = 27,    // statement_stat[max_threads * max_statement_classes]
+  kArrayThreadTransactionStats = 28,  // transaction_stat[max_threads]
+  kArrayClassStageStats = 29,         // wait_stat[max_stage_classes]: threads that exited
+  kArrayClassStatementStats = 30,     // statement_stat[max_statement_classes]: threads that exited
+  kArrayClassTransactionStats = 31,   // transaction_stat[1]: threads that exited
+  kArrayDigests = 32,                 // digest_record[digest_size]
+  kArrayStatementHistogram = 33,      // histogram[1]: events_statements_histogram_global
+  kArrayWaitHistograms = 34,          // thread_histogram[wait_histograms]: per (thread, class)
+  kArrayClassWaitHistograms = 35,     // histogram[max_classes]: exited threads, and overflow
+  kArrayCount = 48,
 };
 
 struct array_desc {
@@ -93,8 +113,20 @@ enum consumer_id : std::uint32_t {
   kConsumerWaitsSummaryByThreadByEventName = 5,
   kConsumerWaitsSummaryByEventName = 6,
   kConsumerWaitsSummaryByInstance = 7,
-  kConsumerCount = 8,
-  kConsumerSlots = 16,
+  // MySQL 5.6+ consumers of the units of work (appended: the ids above stay).
+  kConsumerStagesCurrent = 8,
+  kConsumerStagesHistory = 9,
+  kConsumerStagesHistoryLong = 10,
+  kConsumerStatementsCpu = 11,
+  kConsumerStatementsCurrent = 12,
+  kConsumerStatementsHistory = 13,
+  kConsumerStatementsHistoryLong = 14,
+  kConsumerTransactionsCurrent = 15,
+  kConsumerTransactionsHistory = 16,
+  kConsumerTransactionsHistoryLong = 17,
+  kConsumerStatementsDigest = 18,
+  kConsumerCount = 19,
+  kConsumerSlots = 32,
 };
 
 // Lost counters (status table rows), index into region_header::lost.
@@ -119,6 +151,13 @@ enum lost_id : std::uint32_t {
   kTraceErrors,   // trace file create/write errors (each disables tracing for its actor)
   kRegionFaults,  // the region file shrank under the provider, which then recorded nothing
                   // until the file was restored (counted when the provider maps it again)
+  kLostStageClasses,
+  kLostStatementClasses,
+  kLostDigests,           // digest table full: counted in the NULL digest row
+  kLostNestedStatements,  // statement stack full: the statement was not recorded
+  kWorkCallErrors,        // an end without a start, unbalanced nesting, a stage with no class...
+  kSqlTextTruncated,      // statements whose SQL_TEXT was cut at max_sql_text_length
+  kWaitHistogramsShared,  // (thread, class) pairs without a histogram of their own
   kLostCount,
   kLostSlots = 32,
 };
@@ -131,7 +170,11 @@ enum instrument_kind : std::uint8_t {
   kKindCond = 3,
   kKindFile = 4,
   kKindTable = 5,
-  kKindThread = 6,  // thread classes: listed by threads.NAME, not in setup_instruments
+  kKindThread = 6,       // thread classes: listed by threads.NAME, not in setup_instruments
+  kKindStage = 7,        // stage/<category>/<name>
+  kKindStatement = 8,    // statement/<category>/<name>
+  kKindTransaction = 9,  // transaction (one class)
+  kKindIdle = 10,        // idle (one class): a thread waiting for work, recorded as a wait
 };
 
 // OPERATION values (wait_record::operation); names in the reader use MySQL's words.
@@ -162,6 +205,7 @@ enum operation_id : std::uint8_t {
   kOpTableInsert,
   kOpTableUpdate,
   kOpTableDelete,
+  kOpIdle,  // "idle"
   kOpCount,
 };
 
@@ -171,7 +215,7 @@ inline const char* operation_name(std::uint32_t op) {
       nullptr, "lock",       "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock",
       "wait",  "timed_wait", "create",   "open",      "close",      "read",          "write",
       "seek",  "tell",       "flush",    "stat",      "chsize",     "delete",        "rename",
-      "sync",  "fetch",      "insert",   "update",    "delete"};
+      "sync",  "fetch",      "insert",   "update",    "delete",     "idle"};
   return op < kOpCount ? kNames[op] : nullptr;
 }
 
@@ -205,9 +249,9 @@ struct class_record {
   std::uint8_t flags;    // setup_instruments ENABLED/TIMED as set (kFlagEnabled|kFlagTimed)
   std::uint8_t derived;  // flags AND global_instrumentation: what the hot path tests
   std::uint8_t reserved;
-  std::uint32_t pad;
-  wait_stat stat;       // aggregate of destroyed instances / exited threads (atomic adds)
-  char name[kNameLen];  // full taxonomy name, "wait/synch/mutex/<category>/<name>"
+  std::uint32_t kind_index;  // stage, statement: 0-based among its kind's classes (per-kind stat arrays)
+  wait_stat stat;            // aggregate of destroyed instances / exited threads (atomic adds)
+  char name[kNameLen];       // full taxonomy name, "wait/synch/mutex/<category>/<name>"
 };
 
 // Per-thread derived flags (thread_record::derived); recomputed by setup writers.
@@ -237,7 +281,44 @@ struct thread_record {
   char role[kUserLen];
   // TRUNCATE of the event tables (written by setup writers only): this thread's
   // rows with an EVENT_ID below the horizon are gone. Index: truncate_table.
-  std::uint64_t horizon[3];
+  std::uint64_t horizon[12];
+  // Units of work (written by the thread).
+  std::uint32_t work_derived;             // kWork* flags for the work path (setup writers)
+  std::uint32_t statement_depth;          // running statements (slots of the statement stack)
+  std::uint64_t stage_history_index;      // next slot of the stage history ring (monotonic)
+  std::uint64_t statement_history_index;  // ... statement history
+  std::uint64_t transaction_history_index;
+  std::uint64_t processlist_id;  // PROCESSLIST_ID the program gave the thread; 0 = NULL
+  std::uint8_t connection_type;  // connection_type_id; 0 = NULL
+  std::uint8_t idle;             // 1 while the thread waits for work (an idle wait is running)
+  std::uint8_t last_end_timer;   // timer of last_statement_end; 0 = none
+  std::uint8_t pad_work[5];
+  std::uint64_t last_statement_end;  // raw timer value at the end of its last statement
+};
+
+// Per-thread derived flags of the units of work (thread_record::work_derived).
+inline constexpr std::uint32_t kWorkStagesCurrent = 1u << 0;
+inline constexpr std::uint32_t kWorkStagesHistory = 1u << 1;
+inline constexpr std::uint32_t kWorkStagesHistoryLong = 1u << 2;
+inline constexpr std::uint32_t kWorkStatementsCurrent = 1u << 3;
+inline constexpr std::uint32_t kWorkStatementsHistory = 1u << 4;
+inline constexpr std::uint32_t kWorkStatementsHistoryLong = 1u << 5;
+inline constexpr std::uint32_t kWorkTransactionsCurrent = 1u << 6;
+inline constexpr std::uint32_t kWorkTransactionsHistory = 1u << 7;
+inline constexpr std::uint32_t kWorkTransactionsHistoryLong = 1u << 8;
+inline constexpr std::uint32_t kWorkStatementsCpu = 1u << 9;
+inline constexpr std::uint32_t kWorkDigest = 1u << 10;   // statements_digest (global, not per thread)
+inline constexpr std::uint32_t kWorkEnabled = 1u << 11;  // global && thread_instrumentation && INSTRUMENTED
+
+// threads.CONNECTION_TYPE values.
+enum connection_type_id : std::uint8_t {
+  kConnectionNone = 0,
+  kConnectionTcp = 1,     // 'TCP/IP'
+  kConnectionSocket = 2,  // 'Socket'
+  kConnectionPipe = 3,    // 'Named Pipe'
+  kConnectionSsl = 4,     // 'SSL/TLS'
+  kConnectionMemory = 5,  // 'Shared Memory'
+  kConnectionCount = 6,
 };
 
 // Event tables a TRUNCATE empties, index into thread_record::horizon and
@@ -249,6 +330,16 @@ enum truncate_table : std::uint32_t {
   kTruncateCurrent = 0,
   kTruncateHistory = 1,
   kTruncateHistoryLong = 2,
+  kTruncateStagesCurrent = 3,
+  kTruncateStagesHistory = 4,
+  kTruncateStagesHistoryLong = 5,
+  kTruncateStatementsCurrent = 6,
+  kTruncateStatementsHistory = 7,
+  kTruncateStatementsHistoryLong = 8,
+  kTruncateTransactionsCurrent = 9,
+  kTruncateTransactionsHistory = 10,
+  kTruncateTransactionsHistoryLong = 11,
+  kTruncateTables = 12,
 };
 
 // Wait record states.
@@ -256,9 +347,26 @@ inline constexpr std::uint8_t kWaitEmpty = 0;
 inline constexpr std::uint8_t kWaitRunning = 1;
 inline constexpr std::uint8_t kWaitCompleted = 2;
 
-// NESTING_EVENT_TYPE values.
+// NESTING_EVENT_TYPE values (MySQL's enum: TRANSACTION, STATEMENT, STAGE, WAIT).
 inline constexpr std::uint8_t kNestingNone = 0;
 inline constexpr std::uint8_t kNestingWait = 1;
+inline constexpr std::uint8_t kNestingTransaction = 2;
+inline constexpr std::uint8_t kNestingStatement = 3;
+inline constexpr std::uint8_t kNestingStage = 4;
+inline const char* nesting_type_name(std::uint8_t type) {
+  switch (type) {
+    case kNestingWait:
+      return "WAIT";
+    case kNestingTransaction:
+      return "TRANSACTION";
+    case kNestingStatement:
+      return "STATEMENT";
+    case kNestingStage:
+      return "STAGE";
+    default:
+      return nullptr;
+  }
+}
 
 // Object kinds referenced by a wait (wait_record::object_kind).
 inline constexpr std::uint8_t kObjectNone = 0;
@@ -435,6 +543,17 @@ struct region_header {
   std::uint32_t history_long_batch;  // slots per batch
   std::uint32_t max_indexes_per_table;
   std::uint32_t pad_sizes;
+  // Units of work.
+  std::uint32_t max_stage_classes;
+  std::uint32_t max_statement_classes;
+  std::uint32_t stages_history_size;  // per thread
+  std::uint32_t statement_stack_depth;
+  std::uint32_t statements_history_size;
+  std::uint32_t transactions_history_size;
+  std::uint32_t max_sql_text_length;  // bytes of SQL_TEXT kept (the record holds one more, the NUL)
+  std::uint32_t statement_stride;     // sizeof(statement_record) + text, 8-byte aligned
+  std::uint32_t digest_size;
+  std::uint32_t wait_histograms;
 
   // Timers: baseline and fixed-point converter of each timers::timer_kind
   // (index = kind). ps = ((raw - base) * mult) >> shift; mult 0 = unavailable.
@@ -449,14 +568,23 @@ struct region_header {
   // Setup state (written by setup writers under the setup lock).
   std::uint64_t setup_generation;  // bumped after every setup change
   std::uint8_t wait_timer;         // setup_timers 'wait' (timers::timer_kind)
-  std::uint8_t pad0[7];
+  std::uint8_t idle_timer;         // setup_timers 'idle', 'stage', 'statement', 'transaction'
+  std::uint8_t stage_timer;
+  std::uint8_t statement_timer;
+  std::uint8_t transaction_timer;
+  std::uint8_t pad0[3];
   std::uint8_t consumers[kConsumerSlots];  // 1 = YES
 
   // Provider-wide counters (atomic).
   std::uint64_t next_thread_id;
-  std::uint64_t history_long_next_batch;  // monotonic batch counter (mod batches)
-  std::uint64_t horizon_thread_id[3];     // see truncate_table (setup writers only)
+  std::uint64_t history_long_next_batch;             // monotonic batch counter (mod batches)
+  std::uint64_t horizon_thread_id[kTruncateTables];  // see truncate_table (setup writers only)
   std::uint64_t lost[kLostSlots];
+  std::uint64_t stages_long_next;  // monotonic slot counters of the history_long arrays of work
+  std::uint64_t statements_long_next;
+  std::uint64_t transactions_long_next;
+  std::uint64_t next_statement_id;  // STATEMENT_ID
+  std::uint64_t digest_generation;  // bumped by TRUNCATE of the digest table
 
   array_desc arrays[kArrayCount];
 };

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "agent/region/work_layout.h"
+
 namespace pfs::setup {
 namespace {
 
@@ -17,6 +19,17 @@ constexpr std::string_view kConsumerNames[kConsumerCount] = {
     "events_waits_summary_by_thread_by_event_name",
     "events_waits_summary_global_by_event_name",
     "events_waits_summary_by_instance",
+    "events_stages_current",
+    "events_stages_history",
+    "events_stages_history_long",
+    "events_statements_cpu",
+    "events_statements_current",
+    "events_statements_history",
+    "events_statements_history_long",
+    "events_transactions_current",
+    "events_transactions_history",
+    "events_transactions_history_long",
+    "statements_digest",
 };
 
 bool consumer_on(const region_header& h, std::uint32_t id) { return load_relaxed(h.consumers[id]) != 0; }
@@ -137,6 +150,40 @@ std::uint8_t thread_derived(const region_map& region, const thread_record& t) {
   return d;
 }
 
+std::uint32_t work_derived(const region_map& region, const thread_record& t) {
+  const region_header& h = region.header();
+  std::uint32_t d =
+      consumer_on(h, kConsumerGlobalInstrumentation) && consumer_on(h, kConsumerStatementsDigest)
+          ? kWorkDigest
+          : 0;
+  if (!consumer_on(h, kConsumerGlobalInstrumentation) || !consumer_on(h, kConsumerThreadInstrumentation) ||
+      load_relaxed(t.instrumented) == 0)
+    return d;
+  d |= kWorkEnabled;
+  const bool history = load_relaxed(t.history) != 0;
+  // MySQL's hierarchy: _history and _history_long need _current; both need the
+  // thread's HISTORY.
+  const struct {
+    consumer_id current, hist, hist_long;
+    std::uint32_t flag_current, flag_hist, flag_long;
+  } kinds[] = {
+      {kConsumerStagesCurrent, kConsumerStagesHistory, kConsumerStagesHistoryLong, kWorkStagesCurrent,
+       kWorkStagesHistory, kWorkStagesHistoryLong},
+      {kConsumerStatementsCurrent, kConsumerStatementsHistory, kConsumerStatementsHistoryLong,
+       kWorkStatementsCurrent, kWorkStatementsHistory, kWorkStatementsHistoryLong},
+      {kConsumerTransactionsCurrent, kConsumerTransactionsHistory, kConsumerTransactionsHistoryLong,
+       kWorkTransactionsCurrent, kWorkTransactionsHistory, kWorkTransactionsHistoryLong},
+  };
+  for (const auto& k : kinds) {
+    if (!consumer_on(h, k.current)) continue;
+    d |= k.flag_current;
+    if (history && consumer_on(h, k.hist)) d |= k.flag_hist;
+    if (history && consumer_on(h, k.hist_long)) d |= k.flag_long;
+  }
+  if (consumer_on(h, kConsumerStatementsCpu)) d |= kWorkStatementsCpu;
+  return d;
+}
+
 void recompute_derived(const region_map& region) {
   region_header& h = region.header();
   auto* classes = region.array<class_record>(kArrayClasses);
@@ -150,6 +197,7 @@ void recompute_derived(const region_map& region) {
     thread_record& t = threads[i];
     if ((load_acquire(t.lock) & kStateMask) != kStateAllocated) continue;
     store_relaxed(t.derived, thread_derived(region, t));
+    store_relaxed(t.work_derived, work_derived(region, t));
   }
   recompute_tables(region);
   bump_generation(region);
@@ -178,10 +226,43 @@ void set_consumer(const region_map& region, std::uint32_t consumer, bool enabled
 }
 
 bool set_wait_timer(const region_map& region, timers::timer_kind kind) {
+  return set_timer(region, kTimerWait, kind);
+}
+
+std::uint8_t* timer_field(region_header& h, timer_row row) {
+  switch (row) {
+    case kTimerIdle:
+      return &h.idle_timer;
+    case kTimerWait:
+      return &h.wait_timer;
+    case kTimerStage:
+      return &h.stage_timer;
+    case kTimerStatement:
+      return &h.statement_timer;
+    case kTimerTransaction:
+      return &h.transaction_timer;
+    default:
+      return nullptr;
+  }
+}
+
+std::string_view timer_row_name(timer_row row) {
+  constexpr std::string_view kNames[kTimerRows] = {"idle", "wait", "stage", "statement", "transaction"};
+  return row < kTimerRows ? kNames[row] : "";
+}
+
+int timer_row_from_name(std::string_view name) {
+  for (std::uint32_t r = 0; r < kTimerRows; ++r)
+    if (timer_row_name(static_cast<timer_row>(r)) == name) return static_cast<int>(r);
+  return -1;
+}
+
+bool set_timer(const region_map& region, timer_row row, timers::timer_kind kind) {
   const auto k = static_cast<std::uint32_t>(kind);
   region_header& h = region.header();
-  if (k == 0 || k >= 8 || load_relaxed(h.timers[k].available) == 0) return false;
-  store_relaxed(h.wait_timer, static_cast<std::uint8_t>(k));
+  std::uint8_t* field = timer_field(h, row);
+  if (field == nullptr || k == 0 || k >= 8 || load_relaxed(h.timers[k].available) == 0) return false;
+  store_relaxed(*field, static_cast<std::uint8_t>(k));
   bump_generation(region);
   return true;
 }
@@ -195,6 +276,7 @@ bool set_thread(const region_map& region, std::uint64_t thread_id, int instrumen
     if (instrumented >= 0) store_relaxed(t.instrumented, static_cast<std::uint8_t>(instrumented ? 1 : 0));
     if (history >= 0) store_relaxed(t.history, static_cast<std::uint8_t>(history ? 1 : 0));
     store_relaxed(t.derived, thread_derived(region, t));
+    store_relaxed(t.work_derived, work_derived(region, t));
     bump_generation(region);
     return true;
   }
@@ -441,6 +523,134 @@ void reset_wait_summaries(const region_map& region) {
 void reset_thread_summaries(const region_map& region) {
   auto* stats = region.array<wait_stat>(kArrayThreadClassStats);
   for (std::uint64_t i = 0; i < region.count(kArrayThreadClassStats); ++i) zero(stats[i]);
+  bump_generation(region);
+}
+
+namespace {
+void zero(statement_stat& s) {
+  zero(s.time);
+  for (std::uint64_t* f :
+       {&s.lock_time, &s.errors, &s.warnings, &s.rows_affected, &s.rows_sent, &s.rows_examined, &s.cpu_time})
+    store_relaxed(*f, std::uint64_t{0});
+}
+void zero(transaction_stat& s) {
+  zero(s.all);
+  zero(s.read_write);
+  zero(s.read_only);
+}
+void zero(latency_histogram& h) {
+  for (std::uint64_t& c : h.counts) store_relaxed(c, std::uint64_t{0});
+}
+template <class T>
+void zero_array(const region_map& region, array_id id) {
+  auto* a = region.array<T>(id);
+  for (std::uint64_t i = 0; i < region.count(id); ++i) zero(a[i]);
+}
+}  // namespace
+
+namespace {
+void fold(wait_stat& into, const wait_stat& s) {
+  const std::uint64_t n = load_relaxed(s.count);
+  if (n == 0) return;
+  __atomic_fetch_add(&into.count, n, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&into.sum, load_relaxed(s.sum), __ATOMIC_RELAXED);
+  if (load_relaxed(s.min) < load_relaxed(into.min)) store_relaxed(into.min, load_relaxed(s.min));
+  if (load_relaxed(s.max) > load_relaxed(into.max)) store_relaxed(into.max, load_relaxed(s.max));
+}
+void fold(statement_stat& into, const statement_stat& s) {
+  fold(into.time, s.time);
+  std::uint64_t statement_stat::*const fields[] = {&statement_stat::lock_time, &statement_stat::errors,
+                                                   &statement_stat::warnings,  &statement_stat::rows_affected,
+                                                   &statement_stat::rows_sent, &statement_stat::rows_examined,
+                                                   &statement_stat::cpu_time};
+  for (auto f : fields) __atomic_fetch_add(&(into.*f), load_relaxed(s.*f), __ATOMIC_RELAXED);
+}
+void fold(transaction_stat& into, const transaction_stat& s) {
+  fold(into.all, s.all);
+  fold(into.read_write, s.read_write);
+  fold(into.read_only, s.read_only);
+}
+// Folds every thread's statistics (per_thread of them per thread slot) into the
+// class buckets, then zeroes the threads'.
+template <class S>
+void fold_threads(const region_map& region, array_id threads_id, array_id classes_id) {
+  auto* t = region.array<S>(threads_id);
+  auto* c = region.array<S>(classes_id);
+  const std::uint64_t per = region.count(classes_id);
+  if (t == nullptr || c == nullptr || per == 0) return;
+  for (std::uint64_t i = 0; i < region.count(threads_id); ++i) {
+    fold(c[i % per], t[i]);
+    zero(t[i]);
+  }
+}
+}  // namespace
+
+void reset_stage_summaries(const region_map& region, bool by_thread) {
+  if (by_thread) {
+    fold_threads<wait_stat>(region, kArrayThreadStageStats, kArrayClassStageStats);
+  } else {
+    zero_array<wait_stat>(region, kArrayThreadStageStats);
+    zero_array<wait_stat>(region, kArrayClassStageStats);
+  }
+  bump_generation(region);
+}
+
+void reset_statement_summaries(const region_map& region, bool by_thread) {
+  if (by_thread) {
+    fold_threads<statement_stat>(region, kArrayThreadStatementStats, kArrayClassStatementStats);
+  } else {
+    zero_array<statement_stat>(region, kArrayThreadStatementStats);
+    zero_array<statement_stat>(region, kArrayClassStatementStats);
+  }
+  bump_generation(region);
+}
+
+void reset_transaction_summaries(const region_map& region, bool by_thread) {
+  if (by_thread) {
+    fold_threads<transaction_stat>(region, kArrayThreadTransactionStats, kArrayClassTransactionStats);
+  } else {
+    zero_array<transaction_stat>(region, kArrayThreadTransactionStats);
+    zero_array<transaction_stat>(region, kArrayClassTransactionStats);
+  }
+  bump_generation(region);
+}
+
+void reset_digest_histograms(const region_map& region) {
+  auto* d = region.array<digest_record>(kArrayDigests);
+  for (std::uint64_t i = 0; i < region.count(kArrayDigests); ++i) zero(d[i].h);
+  bump_generation(region);
+}
+
+void reset_statement_histogram(const region_map& region) {
+  zero_array<latency_histogram>(region, kArrayStatementHistogram);
+  bump_generation(region);
+}
+
+void reset_wait_histograms(const region_map& region) {
+  auto* pool = region.array<thread_histogram>(kArrayWaitHistograms);
+  for (std::uint64_t i = 0; i < region.count(kArrayWaitHistograms); ++i) zero(pool[i].h);
+  zero_array<latency_histogram>(region, kArrayClassWaitHistograms);
+  bump_generation(region);
+}
+
+void reset_digests(const region_map& region) {
+  // MySQL's TRUNCATE of the digest table empties it: the rows are freed and
+  // claimed again by the next statements. A provider updating a row while it is
+  // freed adds to a row that no longer shows (the usual reset race).
+  auto* d = region.array<digest_record>(kArrayDigests);
+  for (std::uint64_t i = 0; i < region.count(kArrayDigests); ++i) {
+    digest_record& r = d[i];
+    begin_change(r.lock);
+    store_relaxed(r.key, std::uint64_t{0});
+    zero(r.stat);
+    zero(r.h);
+    store_relaxed(r.first_seen_ns, std::uint64_t{0});
+    store_relaxed(r.last_seen_ns, std::uint64_t{0});
+    store_relaxed(r.sample_timer_wait, std::uint64_t{0});
+    store_relaxed(r.sample_seen_ns, std::uint64_t{0});
+    end_change(r.lock, kStateFree);
+  }
+  __atomic_fetch_add(&region.header().digest_generation, 1, __ATOMIC_RELEASE);
   bump_generation(region);
 }
 

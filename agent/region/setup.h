@@ -28,15 +28,32 @@ void recompute_derived(const region_map& region);
 // The derived flags of one thread from the current settings (consumers, its
 // INSTRUMENTED/HISTORY, and TRACE_ENABLED of its setup_actors row).
 std::uint8_t thread_derived(const region_map& region, const layout::thread_record& t);
+// The work flags (layout::kWork*) of one thread from the current settings.
+std::uint32_t work_derived(const region_map& region, const layout::thread_record& t);
 // The derived flags of one class from the current settings.
 std::uint8_t class_derived(const layout::region_header& h, std::uint8_t flags);
 
 // Sets setup_instruments ENABLED / TIMED / TRACE_ENABLED of one class (1-based
 // index); -1 leaves a value alone. False, and nothing changes, when the result
 // would have TRACE_ENABLED 'YES' with ENABLED 'NO' (the trace worklog's rule).
-bool set_instrument(const region_map& region, std::uint32_t class_index, int enabled, int timed, int trace = -1);
+bool set_instrument(const region_map& region, std::uint32_t class_index, int enabled, int timed,
+                    int trace = -1);
 void set_consumer(const region_map& region, std::uint32_t consumer, bool enabled);
+// setup_timers rows (MySQL 5.7's order).
+enum timer_row : std::uint32_t {
+  kTimerIdle,
+  kTimerWait,
+  kTimerStage,
+  kTimerStatement,
+  kTimerTransaction,
+  kTimerRows
+};
+std::string_view timer_row_name(timer_row row);
+int timer_row_from_name(std::string_view name);  // -1 if unknown
+// The header field of a row's timer.
+std::uint8_t* timer_field(layout::region_header& h, timer_row row);
 // False (and nothing changes) when the timer is unavailable on this machine.
+bool set_timer(const region_map& region, timer_row row, timers::timer_kind kind);
 bool set_wait_timer(const region_map& region, timers::timer_kind kind);
 // threads.INSTRUMENTED / HISTORY of the live thread with this THREAD_ID; -1 leaves
 // a value alone. False if no such live thread.
@@ -76,11 +93,11 @@ struct object_match {
 object_match match_object(const region_map& region, std::string_view schema, std::string_view name);
 // The derived flags (kFlagEnabled | kFlagTimed) of a table from setup_objects.
 std::uint8_t table_derived(const region_map& region, std::string_view schema, std::string_view name);
-actor_result insert_object(const region_map& region, std::string_view schema, std::string_view name, bool enabled,
-                           bool timed);
+actor_result insert_object(const region_map& region, std::string_view schema, std::string_view name,
+                           bool enabled, bool timed);
 actor_result delete_object(const region_map& region, std::string_view schema, std::string_view name);
-actor_result update_object(const region_map& region, std::string_view schema, std::string_view name, int enabled,
-                           int timed);
+actor_result update_object(const region_map& region, std::string_view schema, std::string_view name,
+                           int enabled, int timed);
 void truncate_objects(const region_map& region);
 // MySQL's default rows: mysql, performance_schema and information_schema off,
 // everything else on and timed.
@@ -94,9 +111,19 @@ void truncate_events(const region_map& region, layout::truncate_table table);
 // TRUNCATE of the summaries: zeroes the statistics. Providers update them without
 // locks, so an event ending at the same moment may survive the reset or be lost
 // from it (MySQL's reset has the same race).
-void reset_wait_summaries(const region_map& region);      // by instance, by event name (+ file classes)
-void reset_thread_summaries(const region_map& region);    // by thread by event name
-void reset_file_summaries(const region_map& region);      // file_summary_* (instances and classes)
-void reset_table_summaries(const region_map& region);     // table_io_waits_summary_*
+void reset_wait_summaries(const region_map& region);    // by instance, by event name (+ file classes)
+void reset_thread_summaries(const region_map& region);  // by thread by event name
+void reset_file_summaries(const region_map& region);    // file_summary_* (instances and classes)
+void reset_table_summaries(const region_map& region);   // table_io_waits_summary_*
+// Units of work: by_thread true resets the per-thread summaries only, after moving
+// them into the global ones (MySQL: TRUNCATE of a by-thread table keeps the global
+// totals); false resets both.
+void reset_stage_summaries(const region_map& region, bool by_thread);
+void reset_statement_summaries(const region_map& region, bool by_thread);
+void reset_transaction_summaries(const region_map& region, bool by_thread);
+void reset_digest_histograms(const region_map& region);    // events_statements_histogram_by_digest
+void reset_statement_histogram(const region_map& region);  // events_statements_histogram_global
+void reset_wait_histograms(const region_map& region);      // events_waits_histogram_global_by_event_name
+void reset_digests(const region_map& region);  // events_statements_summary_by_digest (+ its histograms)
 
 }  // namespace pfs::setup

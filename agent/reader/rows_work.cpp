@@ -1,0 +1,303 @@
+// Row builders of events_stages_*, events_statements_* and events_transactions_*
+// (current, history, history_long). Rules as MySQL's (reference/mysql_ref): END_EVENT_ID
+// is the last event id inside the event (NULL while it runs), a running event's
+// TIMER_END is now, NESTING_EVENT_ID/TYPE NULL at the top.
+#include <cstdio>
+
+#include "agent/reader/reader_internal.h"
+
+namespace pfs::reader::detail {
+
+namespace {
+
+constexpr std::uint32_t kStages = 0, kStatements = 1, kTransactions = 2;
+
+bool shown_current(std::uint8_t state) { return state == kWaitRunning || state == kWaitCompleted; }
+
+cell end_event_cell(std::uint64_t end_event_id) {
+  return end_event_id == 0 ? null_cell() : int_cell(end_event_id - 1);
+}
+
+const char* isolation_name(std::uint8_t v) {
+  constexpr const char* kNames[] = {nullptr, "READ UNCOMMITTED", "READ COMMITTED", "REPEATABLE READ",
+                                    "SERIALIZABLE"};
+  return v < 5 ? kNames[v] : nullptr;
+}
+
+const char* xa_state_name(std::uint8_t v) {
+  constexpr const char* kNames[] = {nullptr, "ACTIVE", "IDLE", "PREPARED", "ROLLED BACK", "COMMITTED"};
+  return v < 6 ? kNames[v] : nullptr;
+}
+
+}  // namespace
+
+std::vector<live_thread> scanner::live_threads() {
+  std::vector<live_thread> out;
+  for (std::uint64_t i = 0; i < r_.threads; ++i) {
+    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+    live_thread l;
+    l.slot = i;
+    const rd res = read_versioned(tr, [&l](const thread_record& t) {
+      l.thread_id = load_relaxed(t.thread_id);
+      for (std::uint32_t k = 0; k < kTruncateTables; ++k) l.horizon[k] = load_acquire(t.horizon[k]);
+      l.history_index[kStages] = load_relaxed(t.stage_history_index);
+      l.history_index[kStatements] = load_relaxed(t.statement_history_index);
+      l.history_index[kTransactions] = load_relaxed(t.transaction_history_index);
+    });
+    if (accept(res)) out.push_back(l);
+  }
+  return out;
+}
+
+void scanner::append_event_times(row_builder& x, std::uint8_t timer, bool running, std::uint64_t start,
+                                 std::uint64_t end) {
+  wait_copy c;
+  c.timer = timer;
+  c.state = running ? kWaitRunning : kWaitCompleted;
+  c.timer_start = start;
+  c.timer_end = end;
+  append_times(x, c);
+}
+
+// Visits the events of one kind in the order MySQL shows them: which 0 = current
+// (per thread, its working records), 1 = history (per thread, oldest first), 2 =
+// history_long (array order). fn(const char* record) gets each record that may be a
+// row; the caller copies and checks it.
+template <class Fn>
+static void for_each_event(const region_reader::impl& r, const std::vector<live_thread>& threads,
+                           std::uint32_t kind, int which, Fn&& fn) {
+  static constexpr array_id kArrays[3][3] = {
+      {kArrayStageCurrent, kArrayStageHistory, kArrayStageHistoryLong},
+      {kArrayStatementCurrent, kArrayStatementHistory, kArrayStatementHistoryLong},
+      {kArrayTransactionCurrent, kArrayTransactionHistory, kArrayTransactionHistoryLong}};
+  const array_id arr = kArrays[kind][which];
+  if (which == 2) {
+    const region_header& h = r.header();
+    const std::uint64_t gone_below = load_acquire(h.horizon_thread_id[kTruncateStagesHistoryLong + 3 * kind]);
+    for (std::uint64_t i = 0; i < r.count(arr); ++i) fn(r.at_stride(arr, i), nullptr, gone_below);
+    return;
+  }
+  const std::uint64_t per = which == 0 ? (kind == kStatements ? r.statement_stack : 1)
+                                       : (kind == kStages       ? r.stage_history
+                                          : kind == kStatements ? r.statement_history
+                                                                : r.transaction_history);
+  for (const live_thread& t : threads) {
+    const std::uint64_t next = t.history_index[kind];
+    const std::uint64_t start = which == 1 && per != 0 && next >= per ? next % per : 0;
+    for (std::uint64_t k = 0; k < per; ++k) {
+      const char* p = r.at_stride(arr, t.slot * per + (start + k) % per);
+      if (p == nullptr) break;
+      fn(p, &t, k);
+    }
+  }
+}
+
+// Whether a copied event is a row: its thread's, not truncated away, in a state
+// the table shows. slot_or_horizon: the slot's position (current, history) or the
+// gone-threads horizon (history_long).
+template <class R>
+static bool event_visible(const R& c, const live_thread* t, std::uint64_t slot_or_horizon,
+                          const std::vector<live_thread>& threads, std::uint32_t kind, int which) {
+  const std::uint32_t table = kTruncateStagesCurrent + 3 * kind + static_cast<std::uint32_t>(which);
+  if (which == 2) {
+    if (c.state != kWaitCompleted) return false;
+    for (const live_thread& l : threads)
+      if (l.thread_id == c.thread_id) return c.event_id >= l.horizon[table];
+    return c.thread_id >= slot_or_horizon;
+  }
+  if (c.thread_id != t->thread_id || c.event_id < t->horizon[table]) return false;
+  if (which == 1) return c.state == kWaitCompleted;
+  return shown_current(c.state);
+}
+
+void scanner::stages(int which) {
+  load_classes();
+  load_timers();
+  const std::vector<live_thread> threads = live_threads();
+  for_each_event(r_, threads, kStages, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
+    stage_record c;
+    if (!accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c))) return;
+    if (!event_visible(c, t, k, threads, kStages, which)) return;
+    emit_stage(c);
+  });
+}
+
+void scanner::emit_stage(const stage_record& c) {
+  const class_entry* cls = class_at(c.class_index);
+  if (cls == nullptr || cls->kind != kKindStage) {
+    ++invalid;
+    return;
+  }
+  auto& x = add_row();
+  x.push_back(int_cell(c.thread_id));
+  x.push_back(int_cell(c.event_id));
+  x.push_back(end_event_cell(c.end_event_id));
+  x.push_back(stable_text(std::string_view(cls->name)));
+  const std::string* src = source_ref(c.source_index);
+  x.push_back(src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
+  append_event_times(x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
+  x.push_back(c.work_completed == kNoWork ? null_cell() : int_cell(c.work_completed));
+  x.push_back(c.work_estimated == kNoWork ? null_cell() : int_cell(c.work_estimated));
+  x.push_back(nullable_int(c.nesting_event_id));
+  const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
+  x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
+}
+
+void scanner::statements(int which) {
+  load_classes();
+  load_timers();
+  const std::vector<live_thread> threads = live_threads();
+  std::string text;
+  for_each_event(r_, threads, kStatements, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
+    statement_record c;
+    if (!accept(
+            read_statement(*reinterpret_cast<const statement_record*>(p), c, text, r_.max_sql_text_length)))
+      return;
+    if (!event_visible(c, t, k, threads, kStatements, which)) return;
+    // MySQL shows the running statements of the stack, or the last completed
+    // outermost one when none runs: a nested statement that ended is not a row.
+    if (which == 0 && k > 0 && c.state != kWaitRunning) return;
+    statement_buf_.assign(text.begin(), text.end());
+    emit_statement(c);
+  });
+}
+
+bool scanner::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& out) {
+  if (row == 0 || row > r_.count(kArrayDigests)) return false;
+  const digest_record& d = *r_.at<digest_record>(kArrayDigests, row - 1);
+  fixed_str<kDigestTextLen> text;
+  bool same = false;
+  const rd res = read_versioned(d, [&](const digest_record& s) {
+    same = true;
+    for (std::size_t i = 0; i < kDigestLen; ++i) same = same && load_relaxed(s.digest[i]) == digest[i];
+    text.load(s.digest_text);
+  });
+  if (res != rd::ok || !same) return false;
+  out = text.str();
+  return true;
+}
+
+static std::string hex_of(const std::uint8_t* d) {
+  std::string s(2 * kDigestLen, '0');
+  constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < kDigestLen; ++i) {
+    s[2 * i] = kHex[d[i] >> 4];
+    s[2 * i + 1] = kHex[d[i] & 15];
+  }
+  return s;
+}
+
+void scanner::emit_statement(const statement_record& c) {
+  const class_entry* cls = class_at(c.class_index);
+  if (cls == nullptr || cls->kind != kKindStatement) {
+    ++invalid;
+    return;
+  }
+  auto& x = add_row();
+  x.push_back(int_cell(c.thread_id));
+  x.push_back(int_cell(c.event_id));
+  x.push_back(end_event_cell(c.end_event_id));
+  x.push_back(stable_text(std::string_view(cls->name)));
+  const std::string* src = source_ref(c.source_index);
+  x.push_back(src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
+  const bool running = c.state == kWaitRunning;
+  append_event_times(x, c.timer, running, c.timer_start, c.timer_end);
+  x.push_back(int_cell(running ? 0 : c.lock_time));  // lock_time: known when the statement ends
+  x.push_back(c.has_text != 0 ? text_cell(std::string_view(statement_buf_.data(), statement_buf_.size()))
+                              : null_cell());
+  std::string digest_text;
+  if (c.has_digest != 0) {
+    x.push_back(text_cell(hex_of(c.digest)));
+    x.push_back(digest_text_of(c.digest_index, c.digest, digest_text) ? text_cell(std::move(digest_text))
+                                                                      : null_cell());
+  } else {
+    x.push_back(null_cell());
+    x.push_back(null_cell());
+  }
+  fixed_str<kObjectSchemaLen> schema;
+  schema.load(c.current_schema);
+  x.push_back(schema.empty() ? null_cell() : text_cell(schema.str()));
+  for (int k = 0; k < 4; ++k) x.push_back(null_cell());  // object_type, _schema, _name, _instance_begin
+  x.push_back(int_cell(c.mysql_errno));
+  fixed_str<kSqlStateLen> state;
+  state.load(c.returned_sqlstate);
+  x.push_back(state.empty() ? null_cell() : text_cell(state.str()));
+  fixed_str<kMessageTextLen> message;
+  message.load(c.message_text);
+  x.push_back(message.empty() ? null_cell() : text_cell(message.str()));
+  x.push_back(int_cell(c.errors));
+  x.push_back(int_cell(c.warnings));
+  x.push_back(int_cell(c.rows_affected));
+  x.push_back(int_cell(c.rows_sent));
+  x.push_back(int_cell(c.rows_examined));
+  for (int k = 0; k < 13; ++k) x.push_back(int_cell(0));  // created_tmp_disk_tables ... no_good_index_used
+  x.push_back(nullable_int(c.nesting_event_id));
+  const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
+  x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
+  x.push_back(int_cell(c.nesting_level));
+  x.push_back(nullable_int(c.statement_id));
+  x.push_back(int_cell(c.cpu_time));
+  x.push_back(int_cell(0));  // max_controlled_memory
+  x.push_back(int_cell(0));  // max_total_memory
+  x.push_back(stable_text(std::string_view("PRIMARY")));
+}
+
+void scanner::transactions(int which) {
+  load_classes();
+  load_timers();
+  const std::vector<live_thread> threads = live_threads();
+  for_each_event(r_, threads, kTransactions, which,
+                 [&](const char* p, const live_thread* t, std::uint64_t k) {
+                   transaction_record c;
+                   if (!accept(read_seq_record(*reinterpret_cast<const transaction_record*>(p), c))) return;
+                   if (!event_visible(c, t, k, threads, kTransactions, which)) return;
+                   emit_transaction(c);
+                 });
+}
+
+void scanner::emit_transaction(const transaction_record& c) {
+  const class_entry* cls = class_at(c.class_index);
+  if (cls == nullptr || cls->kind != kKindTransaction) {
+    ++invalid;
+    return;
+  }
+  auto& x = add_row();
+  x.push_back(int_cell(c.thread_id));
+  x.push_back(int_cell(c.event_id));
+  x.push_back(end_event_cell(c.end_event_id));
+  x.push_back(stable_text(std::string_view(cls->name)));
+  constexpr const char* kStates[] = {nullptr, "ACTIVE", "COMMITTED", "ROLLED BACK"};
+  x.push_back(c.trx_state >= 1 && c.trx_state <= 3 ? stable_text(std::string_view(kStates[c.trx_state]))
+                                                   : null_cell());
+  x.push_back(nullable_int(c.trx_id));
+  fixed_str<kGtidLen> gtid;
+  gtid.load(c.gtid);
+  x.push_back(gtid.empty() ? stable_text(std::string_view("AUTOMATIC")) : text_cell(gtid.str()));
+  const bool xa = c.has_xid != 0;
+  x.push_back(xa ? int_cell_signed(c.xid_format_id) : null_cell());
+  fixed_str<kXidPartLen> gtrid, bqual;
+  gtrid.load(c.xid_gtrid);
+  bqual.load(c.xid_bqual);
+  x.push_back(xa && !gtrid.empty() ? text_cell(gtrid.str()) : null_cell());
+  x.push_back(xa && !bqual.empty() ? text_cell(bqual.str()) : null_cell());
+  const char* xs = xa ? xa_state_name(c.xa_state) : nullptr;
+  x.push_back(xs != nullptr ? stable_text(std::string_view(xs)) : null_cell());
+  const std::string* src = source_ref(c.source_index);
+  x.push_back(src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
+  append_event_times(x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
+  x.push_back(c.access_mode == kAccessReadOnly    ? stable_text(std::string_view("READ ONLY"))
+              : c.access_mode == kAccessReadWrite ? stable_text(std::string_view("READ WRITE"))
+                                                  : null_cell());
+  const char* iso = isolation_name(c.isolation);
+  x.push_back(iso != nullptr ? stable_text(std::string_view(iso)) : null_cell());
+  x.push_back(yes_no(c.autocommit != 0));
+  x.push_back(int_cell(c.savepoints));
+  x.push_back(int_cell(c.rollback_to_savepoint));
+  x.push_back(int_cell(c.release_savepoint));
+  x.push_back(null_cell());  // object_instance_begin
+  x.push_back(nullable_int(c.nesting_event_id));
+  const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
+  x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
+}
+
+}  // namespace pfs::reader::detail

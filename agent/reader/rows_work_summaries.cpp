@@ -1,0 +1,322 @@
+// Row builders of the summaries of units of work (events_stages_summary_*,
+// events_statements_summary_* and _by_digest, events_transactions_summary_*) and of
+// the latency histograms (events_statements_histogram_*, and beyond MySQL
+// events_waits_histogram_global_by_event_name).
+//
+// Global rows = the class's bucket of exited threads + every live thread's
+// statistics (a thread moves its statistics into the bucket when it exits).
+#include "agent/reader/reader_internal.h"
+#include "agent/region/histogram.h"
+
+namespace pfs::reader::detail {
+
+namespace {
+
+cell float_cell(double v) {
+  cell c;
+  c.null = false;
+  c.d = v;
+  return c;
+}
+
+statement_stat load_statement_stat(const statement_stat& s) {
+  statement_stat o;
+  o.time = load_stat(s.time);
+  o.lock_time = load_relaxed(s.lock_time);
+  o.errors = load_relaxed(s.errors);
+  o.warnings = load_relaxed(s.warnings);
+  o.rows_affected = load_relaxed(s.rows_affected);
+  o.rows_sent = load_relaxed(s.rows_sent);
+  o.rows_examined = load_relaxed(s.rows_examined);
+  o.cpu_time = load_relaxed(s.cpu_time);
+  return o;
+}
+
+constexpr statement_stat kZeroStatement{kZeroStat, 0, 0, 0, 0, 0, 0, 0};
+constexpr transaction_stat kZeroTransaction{kZeroStat, kZeroStat, kZeroStat};
+
+void add_statement_stat(statement_stat& into, const statement_stat& s) {
+  merge_stat(into.time, s.time);
+  into.lock_time = sat_add(into.lock_time, s.lock_time);
+  into.errors = sat_add(into.errors, s.errors);
+  into.warnings = sat_add(into.warnings, s.warnings);
+  into.rows_affected = sat_add(into.rows_affected, s.rows_affected);
+  into.rows_sent = sat_add(into.rows_sent, s.rows_sent);
+  into.rows_examined = sat_add(into.rows_examined, s.rows_examined);
+  into.cpu_time = sat_add(into.cpu_time, s.cpu_time);
+}
+
+transaction_stat load_transaction_stat(const transaction_stat& s) {
+  return {load_stat(s.all), load_stat(s.read_write), load_stat(s.read_only)};
+}
+
+void add_transaction_stat(transaction_stat& into, const transaction_stat& s) {
+  merge_stat(into.all, s.all);
+  merge_stat(into.read_write, s.read_write);
+  merge_stat(into.read_only, s.read_only);
+}
+
+// count_star ... max_timer_wait, sum_lock_time ... count_secondary (28 columns).
+void append_statement_cells(row_builder& x, const statement_stat& s) {
+  append_stat_cells(x, s.time);
+  x.push_back(int_cell(s.lock_time));
+  x.push_back(int_cell(s.errors));
+  x.push_back(int_cell(s.warnings));
+  x.push_back(int_cell(s.rows_affected));
+  x.push_back(int_cell(s.rows_sent));
+  x.push_back(int_cell(s.rows_examined));
+  for (int k = 0; k < 13; ++k)
+    x.push_back(int_cell(0));  // sum_created_tmp_disk_tables ... no_good_index_used
+  x.push_back(int_cell(s.cpu_time));
+  for (int k = 0; k < 3; ++k)
+    x.push_back(int_cell(0));  // max_controlled_memory, max_total_memory, count_secondary
+}
+
+latency_histogram load_histogram(const latency_histogram& h) {
+  latency_histogram o;
+  for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) o.counts[b] = load_relaxed(h.counts[b]);
+  return o;
+}
+
+}  // namespace
+
+void scanner::stage_summaries(bool by_thread) {
+  load_classes();
+  const std::uint64_t per = r_.stage_classes;
+  std::vector<wait_stat> global(per, kZeroStat);
+  for (std::uint64_t i = 0; i < per; ++i) global[i] = load_stat(*r_.at<wait_stat>(kArrayClassStageStats, i));
+  std::vector<wait_stat> mine(per, kZeroStat);
+  for (const live_thread& t : live_threads()) {
+    for (std::uint64_t i = 0; i < per; ++i) {
+      mine[i] = load_stat(*r_.at<wait_stat>(kArrayThreadStageStats, t.slot * per + i));
+      merge_stat(global[i], mine[i]);
+    }
+    if (!by_thread) continue;
+    for (const class_entry& c : classes_) {
+      if (!c.valid || c.kind != kKindStage || c.kind_index >= per) continue;
+      auto& x = add_row();
+      x.push_back(int_cell(t.thread_id));
+      x.push_back(text_cell(std::string_view(c.name)));
+      append_stat_cells(x, mine[c.kind_index]);
+    }
+  }
+  if (by_thread) return;
+  for (const class_entry& c : classes_) {
+    if (!c.valid || c.kind != kKindStage || c.kind_index >= per) continue;
+    auto& x = add_row();
+    x.push_back(text_cell(std::string_view(c.name)));
+    append_stat_cells(x, global[c.kind_index]);
+  }
+}
+
+void scanner::statement_summaries(bool by_thread) {
+  load_classes();
+  const std::uint64_t per = r_.statement_classes;
+  std::vector<statement_stat> global(per, kZeroStatement);
+  for (std::uint64_t i = 0; i < per; ++i)
+    global[i] = load_statement_stat(*r_.at<statement_stat>(kArrayClassStatementStats, i));
+  std::vector<statement_stat> mine(per, kZeroStatement);
+  for (const live_thread& t : live_threads()) {
+    for (std::uint64_t i = 0; i < per; ++i) {
+      mine[i] = load_statement_stat(*r_.at<statement_stat>(kArrayThreadStatementStats, t.slot * per + i));
+      add_statement_stat(global[i], mine[i]);
+    }
+    if (!by_thread) continue;
+    for (const class_entry& c : classes_) {
+      if (!c.valid || c.kind != kKindStatement || c.kind_index >= per) continue;
+      auto& x = add_row();
+      x.push_back(int_cell(t.thread_id));
+      x.push_back(text_cell(std::string_view(c.name)));
+      append_statement_cells(x, mine[c.kind_index]);
+    }
+  }
+  if (by_thread) return;
+  for (const class_entry& c : classes_) {
+    if (!c.valid || c.kind != kKindStatement || c.kind_index >= per) continue;
+    auto& x = add_row();
+    x.push_back(text_cell(std::string_view(c.name)));
+    append_statement_cells(x, global[c.kind_index]);
+  }
+}
+
+void scanner::transaction_summaries(bool by_thread) {
+  load_classes();
+  const class_entry* cls = nullptr;
+  for (const class_entry& c : classes_)
+    if (c.valid && c.kind == kKindTransaction) cls = &c;
+  if (cls == nullptr || r_.count(kArrayClassTransactionStats) == 0) return;
+  transaction_stat global = load_transaction_stat(*r_.at<transaction_stat>(kArrayClassTransactionStats, 0));
+  const auto emit = [&](row_builder& x, const transaction_stat& s) {
+    append_stat_cells(x, s.all);
+    append_stat_cells(x, s.read_write);
+    append_stat_cells(x, s.read_only);
+  };
+  for (const live_thread& t : live_threads()) {
+    const transaction_stat* p = r_.at<transaction_stat>(kArrayThreadTransactionStats, t.slot);
+    const transaction_stat mine = p != nullptr ? load_transaction_stat(*p) : kZeroTransaction;
+    add_transaction_stat(global, mine);
+    if (!by_thread) continue;
+    auto& x = add_row();
+    x.push_back(int_cell(t.thread_id));
+    x.push_back(text_cell(std::string_view(cls->name)));
+    emit(x, mine);
+  }
+  if (by_thread) return;
+  auto& x = add_row();
+  x.push_back(text_cell(std::string_view(cls->name)));
+  emit(x, global);
+}
+
+namespace {
+
+struct digest_copy {
+  bool null_row = false;
+  std::uint8_t digest[kDigestLen] = {};
+  fixed_str<kObjectSchemaLen> schema;
+  fixed_str<kDigestTextLen> text;
+  statement_stat stat = kZeroStatement;
+  std::uint64_t first_seen = 0, last_seen = 0;
+  latency_histogram h;
+};
+
+rd read_digest(const digest_record& d, std::uint64_t row, digest_copy& c) {
+  return read_versioned(d, [&](const digest_record& s) {
+    c.null_row = row == 0;
+    for (std::size_t i = 0; i < kDigestLen; ++i) c.digest[i] = load_relaxed(s.digest[i]);
+    c.schema.load(s.schema);
+    c.text.load(s.digest_text);
+    c.stat = load_statement_stat(s.stat);
+    c.first_seen = load_relaxed(s.first_seen_ns);
+    c.last_seen = load_relaxed(s.last_seen_ns);
+    c.h = load_histogram(s.h);
+  });
+}
+
+std::string digest_hex(const std::uint8_t* d) {
+  std::string s(2 * kDigestLen, '0');
+  constexpr char kHex[] = "0123456789abcdef";
+  for (std::size_t i = 0; i < kDigestLen; ++i) {
+    s[2 * i] = kHex[d[i] >> 4];
+    s[2 * i + 1] = kHex[d[i] & 15];
+  }
+  return s;
+}
+
+cell timestamp_cell(std::uint64_t ns) { return int_cell(ns / 1000); }
+
+}  // namespace
+
+void scanner::digests() {
+  for (std::uint64_t i = 0; i < r_.count(kArrayDigests); ++i) {
+    const digest_record& d = *r_.at<digest_record>(kArrayDigests, i);
+    digest_copy c;
+    if (!accept(read_digest(d, i, c)) || c.first_seen == 0) continue;
+    // The query sample has a seqlock of its own (several threads may replace it).
+    fixed_str<kSampleTextLen> sample;
+    std::uint64_t sample_seen = 0, sample_wait = 0;
+    bool sample_ok = false;
+    for (int a = 0; a < kAttempts && !sample_ok; ++a) {
+      const std::uint32_t s1 = load_acquire(d.sample_seq);
+      if ((s1 & 1u) != 0) continue;
+      sample.load(d.sample_text);
+      sample_seen = load_relaxed(d.sample_seen_ns);
+      sample_wait = load_relaxed(d.sample_timer_wait);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      sample_ok = load_relaxed(d.sample_seq) == s1;
+    }
+    auto& x = add_row();
+    x.push_back(c.null_row || c.schema.empty() ? null_cell() : text_cell(c.schema.str()));
+    x.push_back(c.null_row ? null_cell() : text_cell(digest_hex(c.digest)));
+    x.push_back(c.null_row ? null_cell() : text_cell(c.text.str()));
+    append_statement_cells(x, c.stat);
+    x.push_back(timestamp_cell(c.first_seen));
+    x.push_back(timestamp_cell(c.last_seen));
+    for (double q : {0.95, 0.99, 0.999}) x.push_back(int_cell(histogram::quantile(c.h.counts, q)));
+    x.push_back(sample_ok && sample_seen != 0 ? text_cell(sample.str()) : null_cell());
+    x.push_back(timestamp_cell(sample_ok ? sample_seen : 0));
+    x.push_back(int_cell(sample_ok ? sample_wait : 0));
+  }
+}
+
+void scanner::statement_histogram(bool by_digest) {
+  const auto rows = [this](const latency_histogram& h, auto&& key) {
+    std::uint64_t total = 0;
+    for (std::uint64_t c : h.counts) total = sat_add(total, c);
+    std::uint64_t below = 0;
+    for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) {
+      below = sat_add(below, h.counts[b]);
+      auto& x = add_row();
+      key(x);
+      x.push_back(int_cell(b));
+      x.push_back(int_cell(histogram::bucket_low(b)));
+      x.push_back(int_cell(histogram::bucket_high(b)));
+      x.push_back(int_cell(h.counts[b]));
+      x.push_back(int_cell(below));
+      x.push_back(float_cell(total == 0 ? 0.0 : static_cast<double>(below) / static_cast<double>(total)));
+    }
+  };
+  if (!by_digest) {
+    if (r_.count(kArrayStatementHistogram) == 0) return;
+    rows(load_histogram(*r_.at<latency_histogram>(kArrayStatementHistogram, 0)), [](row_builder&) {});
+    return;
+  }
+  for (std::uint64_t i = 0; i < r_.count(kArrayDigests); ++i) {
+    digest_copy c;
+    if (!accept(read_digest(*r_.at<digest_record>(kArrayDigests, i), i, c)) || c.first_seen == 0) continue;
+    const std::string schema = c.schema.str(), hex = digest_hex(c.digest);
+    rows(c.h, [&](row_builder& x) {
+      x.push_back(c.null_row || schema.empty() ? null_cell() : text_cell(std::string_view(schema)));
+      x.push_back(c.null_row ? null_cell() : text_cell(std::string_view(hex)));
+    });
+  }
+}
+
+std::vector<latency_histogram> scanner::wait_class_histograms() {
+  std::vector<latency_histogram> out(r_.classes);
+  for (std::uint64_t c = 0; c < r_.classes; ++c) {
+    const latency_histogram* h = r_.at<latency_histogram>(kArrayClassWaitHistograms, c);
+    out[c] = h != nullptr ? load_histogram(*h) : latency_histogram{};
+  }
+  for (std::uint64_t i = 0; i < r_.count(kArrayWaitHistograms); ++i) {
+    const thread_histogram& th = *r_.at<thread_histogram>(kArrayWaitHistograms, i);
+    std::uint32_t cls = 0;
+    latency_histogram h;
+    if (!accept(read_versioned(th, [&](const thread_histogram& s) {
+          cls = load_relaxed(s.class_index);
+          h = load_histogram(s.h);
+        })))
+      continue;
+    if (cls == 0 || cls > r_.classes) {
+      ++invalid;
+      continue;
+    }
+    for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
+      out[cls - 1].counts[b] = sat_add(out[cls - 1].counts[b], h.counts[b]);
+  }
+  return out;
+}
+
+void scanner::wait_histograms() {
+  load_classes();
+  const std::vector<latency_histogram> all = wait_class_histograms();
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+    const latency_histogram& h = all[c];
+    std::uint64_t total = 0;
+    for (std::uint64_t n : h.counts) total = sat_add(total, n);
+    std::uint64_t below = 0;
+    for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) {
+      below = sat_add(below, h.counts[b]);
+      auto& x = add_row();
+      x.push_back(text_cell(std::string_view(classes_[c].name)));
+      x.push_back(int_cell(b));
+      x.push_back(int_cell(histogram::bucket_low(b)));
+      x.push_back(int_cell(histogram::bucket_high(b)));
+      x.push_back(int_cell(h.counts[b]));
+      x.push_back(int_cell(below));
+      x.push_back(float_cell(total == 0 ? 0.0 : static_cast<double>(below) / static_cast<double>(total)));
+    }
+  }
+}
+
+}  // namespace pfs::reader::detail

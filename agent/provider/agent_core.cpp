@@ -39,13 +39,14 @@ constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,   
                                     kLostStatementClasses, kLostStatementClasses};
 
 // A category is an identifier; a name may also hold "::", '.', '-' (MySQL has
-// names like THR_LOCK::mutex). No '/', '%', spaces or control characters.
-bool valid_part(const char* s, bool is_name) {
+// names like THR_LOCK::mutex), and a stage name spaces ("waiting for lock").
+// No '/', '%' or control characters.
+bool valid_part(const char* s, bool is_name, bool spaces = false) {
   if (s == nullptr || *s == '\0') return false;
   for (const char* p = s; *p != '\0'; ++p) {
     const char c = *p;
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                    (is_name && (c == ':' || c == '.' || c == '-'));
+                    (is_name && (c == ':' || c == '.' || c == '-')) || (spaces && c == ' ');
     if (!ok) return false;
   }
   return true;
@@ -70,7 +71,7 @@ void reattach_if_restored() {
 }
 
 pfs_key register_class(instrument_kind kind, const char* category, const char* name) {
-  if (!valid_part(category, false) || !valid_part(name, true)) return 0;
+  if (!valid_part(category, false) || !valid_part(name, true, kind == kKindStage)) return 0;
   return register_named_class(kind, std::string(kKindPrefix[kind]) + category + "/" + name);
 }
 
@@ -349,6 +350,7 @@ bool init(const options& opts) {
   setup::recompute_derived(a->region);
 
   __atomic_store_n(&g_agent, a.release(), __ATOMIC_RELEASE);
+  register_work_classes(*g_agent);
   store_release(g_hot.recording, true);
   g_last_error.clear();
   return true;

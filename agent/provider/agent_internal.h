@@ -60,6 +60,8 @@ void init_io(agent_state& a, const region_sizes& sizes);
 // Units of work (agent_work.cpp): set up at init, and a thread's part at its
 // registration and exit.
 void init_work(agent_state& a);
+// Registers 'transaction' and 'idle' (once the agent is published).
+void register_work_classes(agent_state& a);
 void attach_work(agent_state& a, thread_context& t);
 void release_work(agent_state& a, thread_context& t);
 

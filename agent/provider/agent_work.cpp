@@ -486,6 +486,9 @@ void init_work(agent_state& a) {
   for (std::uint64_t i = 0; i < m.count(kArrayClassTransactionStats); ++i)
     zero_stat(g_work.class_transaction_stats[i]);
   a.histogram_of.assign(std::uint64_t{h.max_threads} * h.max_classes, 0);
+}
+
+void register_work_classes(agent_state& a) {
   // MySQL's two classes of their own kind: 'transaction' and 'idle'.
   a.transaction_class = register_named_class(kKindTransaction, "transaction");
   a.idle_class = register_named_class(kKindIdle, "idle");

@@ -23,6 +23,7 @@
 
 #include "agent/provider/event_path.h"
 #include "agent/provider/pfs_c.h"
+#include "agent/provider/pfs_work.h"
 #include "agent/region/region.h"
 
 namespace pfs {

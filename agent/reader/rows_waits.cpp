@@ -154,7 +154,8 @@ void scanner::emit_wait(const wait_copy& c) {
   }
   if (w[13]) o[13] = int_cell(c.object_instance_begin);
   if (w[14]) o[14] = nullable_int(c.nesting_event_id);
-  if (w[15] && c.nesting_type == kNestingWait) o[15] = stable_text(std::string_view("WAIT"));
+  if (w[15] && c.nesting_event_id != 0)
+    if (const char* nest = nesting_type_name(c.nesting_type)) o[15] = stable_text(std::string_view(nest));
   if (w[16])
     if (const char* op = operation_name(c.operation)) o[16] = stable_text(std::string_view(op));
   if (w[17] && c.number_of_bytes >= 0) o[17] = int_cell_signed(c.number_of_bytes);
@@ -175,7 +176,8 @@ void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_cop
   append_object(x, c);
   x.push_back(int_cell(c.object_instance_begin));
   x.push_back(nullable_int(c.nesting_event_id));
-  x.push_back(c.nesting_type == kNestingWait ? stable_text(std::string_view("WAIT")) : null_cell());
+  const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
+  x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
   const char* op = operation_name(c.operation);
   x.push_back(op != nullptr ? stable_text(std::string_view(op)) : null_cell());
   // -1 = NULL; other negative values are garbage, NULL too.

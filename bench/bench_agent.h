@@ -20,7 +20,10 @@ inline void start_agent() {
     o.remove_at_exit = true;
     o.trace_dir = "/dev/shm/pfs_bench_trace_" + std::to_string(getpid());
     std::system(("mkdir -p " + o.trace_dir).c_str());
-    o.instrument = "wait/synch/mutex/bench/disabled=OFF,wait/synch/mutex/bench/counted=COUNTED,%=ON";
+    o.instrument =
+        "wait/synch/mutex/bench/disabled=OFF,wait/synch/mutex/bench/counted=COUNTED,statement/bench/"
+        "disabled=OFF,"
+        "stage/bench/disabled=OFF,%=ON";
     if (!pfs::init(o)) {
       std::fprintf(stderr, "pfs_bench: agent not started: %s\n", pfs::last_error().c_str());
       std::exit(1);

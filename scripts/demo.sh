@@ -41,6 +41,10 @@ SELECT t.thread_id, t.name AS thread, c.event_name, c.operation,
   FROM ps.events_waits_current c
   JOIN ps.threads t ON t.thread_id = c.thread_id
  ORDER BY t.thread_id, c.event_id;
+\echo '== While the program runs: the processlist (threads: request, stage and text of each connection)'
+SELECT thread_id, processlist_id AS id, processlist_command AS command, processlist_state AS state,
+       processlist_info AS info
+  FROM ps.threads WHERE processlist_id IS NOT NULL ORDER BY processlist_id;
 \echo '== While the program runs: waits by thread (sys-style view; gone once threads exit)'
 SELECT thread_id, thread, event, total, total_latency, max_latency
   FROM sys.waits_by_thread_by_latency LIMIT 8;
@@ -57,6 +61,19 @@ SQL
 \echo
 \echo '== Top waits by latency (sys-style view over events_waits_summary_global_by_event_name)'
 SELECT * FROM sys.waits_global_by_latency LIMIT 10;
+\echo '== Requests by kind (sys.statement_analysis over events_statements_summary_by_digest)'
+SELECT query, exec_count, total_latency, avg_latency, p95_latency, p99_latency, lock_latency, warn_count
+  FROM sys.statement_analysis LIMIT 6;
+\echo '== Which kind of request waited on which lock (waits by request type, from the histories)'
+SELECT statement, event, total, total_latency, max_latency
+  FROM sys.waits_by_statement WHERE total_latency IS NOT NULL LIMIT 10;
+\echo '== Where requests spend their time: stages (events_stages_summary_global_by_event_name)'
+SELECT event_name, count_star, format_pico_time(sum_timer_wait) AS total, format_pico_time(avg_timer_wait) AS avg
+  FROM ps.events_stages_summary_global_by_event_name WHERE count_star > 0 ORDER BY sum_timer_wait DESC;
+\echo '== The latency distribution of the queue lock (events_waits_histogram_global_by_event_name)'
+SELECT bucket_timer_low, bucket_timer_high, count_bucket, round(bucket_quantile::numeric, 4) AS quantile
+  FROM ps.events_waits_histogram_global_by_event_name
+ WHERE event_name = 'wait/synch/mutex/demo/queue_lock' AND count_bucket > 0 ORDER BY bucket_number LIMIT 8;
 \echo '== The same with format_pico_time by hand, per wait class'
 SELECT substring(event_name FROM '^[^/]*/[^/]*/[^/]*') AS wait_class,
        sum(count_star) AS waits,

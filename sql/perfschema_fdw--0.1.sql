@@ -165,7 +165,109 @@ BEGIN
                count_delete AS rows_deleted,
                %2$s(sum_timer_delete) AS delete_latency
           FROM %1$s.table_io_waits_summary_by_table
-         ORDER BY sum_timer_wait DESC, object_schema, object_name $$)
+         ORDER BY sum_timer_wait DESC, object_schema, object_name $$),
+      -- sys.statement_analysis: every kind of statement (digest) by total latency.
+      ('statement_analysis', ARRAY['events_statements_summary_by_digest'], $$
+        SELECT digest_text AS query,
+               schema_name AS db,
+               CASE WHEN sum_no_good_index_used > 0 OR sum_no_index_used > 0 THEN '*' ELSE '' END AS full_scan,
+               count_star AS exec_count,
+               sum_errors AS err_count,
+               sum_warnings AS warn_count,
+               %2$s(sum_timer_wait) AS total_latency,
+               %2$s(max_timer_wait) AS max_latency,
+               %2$s(avg_timer_wait) AS avg_latency,
+               %2$s(sum_lock_time) AS lock_latency,
+               %2$s(sum_cpu_time) AS cpu_latency,
+               sum_rows_sent AS rows_sent,
+               round(coalesce(sum_rows_sent::numeric / nullif(count_star, 0), 0)) AS rows_sent_avg,
+               sum_rows_examined AS rows_examined,
+               round(coalesce(sum_rows_examined::numeric / nullif(count_star, 0), 0)) AS rows_examined_avg,
+               sum_rows_affected AS rows_affected,
+               round(coalesce(sum_rows_affected::numeric / nullif(count_star, 0), 0)) AS rows_affected_avg,
+               sum_created_tmp_tables AS tmp_tables,
+               sum_created_tmp_disk_tables AS tmp_disk_tables,
+               sum_sort_rows AS rows_sorted,
+               sum_sort_merge_passes AS sort_merge_passes,
+               %2$s(quantile_95) AS p95_latency,
+               %2$s(quantile_99) AS p99_latency,
+               digest,
+               first_seen,
+               last_seen
+          FROM %1$s.events_statements_summary_by_digest
+         ORDER BY sum_timer_wait DESC, digest $$),
+      -- sys.statements_with_runtimes_in_95th_percentile: the digests whose average
+      -- latency is in the slowest 5% of all digests' averages (as sys computes it).
+      ('statements_with_runtimes_in_95th_percentile', ARRAY['events_statements_summary_by_digest'], $$
+        SELECT digest_text AS query,
+               schema_name AS db,
+               CASE WHEN sum_no_good_index_used > 0 OR sum_no_index_used > 0 THEN '*' ELSE '' END AS full_scan,
+               count_star AS exec_count,
+               sum_errors AS err_count,
+               sum_warnings AS warn_count,
+               %2$s(sum_timer_wait) AS total_latency,
+               %2$s(max_timer_wait) AS max_latency,
+               %2$s(avg_timer_wait) AS avg_latency,
+               sum_rows_sent AS rows_sent,
+               round(coalesce(sum_rows_sent::numeric / nullif(count_star, 0), 0)) AS rows_sent_avg,
+               sum_rows_examined AS rows_examined,
+               round(coalesce(sum_rows_examined::numeric / nullif(count_star, 0), 0)) AS rows_examined_avg,
+               first_seen,
+               last_seen,
+               digest
+          FROM %1$s.events_statements_summary_by_digest
+         WHERE avg_timer_wait >= (SELECT percentile_disc(0.95) WITHIN GROUP (ORDER BY avg_timer_wait)
+                                    FROM %1$s.events_statements_summary_by_digest)
+         ORDER BY avg_timer_wait DESC, digest $$),
+      -- sys.statements_with_errors_or_warnings.
+      ('statements_with_errors_or_warnings', ARRAY['events_statements_summary_by_digest'], $$
+        SELECT digest_text AS query,
+               schema_name AS db,
+               count_star AS exec_count,
+               sum_errors AS errors,
+               round(100.0 * sum_errors / nullif(count_star, 0), 4) AS error_pct,
+               sum_warnings AS warnings,
+               round(100.0 * sum_warnings / nullif(count_star, 0), 4) AS warning_pct,
+               first_seen,
+               last_seen,
+               digest
+          FROM %1$s.events_statements_summary_by_digest
+         WHERE sum_errors > 0 OR sum_warnings > 0
+         ORDER BY sum_errors DESC, sum_warnings DESC, digest $$),
+      -- Beyond sys: which waits each kind of statement (digest) waited on. A wait
+      -- belongs to the statement it nests in, directly or through a stage; built
+      -- from the history tables, so it covers the events they still hold.
+      ('waits_by_statement',
+       ARRAY['events_waits_history_long', 'events_waits_history', 'events_stages_history_long',
+             'events_stages_history', 'events_statements_history_long', 'events_statements_history',
+             'events_statements_current'], $$
+        WITH stmt AS (
+               SELECT thread_id, event_id, event_name, digest, digest_text FROM %1$s.events_statements_history_long
+               UNION SELECT thread_id, event_id, event_name, digest, digest_text FROM %1$s.events_statements_history
+               UNION SELECT thread_id, event_id, event_name, digest, digest_text FROM %1$s.events_statements_current),
+             stage AS (
+               SELECT thread_id, event_id, nesting_event_id FROM %1$s.events_stages_history_long
+               UNION SELECT thread_id, event_id, nesting_event_id FROM %1$s.events_stages_history),
+             waits AS (
+               SELECT thread_id, event_id, event_name, timer_wait, nesting_event_id, nesting_event_type
+                 FROM %1$s.events_waits_history_long
+               UNION SELECT thread_id, event_id, event_name, timer_wait, nesting_event_id, nesting_event_type
+                 FROM %1$s.events_waits_history)
+        SELECT s.event_name AS statement,
+               s.digest_text AS query,
+               w.event_name AS event,
+               count(*) AS total,
+               %2$s(sum(w.timer_wait)::bigint) AS total_latency,
+               %2$s(max(w.timer_wait)) AS max_latency,
+               s.digest
+          FROM waits w
+          LEFT JOIN stage g ON w.nesting_event_type = 'STAGE' AND g.thread_id = w.thread_id
+                           AND g.event_id = w.nesting_event_id
+          JOIN stmt s ON s.thread_id = w.thread_id
+                     AND s.event_id = CASE w.nesting_event_type WHEN 'STATEMENT' THEN w.nesting_event_id
+                                                                WHEN 'STAGE' THEN g.nesting_event_id END
+         GROUP BY s.event_name, s.digest_text, s.digest, w.event_name
+         ORDER BY sum(w.timer_wait) DESC NULLS LAST, 1, 3 $$)
     ) AS d(name, tables, body)
   LOOP
     SELECT array_agg(format('"%s"', t)) INTO missing
@@ -188,4 +290,4 @@ END
 $function$;
 
 COMMENT ON FUNCTION perfschema_create_views(name, name) IS
-  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io when present) in target_schema over an imported performance_schema in source_schema';
+  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement, when present) in target_schema over an imported performance_schema in source_schema';

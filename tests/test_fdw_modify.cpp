@@ -113,7 +113,7 @@ class FdwModifyTest : public testing::Test {
     }
     old_row.text("name", name);
     new_row.text("name", name);
-    bool flags[8] = {};
+    bool flags[64] = {};
     for (const auto& [c, v] : set) flags[pfs_core_column_find(old_row.table(), c.c_str())] = true;
     return pfs_core_write_update(path_.c_str(), old_row.table(), old_row.data(), new_row.data(), flags, level,
                                  cid, &err_);
@@ -173,7 +173,7 @@ TEST_F(FdwModifyTest, ValuesAreCheckedAndNormalized) {
   old_row.text("trace_enabled", "NO");
   new_row.text("name", "wait/synch/mutex/app/queue_lock").text("enabled", "nO").text("timed", "YES");
   new_row.text("trace_enabled", "NO");
-  bool set[8] = {};
+  bool set[64] = {};
   set[pfs_core_column_find(old_row.table(), "enabled")] = true;
   ASSERT_TRUE(pfs_core_write_update(path_.c_str(), old_row.table(), old_row.data(), new_row.data(), set, 1, 0,
                                     &err_));
@@ -287,7 +287,7 @@ TEST_F(FdwModifyTest, ChangesOfRowsGoneMeanwhileDoNothing) {
   row_builder changed(table_id::setup_actors);
   changed.text("host", "localhost").text("user", "alice").text("role", "%").text("enabled", "NO");
   changed.text("history", "NO").text("trace_enabled", "NO");
-  bool set[8] = {};
+  bool set[64] = {};
   set[pfs_core_column_find(alice.table(), "enabled")] = true;
   ASSERT_TRUE(
       pfs_core_write_update(path_.c_str(), alice.table(), alice.data(), changed.data(), set, 1, 0, &err_));
@@ -295,7 +295,7 @@ TEST_F(FdwModifyTest, ChangesOfRowsGoneMeanwhileDoNothing) {
   thread.integer("thread_id", 77).text("instrumented", "YES").text("history", "YES");
   row_builder thread_new(table_id::threads);
   thread_new.integer("thread_id", 77).text("instrumented", "NO").text("history", "YES");
-  bool tset[16] = {};
+  bool tset[64] = {};
   tset[pfs_core_column_find(thread.table(), "instrumented")] = true;
   ASSERT_TRUE(pfs_core_write_update(path_.c_str(), thread.table(), thread.data(), thread_new.data(), tset, 1,
                                     0, &err_));

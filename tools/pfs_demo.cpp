@@ -4,6 +4,12 @@
 // (pfs::shared_mutex); everyone bumps a shared counter (pfs::mutex). It runs for a
 // few seconds and exits, leaving its region behind for the FDW to read.
 //
+// Each unit of work is a statement (a request) with stages inside, the way a
+// server would mark its requests: the producer's "INSERT INTO queue", the
+// consumers' "INSERT INTO cache" inside a transaction, the readers' "SELECT ...
+// FROM cache". The waits nest in them, so SQL can tell which kind of request
+// waited on which lock.
+//
 //   PFS_REGION=/tmp/demo/app.pfs pfs_demo [--seconds=N]
 //
 // Defaults when the variables are not set: PFS_INSTRUMENT='%=ON' (every
@@ -99,36 +105,80 @@ struct shared_state {
   std::atomic<bool> stop{false};
 };
 
-void producer(shared_state& s) {
+// The kinds of work the demo's threads do (statement/demo/...) and their phases
+// (stage/demo/...).
+struct work_classes {
+  pfs::statement_class produce{"demo", "produce"};
+  pfs::statement_class consume{"demo", "consume"};
+  pfs::statement_class lookup{"demo", "lookup"};
+  pfs::stage_class computing{"demo", "computing"};
+  pfs::stage_class enqueueing{"demo", "enqueueing"};
+  pfs::stage_class waiting_for_work{"demo", "waiting for work"};
+  pfs::stage_class storing{"demo", "storing"};
+  pfs::stage_class reading{"demo", "reading cache"};
+  pfs::stage_class counting{"demo", "updating statistics"};
+};
+
+void producer(shared_state& s, const work_classes& w) {
   pfs::register_thread("demo", "producer");
+  pfs::set_thread_connection(1);
   for (std::uint64_t i = 1; !s.stop.load(std::memory_order_relaxed); ++i) {
-    s.queue.push(work(i, 300));
+    pfs::statement q(w.produce, "demo");
+    q.text("INSERT INTO queue VALUES (" + std::to_string(i) + ")");
+    pfs::set_stage(w.computing);
+    const std::uint64_t item = work(i, 300);
+    pfs::set_stage(w.enqueueing);
+    s.queue.push(item);
+    pfs::set_stage(w.counting);
     pfs::lock_guard g(s.stats.lock);
     ++s.stats.produced;
+    q.rows(1, 0, 0);
   }
   s.queue.close();
   pfs::unregister_thread();
 }
 
-void consumer(shared_state& s) {
+void consumer(shared_state& s, const work_classes& w, std::uint64_t connection) {
   pfs::register_thread("demo", "consumer");
+  pfs::set_thread_connection(connection);
   std::uint64_t item = 0;
-  while (s.queue.pop(item)) {
-    s.data.store(item, work(item, 2000));
+  for (;;) {
+    pfs::statement q(w.consume, "demo");
+    pfs::set_stage(w.waiting_for_work);
+    if (!s.queue.pop(item)) break;
+    q.text("INSERT INTO cache (k, v) VALUES (" + std::to_string(item % 4096) + ", " + std::to_string(item) +
+           ")");
+    pfs::set_stage(w.computing);
+    const std::uint64_t value = work(item, 2000);
+    {
+      pfs::transaction trx;
+      pfs::set_stage(w.storing);
+      s.data.store(item, value);
+      trx.commit();
+    }
+    pfs::set_stage(w.counting);
     pfs::lock_guard g(s.stats.lock);
     ++s.stats.consumed;
+    q.rows(1, 0, 1);
   }
   pfs::unregister_thread();
 }
 
-void cache_reader(shared_state& s, std::uint64_t seed) {
+void cache_reader(shared_state& s, const work_classes& w, std::uint64_t seed) {
   pfs::register_thread("demo", "cache_reader");
+  pfs::set_thread_connection(10 + seed);
   std::uint64_t key = seed, value = 0;
   while (!s.stop.load(std::memory_order_relaxed)) {
     key = work(key, 5);
+    pfs::statement q(w.lookup, "demo");
+    q.text("SELECT v FROM cache WHERE k = " + std::to_string(key % 4096));
+    pfs::set_stage(w.reading);
     const bool hit = s.data.lookup(key % 4096, value);
+    pfs::set_stage(w.counting);
     pfs::lock_guard g(s.stats.lock);
     ++(hit ? s.stats.hits : s.stats.misses);
+    q.rows(0, hit ? 1 : 0, 1);
+    if (!hit) q.warnings(1);  // a miss counts as a warning, to fill statements_with_errors_or_warnings
   }
   pfs::unregister_thread();
 }
@@ -169,12 +219,13 @@ int main(int argc, char** argv) {
 
   {
     shared_state s;  // instrumented objects: built after init
+    const work_classes w;
     std::vector<std::thread> threads;
-    threads.emplace_back(producer, std::ref(s));
-    threads.emplace_back(consumer, std::ref(s));
-    threads.emplace_back(consumer, std::ref(s));
-    threads.emplace_back(cache_reader, std::ref(s), 1);
-    threads.emplace_back(cache_reader, std::ref(s), 2);
+    threads.emplace_back(producer, std::ref(s), std::cref(w));
+    threads.emplace_back(consumer, std::ref(s), std::cref(w), 2);
+    threads.emplace_back(consumer, std::ref(s), std::cref(w), 3);
+    threads.emplace_back(cache_reader, std::ref(s), std::cref(w), 1);
+    threads.emplace_back(cache_reader, std::ref(s), std::cref(w), 2);
     std::printf("pfs_demo: %zu threads running for %d s, region %s\n", threads.size(), seconds,
                 o.region_path.c_str());
     std::fflush(stdout);

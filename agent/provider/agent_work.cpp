@@ -87,6 +87,11 @@ struct work_state {
   bool transaction_running = false;
   std::uint32_t transaction_flags = 0;
 
+  // STATEMENT_ID and history_long slots are taken from the header's counters in
+  // blocks, so that a statement does not pay a shared atomic for each.
+  std::uint64_t next_statement_id = 0, statement_id_end = 0;
+  std::uint64_t long_next[3] = {}, long_end[3] = {};  // stages, statements, transactions
+
   // Scratch for the digest (normalized text) and SQL_TEXT before it is published.
   char digest_text[kDigestTextLen];
   char digest_hex[65];
@@ -99,6 +104,18 @@ struct work_state {
 void work_state_deleter::operator()(work_state* w) const { delete w; }
 
 namespace {
+
+constexpr std::uint64_t kIdBlock = 64;   // STATEMENT_IDs reserved at a time
+constexpr std::uint64_t kLongBlock = 4;  // history_long slots reserved at a time
+
+// The next history_long slot (a monotonic counter) of kind k from the thread's block.
+std::uint64_t next_long_slot(work_state& w, int k, std::uint64_t& counter) {
+  if (w.long_next[k] == w.long_end[k]) {
+    w.long_next[k] = __atomic_fetch_add(&counter, kLongBlock, __ATOMIC_RELAXED);
+    w.long_end[k] = w.long_next[k] + kLongBlock;
+  }
+  return w.long_next[k]++;
+}
 
 std::uint64_t elapsed_ps(std::uint8_t timer, std::uint64_t start, std::uint64_t end) {
   if (timer == 0 || end <= start) return 0;
@@ -334,7 +351,7 @@ void end_stage(thread_context& t, work_state& w) {
     store_relaxed(t.rec->stage_history_index, ++w.stage_history_index);
   }
   if ((w.stage_flags & kWorkStagesHistoryLong) && g_work.stage_long_size != 0) {
-    const std::uint64_t i = __atomic_fetch_add(&g_work.header->stages_long_next, 1, __ATOMIC_RELAXED);
+    const std::uint64_t i = next_long_slot(w, 0, g_work.header->stages_long_next);
     publish_record(g_work.stage_long[i % g_work.stage_long_size], r, sizeof(stage_record));
   }
   w.stage_running = false;
@@ -396,7 +413,7 @@ void end_top_statement(thread_context& t, work_state& w) {
     store_relaxed(t.rec->statement_history_index, ++w.statement_history_index);
   }
   if ((level.work_flags & kWorkStatementsHistoryLong) && g_work.statement_long_size != 0) {
-    const std::uint64_t n = __atomic_fetch_add(&g_work.header->statements_long_next, 1, __ATOMIC_RELAXED);
+    const std::uint64_t n = next_long_slot(w, 1, g_work.header->statements_long_next);
     char* slot = g_work.statement_long + (n % g_work.statement_long_size) * g_work.statement_stride;
     publish_record(*reinterpret_cast<statement_record*>(slot), r, bytes);
   }
@@ -441,7 +458,7 @@ void end_transaction(thread_context& t, work_state& w, bool committed) {
     store_relaxed(t.rec->transaction_history_index, ++w.transaction_history_index);
   }
   if ((w.transaction_flags & kWorkTransactionsHistoryLong) && g_work.transaction_long_size != 0) {
-    const std::uint64_t i = __atomic_fetch_add(&g_work.header->transactions_long_next, 1, __ATOMIC_RELAXED);
+    const std::uint64_t i = next_long_slot(w, 2, g_work.header->transactions_long_next);
     publish_record(g_work.transaction_long[i % g_work.transaction_long_size], r, sizeof(transaction_record));
   }
   w.transaction_running = false;
@@ -691,7 +708,12 @@ int pfs_statement_start(pfs_key key, const char* schema, const char* file, unsig
   store_relaxed(r.timer_end, std::uint64_t{0});
   for (std::uint64_t* f : {&r.lock_time, &r.cpu_time, &r.rows_affected, &r.rows_sent, &r.rows_examined})
     store_relaxed(*f, std::uint64_t{0});
-  store_relaxed(r.statement_id, __atomic_add_fetch(&g_work.header->next_statement_id, 1, __ATOMIC_RELAXED));
+  if (w->next_statement_id == w->statement_id_end) {
+    w->next_statement_id =
+        __atomic_fetch_add(&g_work.header->next_statement_id, kIdBlock, __ATOMIC_RELAXED) + 1;
+    w->statement_id_end = w->next_statement_id + kIdBlock;
+  }
+  store_relaxed(r.statement_id, w->next_statement_id++);
   for (std::uint32_t* f : {&r.errors, &r.warnings, &r.mysql_errno, &r.digest_index, &r.sql_text_length})
     store_relaxed(*f, 0u);
   store_relaxed(r.has_digest, std::uint8_t{0});

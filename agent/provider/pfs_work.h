@@ -21,22 +21,30 @@
 
 namespace pfs {
 
+// A class keeps a pointer to its flags byte, so that a disabled class costs one
+// load and one branch, without a call.
 class statement_class {
  public:
-  statement_class(const char* category, const char* name) : key_(pfs_register_statement(category, name)) {}
+  statement_class(const char* category, const char* name)
+      : key_(pfs_register_statement(category, name)), flags_(pfs_class_flags(key_)) {}
   pfs_key key() const { return key_; }
+  bool enabled() const { return (*flags_ & PFS_ENABLED) != 0; }
 
  private:
   pfs_key key_;
+  const volatile unsigned char* flags_;
 };
 
 class stage_class {
  public:
-  stage_class(const char* category, const char* name) : key_(pfs_register_stage(category, name)) {}
+  stage_class(const char* category, const char* name)
+      : key_(pfs_register_stage(category, name)), flags_(pfs_class_flags(key_)) {}
   pfs_key key() const { return key_; }
+  bool enabled() const { return (*flags_ & PFS_ENABLED) != 0; }
 
  private:
   pfs_key key_;
+  const volatile unsigned char* flags_;
 };
 
 // One statement of the calling thread, from construction to end() or destruction.
@@ -44,7 +52,7 @@ class statement {
  public:
   explicit statement(const statement_class& c, const char* schema = nullptr,
                      std::source_location at = std::source_location::current())
-      : level_(pfs_statement_start(c.key(), schema, at.file_name(), at.line())) {}
+      : level_(c.enabled() ? pfs_statement_start(c.key(), schema, at.file_name(), at.line()) : 0) {}
   ~statement() { end(); }
   statement(const statement&) = delete;
   statement& operator=(const statement&) = delete;
@@ -81,7 +89,7 @@ class statement {
 class stage {
  public:
   explicit stage(const stage_class& c, std::source_location at = std::source_location::current())
-      : event_id_(pfs_stage_start(c.key(), at.file_name(), at.line())) {}
+      : event_id_(c.enabled() ? pfs_stage_start(c.key(), at.file_name(), at.line()) : 0) {}
   ~stage() { end(); }
   stage(const stage&) = delete;
   stage& operator=(const stage&) = delete;

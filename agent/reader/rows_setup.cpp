@@ -188,7 +188,7 @@ void scanner::status() {
   for (const known_array& k : kKnownArrays) {
     const std::uint64_t n = r_.count(k.id);
     put(std::string(k.status_name) + "_size", n);
-    put(std::string(k.status_name) + "_memory", n * k.stride);
+    put(std::string(k.status_name) + "_memory", n * (k.stride != 0 ? k.stride : r_.statement_stride));
   }
   put("total_memory", r_.map.size());
   for (std::uint32_t id = 0; id < kLostCount; ++id) put(kLostNames[id], load_relaxed(h_.lost[id]));

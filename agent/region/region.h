@@ -30,19 +30,22 @@ struct region_sizes {
   std::uint32_t max_tables = 500;
   std::uint32_t max_indexes_per_table = 8;
   std::uint32_t setup_objects_size = 100;
-  // Units of work (stages, statements, transactions) and histograms.
+  // Units of work (stages, statements, transactions) and histograms. MySQL's
+  // per-thread history sizes and text length; the long histories and the digest
+  // table are smaller than MySQL's so that the default region stays under 16 MiB
+  // (status shows the bytes of every array).
   std::uint32_t max_stage_classes = 64;
   std::uint32_t max_statement_classes = 32;
   std::uint32_t stages_history_size = 10;
-  std::uint32_t stages_history_long_size = 10000;
-  std::uint32_t statement_stack_depth = 4;  // nested statements visible at once (at most 16)
+  std::uint32_t stages_history_long_size = 5000;
+  std::uint32_t statement_stack_depth = 2;  // nested statements visible at once (at most 16)
   std::uint32_t statements_history_size = 10;
-  std::uint32_t statements_history_long_size = 1000;
+  std::uint32_t statements_history_long_size = 500;
   std::uint32_t transactions_history_size = 10;
-  std::uint32_t transactions_history_long_size = 1000;
+  std::uint32_t transactions_history_long_size = 500;
   std::uint32_t max_sql_text_length = 1024;
-  std::uint32_t digest_size = 200;
-  std::uint32_t wait_histograms = 256;  // (thread, wait class) histograms of their own
+  std::uint32_t digest_size = 100;
+  std::uint32_t wait_histograms = 128;  // (thread, wait class) histograms of their own
 
   // Reads PFS_MAX_CLASSES, PFS_MAX_THREADS, PFS_WAITS_STACK_DEPTH,
   // PFS_WAITS_HISTORY_SIZE, PFS_WAITS_HISTORY_LONG_SIZE, PFS_MAX_MUTEXES,

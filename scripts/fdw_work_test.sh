@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Units of work end to end: tools/pfs_demo (a producer, two consumers and two
+# readers whose requests are statements with stages, the consumers' inside
+# transactions) runs against a throwaway PostgreSQL; after it exits, SQL checks
+# that every wait kept in events_waits_history_long nests in a stage or a
+# statement that the stage and statement tables hold, every stage in a statement
+# that exists, and that the statement summaries (by event name and by digest)
+# and the stage and transaction summaries equal the counts the program printed.
+# The long histories are sized so that the statements and stages of the waits
+# still kept are kept too.
+# Usage (as root): bash scripts/fdw_work_test.sh    (WORK_SECONDS, default 2)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/fdw_live_common.sh
+
+if [ "${1:-}" != "--session" ]; then
+  live_build
+  cmake --build build -j"$(nproc)" --target pfs_demo >/dev/null
+  exec pg_virtualenv -t bash "$0" --session
+fi
+
+live_workdir
+PFS_WAITS_HISTORY_LONG_SIZE=2000 PFS_STAGES_HISTORY_LONG_SIZE=100000 PFS_STATEMENTS_HISTORY_LONG_SIZE=50000 \
+  PFS_TRANSACTIONS_HISTORY_LONG_SIZE=20000 PFS_MAX_SQL_TEXT_LENGTH=64 PFS_REGION="$REGION" \
+  build/tools/pfs_demo --seconds="${WORK_SECONDS:-2}" >"$WORK/demo.out"
+cat "$WORK/demo.out"
+# pfs_demo: produced P, consumed C, cache hits H, misses M
+read -r produced consumed hits misses < <(sed -n 's/.*produced \([0-9]*\), consumed \([0-9]*\), cache hits \([0-9]*\), misses \([0-9]*\).*/\1 \2 \3 \4/p' "$WORK/demo.out")
+[ -n "${misses:-}" ] || fail "pfs_demo printed no counts"
+live_import
+
+# Nesting: waits in stages or statements, stages in statements, all present.
+waits=$(q "SELECT count(*) FROM ps.events_waits_history_long WHERE nesting_event_type IN ('STAGE', 'STATEMENT')")
+orphan_waits=$(q "SELECT count(*) FROM ps.events_waits_history_long w
+  WHERE (w.nesting_event_type = 'STAGE' AND NOT EXISTS (SELECT 1 FROM ps.events_stages_history_long s
+           WHERE s.thread_id = w.thread_id AND s.event_id = w.nesting_event_id))
+     OR (w.nesting_event_type = 'STATEMENT' AND NOT EXISTS (SELECT 1 FROM ps.events_statements_history_long s
+           WHERE s.thread_id = w.thread_id AND s.event_id = w.nesting_event_id))")
+check "$waits waits nest in stages or statements" "[ $waits -gt 100 ]"
+check "every one of them nests in a stage or statement the tables hold ($orphan_waits missing)" "[ $orphan_waits -eq 0 ]"
+inside=$(q "SELECT count(*) FROM ps.events_waits_history_long w
+  JOIN ps.events_stages_history_long s ON s.thread_id = w.thread_id AND s.event_id = w.nesting_event_id
+  WHERE w.nesting_event_type = 'STAGE' AND NOT (w.event_id > s.event_id AND w.event_id <= s.end_event_id)")
+check "a wait's EVENT_ID lies between its stage's EVENT_ID and END_EVENT_ID ($inside outside)" "[ $inside -eq 0 ]"
+orphan_stages=$(q "SELECT count(*) FROM ps.events_stages_history_long g
+  WHERE g.nesting_event_type = 'STATEMENT' AND g.nesting_event_id >= (SELECT min(event_id) FROM ps.events_statements_history_long s WHERE s.thread_id = g.thread_id)
+    AND NOT EXISTS (SELECT 1 FROM ps.events_statements_history_long s
+                     WHERE s.thread_id = g.thread_id AND s.event_id = g.nesting_event_id)")
+check "every stage nests in a statement the table holds ($orphan_stages missing)" "[ $orphan_stages -eq 0 ]"
+trx_nest=$(q "SELECT count(*) FROM ps.events_transactions_history_long t
+  WHERE t.nesting_event_type IS DISTINCT FROM 'STATEMENT'")
+check "transactions nest in the statement that began them ($trx_nest do not)" "[ $trx_nest -eq 0 ]"
+
+# Summaries equal what the program counted.
+count_of() { q "SELECT count_star FROM ps.events_statements_summary_global_by_event_name WHERE event_name = '$1'"; }
+check "statement/demo/produce = $produced produced" "[ $(count_of statement/demo/produce) -eq $produced ]"
+# each consumer's last statement found the queue closed
+check "statement/demo/consume = $consumed consumed + 2" "[ $(count_of statement/demo/consume) -eq $((consumed + 2)) ]"
+check "statement/demo/lookup = $hits hits + $misses misses" "[ $(count_of statement/demo/lookup) -eq $((hits + misses)) ]"
+digest_total=$(q "SELECT sum(count_star) FROM ps.events_statements_summary_by_digest")
+check "the digests count every statement with a text ($digest_total)" "[ $digest_total -eq $((produced + consumed + hits + misses)) ]"
+digests=$(q "SELECT count(*) FROM ps.events_statements_summary_by_digest")
+check "three kinds of statement text, three digests ($digests)" "[ $digests -eq 3 ]"
+warnings=$(q "SELECT sum(sum_warnings) FROM ps.events_statements_summary_by_digest")
+check "a warning per cache miss ($warnings)" "[ $warnings -eq $misses ]"
+trx=$(q "SELECT count_star FROM ps.events_transactions_summary_global_by_event_name")
+check "a transaction per consumed item ($trx)" "[ $trx -eq $consumed ]"
+storing=$(q "SELECT count_star FROM ps.events_stages_summary_global_by_event_name WHERE event_name = 'stage/demo/storing'")
+check "a storing stage per consumed item ($storing)" "[ $storing -eq $consumed ]"
+hist=$(q "SELECT sum(count_bucket) FROM ps.events_statements_histogram_global")
+check "the statement histogram holds every statement ($hist)" "[ $hist -eq $((produced + consumed + 2 + hits + misses)) ]"
+lock_wait=$(q "SELECT count_star FROM ps.events_waits_summary_global_by_event_name WHERE event_name = 'wait/synch/mutex/demo/queue_lock'")
+lock_hist=$(q "SELECT sum(count_bucket) FROM ps.events_waits_histogram_global_by_event_name WHERE event_name = 'wait/synch/mutex/demo/queue_lock'")
+check "the queue lock's histogram holds its $lock_wait waits ($lock_hist)" "[ $lock_hist -eq $lock_wait ]"
+
+# The views over them.
+q "CREATE SCHEMA sys" && q "SELECT count(*) FROM perfschema_create_views('sys', 'ps')" >/dev/null
+analysis=$(q "SELECT count(*) FROM sys.statement_analysis")
+check "sys.statement_analysis shows the three digests ($analysis)" "[ $analysis -eq 3 ]"
+by_statement=$(q "SELECT count(DISTINCT statement) FROM sys.x\$waits_by_statement")
+check "waits by statement name the three kinds of request ($by_statement)" "[ $by_statement -eq 3 ]"
+echo "=== units of work: all checks passed"

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -446,6 +447,50 @@ TEST_F(Preload, ThreadExitingWhileHoldingALockAndExitWithThreadsRunning) {
   }
   EXPECT_EQ(held, 1);  // the plain mutex: still locked by the thread that exited
   EXPECT_EQ(free, 1);  // the robust one was recovered and unlocked
+}
+
+// A program that marks statements through the C ABI shares the interposer's agent:
+// its interposed mutex and file waits nest in its stages, which nest in its statements.
+TEST_F(Preload, StatementsOfTheProgramContainItsInterposedWaits) {
+  std::vector<std::string> e = env();
+  e.push_back("PL_WORK_DIR=" + dir_);
+  e.push_back("PFS_WAITS_HISTORY_LONG_SIZE=20000");
+  e.push_back("PFS_STAGES_HISTORY_LONG_SIZE=2000");
+  e.push_back("PFS_STATEMENTS_HISTORY_LONG_SIZE=1000");
+  run_result r = run({program("pl_work")}, e, 60);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "interposed"), 1);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  auto g =
+      t.row_where("events_statements_summary_global_by_event_name", "event_name", "statement/pl/request");
+  ASSERT_FALSE(g.empty());
+  EXPECT_EQ(g["count_star"].i, 400);
+  std::set<std::pair<std::int64_t, std::int64_t>> statements;
+  for (auto& s : t.rows("events_statements_history_long"))
+    statements.insert({s["thread_id"].i, s["event_id"].i});
+  std::map<std::pair<std::int64_t, std::int64_t>, std::string> stages;
+  for (auto& s : t.rows("events_stages_history_long")) {
+    EXPECT_EQ(s["nesting_event_type"].s, "STATEMENT");
+    EXPECT_TRUE(statements.count({s["thread_id"].i, s["nesting_event_id"].i})) << s["event_name"].s;
+    stages[{s["thread_id"].i, s["event_id"].i}] = s["event_name"].s;
+  }
+  EXPECT_EQ(stages.size(), 800u);
+  int mutex_waits = 0, writes = 0;
+  for (auto& w : t.rows("events_waits_history_long")) {
+    const std::string& name = w["event_name"].s;
+    const bool is_mutex = name.find("wait/synch/mutex/pl_work/") == 0;
+    const bool is_write = name == "wait/io/file/pl_work/file" && w["operation"].s == "write";
+    if (!is_mutex && !is_write) continue;
+    ASSERT_FALSE(w["nesting_event_type"].null) << name;
+    EXPECT_EQ(w["nesting_event_type"].s, "STAGE") << name;
+    auto it = stages.find({w["thread_id"].i, w["nesting_event_id"].i});
+    ASSERT_NE(it, stages.end()) << name;
+    EXPECT_EQ(it->second, is_mutex ? "stage/pl/locking" : "stage/pl/writing") << name;
+    (is_mutex ? mutex_waits : writes) += 1;
+  }
+  EXPECT_EQ(mutex_waits, 400);
+  EXPECT_EQ(writes, 400);
 }
 
 TEST_F(Preload, ManyShortLivedThreads) {

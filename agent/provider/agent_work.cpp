@@ -15,6 +15,7 @@
 
 #include "agent/provider/agent_internal.h"
 #include "agent/provider/digest.h"
+#include "agent/provider/work_api.h"
 #include "agent/region/record_copy.h"
 
 namespace pfs::detail {
@@ -641,22 +642,23 @@ void add_to_histogram_slow(thread_context& t, std::uint32_t class_index, std::ui
 
 // ---------------------------------------------------------------------------
 // C ABI
+// The C ABI's implementations (work_c_abi.inc wraps them as pfs_* functions).
+namespace pfs::detail::work_c {
+
 using namespace pfs;
 using namespace pfs::detail;
 
-extern "C" {
-
-pfs_key pfs_register_stage(const char* category, const char* name) {
+pfs_key register_stage(const char* category, const char* name) {
   if (g_agent == nullptr) pfs_init_from_env();
   return register_class(kKindStage, category, name);
 }
 
-pfs_key pfs_register_statement(const char* category, const char* name) {
+pfs_key register_statement(const char* category, const char* name) {
   if (g_agent == nullptr) pfs_init_from_env();
   return register_class(kKindStatement, category, name);
 }
 
-int pfs_statement_start(pfs_key key, const char* schema, const char* file, unsigned line) {
+int statement_start(pfs_key key, const char* schema, const char* file, unsigned line) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr) return 0;
@@ -752,7 +754,7 @@ static void set_statement_digest(work_state& w, statement_record& r, const char*
   end_record_write(r, seq);
 }
 
-void pfs_statement_set_text(const char* text, size_t length) {
+void statement_set_text(const char* text, size_t length) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || w->depth == 0) {
@@ -782,7 +784,7 @@ void pfs_statement_set_text(const char* text, size_t length) {
   }
 }
 
-void pfs_statement_set_digest_text(const char* normalized, size_t length) {
+void statement_set_digest_text(const char* normalized, size_t length) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || w->depth == 0 || normalized == nullptr) {
@@ -795,7 +797,7 @@ void pfs_statement_set_digest_text(const char* normalized, size_t length) {
   set_statement_digest(*w, *top_statement(*w), normalized, n, w->digest_hex);
 }
 
-void pfs_statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined) {
+void statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr) return;
@@ -808,7 +810,7 @@ void pfs_statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined)
   end_record_write(*r, seq);
 }
 
-void pfs_statement_set_error(unsigned mysql_errno, const char* sqlstate, const char* message) {
+void statement_set_error(unsigned mysql_errno, const char* sqlstate, const char* message) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr) return;
@@ -822,7 +824,7 @@ void pfs_statement_set_error(unsigned mysql_errno, const char* sqlstate, const c
   end_record_write(*r, seq);
 }
 
-void pfs_statement_add_warnings(unsigned count) {
+void statement_add_warnings(unsigned count) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr) return;
@@ -833,7 +835,7 @@ void pfs_statement_add_warnings(unsigned count) {
   end_record_write(*r, seq);
 }
 
-void pfs_statement_end(int level) {
+void statement_end(int level) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || level <= 0) return;
@@ -850,7 +852,7 @@ void pfs_statement_end(int level) {
   store_relaxed(t->rec->event_id, t->next_event_id);
 }
 
-uint64_t pfs_stage_start(pfs_key key, const char* file, unsigned line) {
+uint64_t stage_start(pfs_key key, const char* file, unsigned line) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr) return 0;
@@ -892,7 +894,7 @@ uint64_t pfs_stage_start(pfs_key key, const char* file, unsigned line) {
   return event_id;
 }
 
-void pfs_stage_set_progress(uint64_t completed, uint64_t estimated) {
+void stage_set_progress(uint64_t completed, uint64_t estimated) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || !w->stage_running) return;
@@ -903,7 +905,7 @@ void pfs_stage_set_progress(uint64_t completed, uint64_t estimated) {
   end_record_write(r, seq);
 }
 
-void pfs_stage_end(void) {
+void stage_end(void) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr) return;
@@ -911,7 +913,7 @@ void pfs_stage_end(void) {
   store_relaxed(t->rec->event_id, t->next_event_id);
 }
 
-void pfs_stage_end_event(uint64_t event_id) {
+void stage_end_event(uint64_t event_id) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || !w->stage_running || event_id == 0 || load_relaxed(w->stage->event_id) != event_id)
@@ -920,7 +922,7 @@ void pfs_stage_end_event(uint64_t event_id) {
   store_relaxed(t->rec->event_id, t->next_event_id);
 }
 
-int pfs_transaction_start(int read_only, int isolation, int autocommit, const char* file, unsigned line) {
+int transaction_start(int read_only, int isolation, int autocommit, const char* file, unsigned line) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   agent_state* a = g_agent;
@@ -970,7 +972,7 @@ int pfs_transaction_start(int read_only, int isolation, int autocommit, const ch
   return 1;
 }
 
-void pfs_transaction_set_gtid(const char* gtid) {
+void transaction_set_gtid(const char* gtid) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || !w->transaction_running) return;
@@ -980,7 +982,7 @@ void pfs_transaction_set_gtid(const char* gtid) {
   end_record_write(r, seq);
 }
 
-void pfs_transaction_set_trx_id(uint64_t trx_id) {
+void transaction_set_trx_id(uint64_t trx_id) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || !w->transaction_running) return;
@@ -990,7 +992,7 @@ void pfs_transaction_set_trx_id(uint64_t trx_id) {
   end_record_write(r, seq);
 }
 
-void pfs_transaction_set_xid(long format_id, const char* gtrid, const char* bqual) {
+void transaction_set_xid(long format_id, const char* gtrid, const char* bqual) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || !w->transaction_running) return;
@@ -1004,7 +1006,7 @@ void pfs_transaction_set_xid(long format_id, const char* gtrid, const char* bqua
   end_record_write(r, seq);
 }
 
-void pfs_transaction_savepoint(int kind) {
+void transaction_savepoint(int kind) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr || !w->transaction_running) return;
@@ -1022,7 +1024,7 @@ void pfs_transaction_savepoint(int kind) {
   end_record_write(r, seq);
 }
 
-void pfs_transaction_end(int committed) {
+void transaction_end(int committed) {
   thread_context* t = nullptr;
   work_state* w = working_thread(t);
   if (w == nullptr) return;
@@ -1034,7 +1036,7 @@ void pfs_transaction_end(int committed) {
   store_relaxed(t->rec->event_id, t->next_event_id);
 }
 
-int pfs_start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line) {
+int start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line) {
   agent_state* a = g_agent;
   if (a == nullptr || a->idle_class == 0 || !load_relaxed(g_hot.recording)) return 0;
   wait_locker& l = *reinterpret_cast<wait_locker*>(locker);
@@ -1048,13 +1050,13 @@ int pfs_start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line
   return 1;
 }
 
-void pfs_end_idle_wait(pfs_wait_locker* locker) {
+void end_idle_wait(pfs_wait_locker* locker) {
   wait_locker& l = *reinterpret_cast<wait_locker*>(locker);
   end_wait(l, false);
   store_relaxed(l.thread->rec->idle, std::uint8_t{0});
 }
 
-void pfs_set_thread_connection(uint64_t processlist_id, int connection_type) {
+void set_thread_connection(uint64_t processlist_id, int connection_type) {
   if (!agent_running()) return;
   thread_context* t = current_thread();
   if (t->thread_id == 0) return;
@@ -1065,4 +1067,4 @@ void pfs_set_thread_connection(uint64_t processlist_id, int connection_type) {
   store_relaxed(t->rec->foreground, std::uint8_t{1});
 }
 
-}  // extern "C"
+}  // namespace pfs::detail::work_c

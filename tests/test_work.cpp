@@ -15,6 +15,7 @@
 #include "agent/region/histogram.h"
 #include "agent/region/setup.h"
 #include "tests/agent_test_util.h"
+#include "timers/timer.h"
 
 namespace {
 
@@ -293,6 +294,30 @@ TEST(Work, ThreadsShowTheRunningStatementAndStage) {
     const named_row* me = find(after, "processlist_command", "Sleep");
     ASSERT_TRUE(me);
     EXPECT_EQ(S(*me, "processlist_info"), "<NULL>");
+  });
+}
+
+TEST(Work, EachKindHasItsOwnTimer) {
+  in_child([] {
+    ASSERT_TRUE(init(work_options("work_timer"))) << last_error();
+    const region_map& m = *current_region();
+    const auto rows = scan("setup_timers");
+    ASSERT_EQ(rows.size(), 5u);
+    EXPECT_EQ(S(rows[3], "name"), "statement");
+    EXPECT_EQ(S(rows[3], "timer_name"), "NANOSECOND");  // seed 001's default
+    ASSERT_TRUE(setup::set_timer(m, setup::kTimerStatement, timers::timer_kind::microsecond));
+    EXPECT_EQ(S(scan("setup_timers")[3], "timer_name"), "MICROSECOND");
+    EXPECT_EQ(S(scan("setup_timers")[2], "timer_name"), "NANOSECOND");  // stage unchanged
+    statement_class q{"test", "timed_in_us"};
+    {
+      statement s(q);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    const auto h = scan("events_statements_history");
+    ASSERT_EQ(h.size(), 1u);
+    // A MICROSECOND timer: whole microseconds, in picoseconds.
+    EXPECT_EQ(I(h[0], "timer_wait") % 1000000, 0);
+    EXPECT_GE(I(h[0], "timer_wait"), 2000000000);
   });
 }
 

@@ -35,7 +35,9 @@ struct agent_state {
   std::vector<std::uint32_t> histogram_of;  // per thread slot and class: thread_context::wait_histogram_of
   std::uint32_t stage_classes = 0;          // classes registered of each kind (their kind_index)
   std::uint32_t statement_classes = 0;
-  pfs_key transaction_class = 0;
+  std::uint32_t max_stage_classes = 0;  // copied from the header at start-up
+  std::uint32_t max_statement_classes = 0;
+  pfs_key transaction_class = 0;  // atomic: set just after the agent is published
   pfs_key idle_class = 0;
   bool remove_at_exit = false;
   bool trace_all = false;

@@ -170,9 +170,18 @@ using namespace pfs::detail;
 
 extern "C" {
 
+// A thread inside a wait (or an idle_wait scope) keeps its record: releasing it
+// would leave the wait's locker pointing at a context that is reset.
+static bool inside_wait() {
+  thread_context* t = tls_context;
+  if (t == nullptr || t->depth == 0) return false;
+  bump_lost(kWorkCallErrors);
+  return true;
+}
+
 void pfs_register_current_thread(pfs_key thread_class, const char* name) {
   if (g_agent == nullptr) pfs_init_from_env();
-  if (g_agent == nullptr) return;
+  if (g_agent == nullptr || inside_wait()) return;
   if (tls_context != nullptr) release_current_thread();
   register_thread_slot(thread_class, name);
 }
@@ -201,6 +210,7 @@ uint64_t pfs_current_thread_id(void) {
 }
 
 void pfs_unregister_current_thread(void) {
+  if (g_agent != nullptr && inside_wait()) return;
   release_current_thread();
   tls_context = nullptr;  // a later event registers the thread again
 }

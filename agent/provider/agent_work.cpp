@@ -27,8 +27,9 @@ constexpr std::uint8_t kRunning = kWaitRunning;
 constexpr std::uint8_t kCompleted = kWaitCompleted;
 
 struct statement_level {
-  std::uint64_t lock_base = 0;  // t.lock_time at the start
-  std::uint64_t cpu_start = 0;  // THREAD_CPU raw at the start; 0 = not measured
+  std::uint64_t digest_key = 0;  // the key of its digest row (0: none)
+  std::uint64_t lock_base = 0;   // t.lock_time at the start
+  std::uint64_t cpu_start = 0;   // THREAD_CPU raw at the start; 0 = not measured
   std::uint32_t kind_index = 0;
   std::uint32_t work_flags = 0;  // thread_record::work_derived at the start
 };
@@ -36,6 +37,16 @@ struct statement_level {
 // Where the region's shared parts of the work path are (set once by init_work).
 struct work_arrays {
   region_header* header = nullptr;
+  // Sizes copied at start-up: the shared header is writable by other processes,
+  // so the work path never indexes with what it holds now.
+  std::uint64_t creation_time_ns = 0;
+  std::uint32_t max_sql_text_length = 0;
+  std::uint32_t max_stage_classes = 0;
+  std::uint32_t max_statement_classes = 0;
+  std::uint32_t stages_history_size = 0;
+  std::uint32_t statement_stack_depth = 0;
+  std::uint32_t statements_history_size = 0;
+  std::uint32_t transactions_history_size = 0;
   stage_record* stage_long = nullptr;
   std::uint64_t stage_long_size = 0;
   char* statement_long = nullptr;
@@ -88,10 +99,9 @@ struct work_state {
   bool transaction_running = false;
   std::uint32_t transaction_flags = 0;
 
-  // STATEMENT_ID and history_long slots are taken from the header's counters in
-  // blocks, so that a statement does not pay a shared atomic for each.
+  // STATEMENT_IDs are taken from the header's counter in blocks, so that a
+  // statement does not pay a shared atomic for its id.
   std::uint64_t next_statement_id = 0, statement_id_end = 0;
-  std::uint64_t long_next[3] = {}, long_end[3] = {};  // stages, statements, transactions
 
   // Scratch for the digest (normalized text) and SQL_TEXT before it is published.
   char digest_text[kDigestTextLen];
@@ -106,17 +116,18 @@ void work_state_deleter::operator()(work_state* w) const { delete w; }
 
 namespace {
 
-constexpr std::uint64_t kIdBlock = 64;   // STATEMENT_IDs reserved at a time
-constexpr std::uint64_t kLongBlock = 4;  // history_long slots reserved at a time
+constexpr std::uint64_t kIdBlock = 64;  // STATEMENT_IDs reserved at a time
 
-// The next history_long slot (a monotonic counter) of kind k from the thread's block.
-std::uint64_t next_long_slot(work_state& w, int k, std::uint64_t& counter) {
-  if (w.long_next[k] == w.long_end[k]) {
-    w.long_next[k] = __atomic_fetch_add(&counter, kLongBlock, __ATOMIC_RELAXED);
-    w.long_end[k] = w.long_next[k] + kLongBlock;
-  }
-  return w.long_next[k]++;
+// The next history_long slot of a kind: one shared counter per kind, one slot per
+// event (a reserved block could be overtaken by the ring and written over a newer
+// event by a second writer).
+std::uint64_t next_long_slot(std::uint64_t& counter) {
+  return __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
 }
+
+// A timer kind from the shared header, as an index that cannot leave the
+// converters' array (0 = not timed).
+std::uint8_t timer_kind_of(std::uint8_t v) { return v < timers::timer_kind_count ? v : std::uint8_t{0}; }
 
 std::uint64_t elapsed_ps(std::uint8_t timer, std::uint64_t start, std::uint64_t end) {
   if (timer == 0 || end <= start) return 0;
@@ -255,10 +266,11 @@ void init_digest_row(digest_record& d, std::uint64_t key, const std::uint8_t* di
 // The 1-based row of (schema, digest), claimed if new; the NULL digest row (1)
 // when the table is full; 0 when there is no digest table.
 std::uint32_t find_digest(const std::uint8_t (&digest)[kDigestLen], const char* schema, const char* text,
-                          std::size_t text_len) {
+                          std::size_t text_len, std::uint64_t& key_out) {
   const std::uint64_t rows = g_work.digest_rows;
   if (rows < 2) return 0;
   const std::uint64_t key = digest_key(digest, schema);
+  key_out = key;
   const std::uint64_t n = rows - 1;  // rows 2..rows hold digests
   std::uint64_t idx = 1 + key % n;
   for (std::uint64_t probe = 0; probe < n; ++probe) {
@@ -275,6 +287,7 @@ std::uint32_t find_digest(const std::uint8_t (&digest)[kDigestLen], const char* 
     idx = idx + 1 == rows ? 1 : idx + 1;
   }
   bump_lost(kLostDigests);
+  key_out = kNullDigestKey;
   digest_record& null_row = g_work.digests[0];
   std::uint64_t k = 0;
   if (__atomic_compare_exchange_n(&null_row.key, &k, kNullDigestKey, false, __ATOMIC_ACQ_REL,
@@ -306,11 +319,15 @@ void update_sample(digest_record& d, const statement_record& r, std::uint64_t ps
   store_release(d.sample_seq, (seq | 1u) + 1);
 }
 
-void add_to_digest(std::uint32_t row, const statement_record& r, std::uint64_t ps, bool timed,
-                   std::uint64_t seen_ns) {
+void add_to_digest(std::uint32_t row, std::uint64_t key, const statement_record& r, std::uint64_t ps,
+                   bool timed, std::uint64_t seen_ns) {
   if (row == 0 || row > g_work.digest_rows) return;
   digest_record& d = g_work.digests[row - 1];
-  if (load_relaxed(d.key) == 0) return;  // emptied by a TRUNCATE since the statement started
+  // The row must still be this digest's and initialized: a TRUNCATE may have
+  // emptied it (and another digest claimed it) since the statement began, and a
+  // row just claimed by another thread may not be initialized yet (then this
+  // statement is not counted in it).
+  if (load_acquire(d.key) != key || (load_acquire(d.lock) & kStateMask) != kStateAllocated) return;
   statement_stat& s = d.stat;
   __atomic_fetch_add(&s.time.count, 1, __ATOMIC_RELAXED);
   if (timed) {
@@ -338,7 +355,7 @@ void add_to_digest(std::uint32_t row, const statement_record& r, std::uint64_t p
 void end_stage(thread_context& t, work_state& w) {
   if (!w.stage_running) return;
   stage_record& r = *w.stage;
-  const std::uint8_t timer = load_relaxed(r.timer);
+  const std::uint8_t timer = timer_kind_of(load_relaxed(r.timer));
   const std::uint64_t end = timer != 0 ? read_timer(timer) : 0;
   const std::uint64_t ps = elapsed_ps(timer, load_relaxed(r.timer_start), end);
   const std::uint32_t seq = begin_record_write(r);
@@ -352,7 +369,7 @@ void end_stage(thread_context& t, work_state& w) {
     store_relaxed(t.rec->stage_history_index, ++w.stage_history_index);
   }
   if ((w.stage_flags & kWorkStagesHistoryLong) && g_work.stage_long_size != 0) {
-    const std::uint64_t i = next_long_slot(w, 0, g_work.header->stages_long_next);
+    const std::uint64_t i = next_long_slot(g_work.header->stages_long_next);
     publish_record(g_work.stage_long[i % g_work.stage_long_size], r, sizeof(stage_record));
   }
   w.stage_running = false;
@@ -374,7 +391,7 @@ void end_top_statement(thread_context& t, work_state& w) {
   const statement_level& level = w.levels[i];
   const std::uint64_t event_id = load_relaxed(r.event_id);
   if (w.stage_running && load_relaxed(w.stage->nesting_event_id) == event_id) end_stage(t, w);
-  const std::uint8_t timer = load_relaxed(r.timer);
+  const std::uint8_t timer = timer_kind_of(load_relaxed(r.timer));
   const std::uint64_t end = timer != 0 ? read_timer(timer) : 0;
   const std::uint64_t ps = elapsed_ps(timer, load_relaxed(r.timer_start), end);
   std::uint64_t cpu = 0;
@@ -404,7 +421,8 @@ void end_top_statement(thread_context& t, work_state& w) {
   if (timer != 0 && g_work.statement_histogram != nullptr)
     __atomic_fetch_add(&g_work.statement_histogram->counts[histogram::bucket_of(ps)], 1, __ATOMIC_RELAXED);
   if (load_relaxed(r.digest_index) != 0)
-    add_to_digest(load_relaxed(r.digest_index), r, ps, timer != 0, now_realtime_ns(timer, end));
+    add_to_digest(load_relaxed(r.digest_index), level.digest_key, r, ps, timer != 0,
+                  now_realtime_ns(timer, end));
 
   const std::uint64_t bytes = statement_bytes(r);
   if ((level.work_flags & kWorkStatementsHistory) && w.statement_history_size != 0) {
@@ -414,7 +432,7 @@ void end_top_statement(thread_context& t, work_state& w) {
     store_relaxed(t.rec->statement_history_index, ++w.statement_history_index);
   }
   if ((level.work_flags & kWorkStatementsHistoryLong) && g_work.statement_long_size != 0) {
-    const std::uint64_t n = next_long_slot(w, 1, g_work.header->statements_long_next);
+    const std::uint64_t n = next_long_slot(g_work.header->statements_long_next);
     char* slot = g_work.statement_long + (n % g_work.statement_long_size) * g_work.statement_stride;
     publish_record(*reinterpret_cast<statement_record*>(slot), r, bytes);
   }
@@ -440,7 +458,7 @@ statement_record* top_statement(work_state& w) {
 
 void end_transaction(thread_context& t, work_state& w, bool committed) {
   transaction_record& r = *w.transaction;
-  const std::uint8_t timer = load_relaxed(r.timer);
+  const std::uint8_t timer = timer_kind_of(load_relaxed(r.timer));
   const std::uint64_t end = timer != 0 ? read_timer(timer) : 0;
   const std::uint64_t ps = elapsed_ps(timer, load_relaxed(r.timer_start), end);
   const std::uint32_t seq = begin_record_write(r);
@@ -459,7 +477,7 @@ void end_transaction(thread_context& t, work_state& w, bool committed) {
     store_relaxed(t.rec->transaction_history_index, ++w.transaction_history_index);
   }
   if ((w.transaction_flags & kWorkTransactionsHistoryLong) && g_work.transaction_long_size != 0) {
-    const std::uint64_t i = next_long_slot(w, 2, g_work.header->transactions_long_next);
+    const std::uint64_t i = next_long_slot(g_work.header->transactions_long_next);
     publish_record(g_work.transaction_long[i % g_work.transaction_long_size], r, sizeof(transaction_record));
   }
   w.transaction_running = false;
@@ -481,6 +499,16 @@ void init_work(agent_state& a) {
   region_map& m = a.region;
   region_header& h = *a.header;
   g_work.header = &h;
+  g_work.creation_time_ns = h.creation_time_ns;
+  g_work.max_sql_text_length = h.max_sql_text_length;
+  g_work.max_stage_classes = h.max_stage_classes;
+  g_work.max_statement_classes = h.max_statement_classes;
+  g_work.stages_history_size = h.stages_history_size;
+  g_work.statement_stack_depth = std::min(h.statement_stack_depth, kMaxStatementStack);
+  g_work.statements_history_size = h.statements_history_size;
+  g_work.transactions_history_size = h.transactions_history_size;
+  a.max_stage_classes = h.max_stage_classes;
+  a.max_statement_classes = h.max_statement_classes;
   g_work.stage_long = m.array<stage_record>(kArrayStageHistoryLong);
   g_work.stage_long_size = m.count(kArrayStageHistoryLong);
   g_work.statement_long = m.array<char>(kArrayStatementHistoryLong);
@@ -503,47 +531,47 @@ void init_work(agent_state& a) {
     zero_stat(g_work.class_statement_stats[i]);
   for (std::uint64_t i = 0; i < m.count(kArrayClassTransactionStats); ++i)
     zero_stat(g_work.class_transaction_stats[i]);
-  a.histogram_of.assign(std::uint64_t{h.max_threads} * h.max_classes, 0);
+  a.histogram_of.assign(std::uint64_t{a.contexts.size()} * a.max_classes, 0);
 }
 
 void register_work_classes(agent_state& a) {
   // MySQL's two classes of their own kind: 'transaction' and 'idle'.
-  a.transaction_class = register_named_class(kKindTransaction, "transaction");
-  a.idle_class = register_named_class(kKindIdle, "idle");
+  store_release(a.transaction_class, register_named_class(kKindTransaction, "transaction"));
+  store_release(a.idle_class, register_named_class(kKindIdle, "idle"));
 }
 
 void attach_work(agent_state& a, thread_context& t) {
   region_map& m = a.region;
-  const region_header& h = *a.header;
   const std::uint64_t slot = t.slot;
   auto w = std::unique_ptr<work_state, work_state_deleter>(new (std::nothrow) work_state);
   if (w == nullptr) return;  // the thread records its waits, not its units of work
   w->stage = m.array<stage_record>(kArrayStageCurrent) + slot;
-  w->stage_history_size = h.stages_history_size;
+  w->stage_history_size = g_work.stages_history_size;
   w->stage_history = w->stage_history_size == 0
                          ? nullptr
-                         : m.array<stage_record>(kArrayStageHistory) + slot * h.stages_history_size;
-  w->stack_depth = h.statement_stack_depth;
+                         : m.array<stage_record>(kArrayStageHistory) + slot * g_work.stages_history_size;
+  w->stack_depth = g_work.statement_stack_depth;
   w->statements = w->stack_depth == 0 ? nullptr
                                       : m.array<char>(kArrayStatementCurrent) +
-                                            slot * h.statement_stack_depth * g_work.statement_stride;
-  w->statement_history_size = h.statements_history_size;
+                                            slot * g_work.statement_stack_depth * g_work.statement_stride;
+  w->statement_history_size = g_work.statements_history_size;
   w->statement_history = w->statement_history_size == 0
                              ? nullptr
                              : m.array<char>(kArrayStatementHistory) +
-                                   slot * h.statements_history_size * g_work.statement_stride;
+                                   slot * g_work.statements_history_size * g_work.statement_stride;
   w->transaction = m.array<transaction_record>(kArrayTransactionCurrent) + slot;
-  w->transaction_history_size = h.transactions_history_size;
+  w->transaction_history_size = g_work.transactions_history_size;
   w->transaction_history =
       w->transaction_history_size == 0
           ? nullptr
-          : m.array<transaction_record>(kArrayTransactionHistory) + slot * h.transactions_history_size;
-  w->stage_stats = h.max_stage_classes == 0
+          : m.array<transaction_record>(kArrayTransactionHistory) + slot * g_work.transactions_history_size;
+  w->stage_stats = g_work.max_stage_classes == 0
                        ? nullptr
-                       : m.array<wait_stat>(kArrayThreadStageStats) + slot * h.max_stage_classes;
-  w->statement_stats = h.max_statement_classes == 0 ? nullptr
-                                                    : m.array<statement_stat>(kArrayThreadStatementStats) +
-                                                          slot * h.max_statement_classes;
+                       : m.array<wait_stat>(kArrayThreadStageStats) + slot * g_work.max_stage_classes;
+  w->statement_stats =
+      g_work.max_statement_classes == 0
+          ? nullptr
+          : m.array<statement_stat>(kArrayThreadStatementStats) + slot * g_work.max_statement_classes;
   w->transaction_stats = m.array<transaction_stat>(kArrayThreadTransactionStats) + slot;
   clear_record(*w->stage);
   for (std::uint32_t i = 0; i < w->stage_history_size; ++i) clear_record(w->stage_history[i]);
@@ -552,8 +580,8 @@ void attach_work(agent_state& a, thread_context& t) {
     clear_record(*reinterpret_cast<statement_record*>(w->statement_history + i * g_work.statement_stride));
   clear_record(*w->transaction);
   for (std::uint32_t i = 0; i < w->transaction_history_size; ++i) clear_record(w->transaction_history[i]);
-  for (std::uint32_t i = 0; i < h.max_stage_classes; ++i) zero_stat(w->stage_stats[i]);
-  for (std::uint32_t i = 0; i < h.max_statement_classes; ++i) zero_stat(w->statement_stats[i]);
+  for (std::uint32_t i = 0; i < g_work.max_stage_classes; ++i) zero_stat(w->stage_stats[i]);
+  for (std::uint32_t i = 0; i < g_work.max_statement_classes; ++i) zero_stat(w->statement_stats[i]);
   zero_stat(*w->transaction_stats);
   thread_record& r = *t.rec;
   store_relaxed(r.statement_depth, 0u);
@@ -573,11 +601,10 @@ void attach_work(agent_state& a, thread_context& t) {
 // At thread exit (its record is dirty: readers skip it): what the thread counted
 // moves to its classes, so the global summaries keep it.
 void release_work(agent_state& a, thread_context& t) {
-  const region_header& h = *a.header;
   if (work_state* w = t.work.get()) {
-    for (std::uint32_t i = 0; i < h.max_stage_classes; ++i)
+    for (std::uint32_t i = 0; i < g_work.max_stage_classes; ++i)
       aggregate_atomic(g_work.class_stage_stats[i], load_wait_stat(w->stage_stats[i]));
-    for (std::uint32_t i = 0; i < h.max_statement_classes; ++i)
+    for (std::uint32_t i = 0; i < g_work.max_statement_classes; ++i)
       fold_stat(g_work.class_statement_stats[i], w->statement_stats[i]);
     aggregate_atomic(g_work.class_transaction_stats[0].all, load_wait_stat(w->transaction_stats->all));
     aggregate_atomic(g_work.class_transaction_stats[0].read_write,
@@ -586,8 +613,11 @@ void release_work(agent_state& a, thread_context& t) {
                      load_wait_stat(w->transaction_stats->read_only));
   }
   // The idle class has no instances: its global row sums the threads and this bucket.
-  if (a.idle_class != 0 && t.class_stats != nullptr)
-    aggregate_atomic(a.classes[a.idle_class - 1].stat, load_wait_stat(t.class_stats[a.idle_class - 1]));
+  const pfs_key idle = load_acquire(a.idle_class);
+  if (idle != 0 && t.class_stats != nullptr) {
+    aggregate_atomic(a.classes[idle - 1].stat, load_wait_stat(t.class_stats[idle - 1]));
+    zero_stat(t.class_stats[idle - 1]);
+  }
   if (t.wait_histogram_of != nullptr) {
     for (std::uint32_t c = 0; c < a.max_classes; ++c) {
       const std::uint32_t e = t.wait_histogram_of[c];
@@ -677,13 +707,14 @@ int statement_start(pfs_key key, const char* schema, const char* file, unsigned 
   const std::uint32_t flags = load_relaxed(t->rec->work_derived);
   if ((flags & kWorkEnabled) == 0) return 0;
   const std::uint8_t timer =
-      (cflags & kFlagTimed) ? load_relaxed(g_work.header->statement_timer) : std::uint8_t{0};
+      (cflags & kFlagTimed) ? timer_kind_of(load_relaxed(g_work.header->statement_timer)) : std::uint8_t{0};
   const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
   statement_level& level = w->levels[depth];
   level.lock_base = t->lock_time;
   level.cpu_start = (flags & kWorkStatementsCpu) ? timers::read(timers::timer_kind::thread_cpu) : 0;
-  level.kind_index = c->kind_index < g_work.header->max_statement_classes ? c->kind_index : 0;
+  level.kind_index = c->kind_index < g_work.max_statement_classes ? c->kind_index : 0;
   level.work_flags = flags;
+  level.digest_key = 0;
   const std::uint64_t event_id = t->next_event_id++;
   std::uint64_t nest_id = 0;
   std::uint8_t nest_type = kNestingNone;
@@ -745,8 +776,9 @@ static void set_statement_digest(work_state& w, statement_record& r, const char*
   char schema[kObjectSchemaLen];
   for (std::size_t i = 0; i < kObjectSchemaLen; ++i) schema[i] = load_relaxed(r.current_schema[i]);
   schema[kObjectSchemaLen - 1] = '\0';
-  const std::uint32_t row = find_digest(bytes, schema, normalized, len);
-  (void)w;
+  std::uint64_t key = 0;
+  const std::uint32_t row = find_digest(bytes, schema, normalized, len, key);
+  w.levels[w.depth - 1].digest_key = key;
   const std::uint32_t seq = begin_record_write(r);
   for (std::size_t i = 0; i < kDigestLen; ++i) store_relaxed(r.digest[i], bytes[i]);
   store_relaxed(r.has_digest, std::uint8_t{1});
@@ -763,7 +795,7 @@ void statement_set_text(const char* text, size_t length) {
   }
   statement_record& r = *top_statement(*w);
   if (text == nullptr) length = 0;
-  const std::uint32_t max = g_work.header->max_sql_text_length;
+  const std::uint32_t max = g_work.max_sql_text_length;
   const bool truncated = length > max;
   const std::size_t n = truncated ? max : length;
   if (truncated) bump_lost(kSqlTextTruncated);
@@ -866,7 +898,7 @@ uint64_t stage_start(pfs_key key, const char* file, unsigned line) {
   const std::uint32_t flags = load_relaxed(t->rec->work_derived);
   if ((cflags & kFlagEnabled) == 0 || (flags & kWorkEnabled) == 0 || w->stage_stats == nullptr) return 0;
   const std::uint8_t timer =
-      (cflags & kFlagTimed) ? load_relaxed(g_work.header->stage_timer) : std::uint8_t{0};
+      (cflags & kFlagTimed) ? timer_kind_of(load_relaxed(g_work.header->stage_timer)) : std::uint8_t{0};
   const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
   const std::uint64_t event_id = t->next_event_id++;
   stage_record& r = *w->stage;
@@ -886,7 +918,7 @@ uint64_t stage_start(pfs_key key, const char* file, unsigned line) {
   store_relaxed(r.work_estimated, kNoWork);
   end_record_write(r, seq);
   w->stage_running = true;
-  w->stage_kind_index = c->kind_index < g_work.header->max_stage_classes ? c->kind_index : 0;
+  w->stage_kind_index = c->kind_index < g_work.max_stage_classes ? c->kind_index : 0;
   w->stage_flags = flags;
   store_relaxed(t->rec->event_id, t->next_event_id);
   t->nest_event_id = event_id;
@@ -931,13 +963,14 @@ int transaction_start(int read_only, int isolation, int autocommit, const char* 
     call_error();  // one transaction at a time per thread
     return 0;
   }
-  const class_record* c = class_of(a->transaction_class, kKindTransaction);
+  const pfs_key trx_class = load_acquire(a->transaction_class);
+  const class_record* c = class_of(trx_class, kKindTransaction);
   if (c == nullptr) return 0;
   const std::uint8_t cflags = load_relaxed(c->derived);
   const std::uint32_t flags = load_relaxed(t->rec->work_derived);
   if ((cflags & kFlagEnabled) == 0 || (flags & kWorkEnabled) == 0) return 0;
   const std::uint8_t timer =
-      (cflags & kFlagTimed) ? load_relaxed(g_work.header->transaction_timer) : std::uint8_t{0};
+      (cflags & kFlagTimed) ? timer_kind_of(load_relaxed(g_work.header->transaction_timer)) : std::uint8_t{0};
   const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
   const std::uint64_t event_id = t->next_event_id++;
   transaction_record& r = *w->transaction;
@@ -946,7 +979,7 @@ int transaction_start(int read_only, int isolation, int autocommit, const char* 
   store_relaxed(r.timer, timer);
   store_relaxed(r.nesting_type, w->depth > 0 ? kNestingStatement : kNestingNone);
   store_relaxed(r.trx_state, static_cast<std::uint8_t>(kTrxActive));
-  store_relaxed(r.class_index, a->transaction_class);
+  store_relaxed(r.class_index, trx_class);
   store_relaxed(r.source_index, intern_source(*t, file, line));
   store_relaxed(r.thread_id, t->thread_id);
   store_relaxed(r.event_id, event_id);
@@ -1038,13 +1071,15 @@ void transaction_end(int committed) {
 
 int start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line) {
   agent_state* a = g_agent;
-  if (a == nullptr || a->idle_class == 0 || !load_relaxed(g_hot.recording)) return 0;
+  if (a == nullptr || !load_relaxed(g_hot.recording)) return 0;
+  const pfs_key idle = load_acquire(a->idle_class);
+  if (idle == 0) return 0;
   wait_locker& l = *reinterpret_cast<wait_locker*>(locker);
   // No instance: the idle class's statistics are per thread (and its bucket of exited threads).
   const auto cflags =
-      static_cast<std::uint8_t>(load_relaxed(a->classes[a->idle_class - 1].derived) & ~kFlagInstanceStats);
-  if (!begin_wait_flags(l, a->idle_class, cflags, 0, kOpIdle)) return 0;
-  if (l.event.timer != 0) l.event.timer = load_relaxed(a->header->idle_timer);
+      static_cast<std::uint8_t>(load_relaxed(a->classes[idle - 1].derived) & ~kFlagInstanceStats);
+  if (!begin_wait_flags(l, idle, cflags, 0, kOpIdle)) return 0;
+  if (l.event.timer != 0) l.event.timer = timer_kind_of(load_relaxed(a->header->idle_timer));
   start_running(l, file, line);
   store_relaxed(l.thread->rec->idle, std::uint8_t{1});
   return 1;

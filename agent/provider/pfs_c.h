@@ -152,12 +152,15 @@ void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
  *   pfs_key q = pfs_register_statement("app", "request");   // statement/app/request
  *   pfs_key parse = pfs_register_stage("app", "parsing");   // stage/app/parsing
  *   int level = pfs_statement_start(q, "shop", __FILE__, __LINE__);
- *   pfs_statement_set_text(sql, strlen(sql));                // SQL_TEXT, DIGEST
+ *   if (level) pfs_statement_set_text(sql, strlen(sql));     // SQL_TEXT, DIGEST
  *   pfs_stage_start(parse, __FILE__, __LINE__);
  *   ...
- *   pfs_statement_set_rows(affected, sent, examined);
+ *   if (level) pfs_statement_set_rows(affected, sent, examined);
  *   pfs_statement_end(level);
- */
+ *
+ * The set_* calls apply to the innermost running statement: call them only when
+ * your start returned non-zero (a statement not recorded, because its class is
+ * disabled or the stack is full, must not change the one around it). */
 pfs_key pfs_register_stage(const char* category, const char* name);
 pfs_key pfs_register_statement(const char* category, const char* name);
 

@@ -48,6 +48,13 @@ region_error out_of_memory() {
 region_error region_reader::impl::load_geometry() {
   const region_header& h = header();
   const std::uint64_t size = map.size();
+  // Read once: every use below (strides, the text bound of read_statement) agrees
+  // on it even if the header changes meanwhile.
+  const std::uint64_t text_length = load_relaxed(h.max_sql_text_length);
+  if (text_length > kMaxSqlTextLength)
+    return corrupt("region header sizes are inconsistent",
+                   "Its SQL_TEXT length " + std::to_string(text_length) + " is above the limit of " +
+                       std::to_string(kMaxSqlTextLength) + " bytes.");
   for (const known_array& k : kKnownArrays) {
     const array_desc& d = h.arrays[k.id];
     const std::uint64_t offset = load_relaxed(d.offset);
@@ -70,8 +77,8 @@ region_error region_reader::impl::load_geometry() {
   history_per_thread = load_relaxed(h.history_per_thread);
   history_long_batch = load_relaxed(h.history_long_batch);
   indexes_per_table = load_relaxed(h.max_indexes_per_table);
-  statement_stride = statement_stride_for(load_relaxed(h.max_sql_text_length));
-  max_sql_text_length = load_relaxed(h.max_sql_text_length);
+  statement_stride = statement_stride_for(static_cast<std::uint32_t>(text_length));
+  max_sql_text_length = text_length;
   stage_classes = count(kArrayClassStageStats);
   statement_classes = count(kArrayClassStatementStats);
   stage_history = load_relaxed(h.stages_history_size);
@@ -89,7 +96,8 @@ region_error region_reader::impl::load_geometry() {
       u128{threads} * stage_classes == count(kArrayThreadStageStats) &&
       u128{threads} * statement_classes == count(kArrayThreadStatementStats) &&
       (count(kArrayThreadTransactionStats) == 0 || count(kArrayThreadTransactionStats) == threads) &&
-      (count(kArrayClassWaitHistograms) == 0 || count(kArrayClassWaitHistograms) == classes);
+      (count(kArrayClassWaitHistograms) == 0 || count(kArrayClassWaitHistograms) == classes) &&
+      classes <= kMaxClassesLimit;
   if (!work_consistent)
     return corrupt(
         "region header sizes are inconsistent",

@@ -3,6 +3,7 @@
 // is the last event id inside the event (NULL while it runs), a running event's
 // TIMER_END is now, NESTING_EVENT_ID/TYPE NULL at the top.
 #include <cstdio>
+#include <unordered_map>
 
 #include "agent/reader/reader_internal.h"
 
@@ -95,14 +96,22 @@ static void for_each_event(const region_reader::impl& r, const std::vector<live_
 // Whether a copied event is a row: its thread's, not truncated away, in a state
 // the table shows. slot_or_horizon: the slot's position (current, history) or the
 // gone-threads horizon (history_long).
+using thread_index = std::unordered_map<std::uint64_t, const live_thread*>;  // by THREAD_ID
+
+static thread_index index_threads(const std::vector<live_thread>& threads) {
+  thread_index by_id;
+  for (const live_thread& l : threads) by_id.emplace(l.thread_id, &l);
+  return by_id;
+}
+
 template <class R>
 static bool event_visible(const R& c, const live_thread* t, std::uint64_t slot_or_horizon,
-                          const std::vector<live_thread>& threads, std::uint32_t kind, int which) {
+                          const thread_index& threads, std::uint32_t kind, int which) {
   const std::uint32_t table = kTruncateStagesCurrent + 3 * kind + static_cast<std::uint32_t>(which);
   if (which == 2) {
     if (c.state != kWaitCompleted) return false;
-    for (const live_thread& l : threads)
-      if (l.thread_id == c.thread_id) return c.event_id >= l.horizon[table];
+    const auto it = threads.find(c.thread_id);
+    if (it != threads.end()) return c.event_id >= it->second->horizon[table];
     return c.thread_id >= slot_or_horizon;
   }
   if (c.thread_id != t->thread_id || c.event_id < t->horizon[table]) return false;
@@ -114,10 +123,11 @@ void scanner::stages(int which) {
   load_classes();
   load_timers();
   const std::vector<live_thread> threads = live_threads();
+  const thread_index by_id = index_threads(threads);
   for_each_event(r_, threads, kStages, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
     stage_record c;
     if (!accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c))) return;
-    if (!event_visible(c, t, k, threads, kStages, which)) return;
+    if (!event_visible(c, t, k, by_id, kStages, which)) return;
     emit_stage(c);
   });
 }
@@ -147,13 +157,14 @@ void scanner::statements(int which) {
   load_classes();
   load_timers();
   const std::vector<live_thread> threads = live_threads();
+  const thread_index by_id = index_threads(threads);
   std::string text;
   for_each_event(r_, threads, kStatements, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
     statement_record c;
     if (!accept(
             read_statement(*reinterpret_cast<const statement_record*>(p), c, text, r_.max_sql_text_length)))
       return;
-    if (!event_visible(c, t, k, threads, kStatements, which)) return;
+    if (!event_visible(c, t, k, by_id, kStatements, which)) return;
     // MySQL shows the running statements of the stack, or the last completed
     // outermost one when none runs: a nested statement that ended is not a row.
     if (which == 0 && k > 0 && c.state != kWaitRunning) return;
@@ -246,11 +257,12 @@ void scanner::transactions(int which) {
   load_classes();
   load_timers();
   const std::vector<live_thread> threads = live_threads();
+  const thread_index by_id = index_threads(threads);
   for_each_event(r_, threads, kTransactions, which,
                  [&](const char* p, const live_thread* t, std::uint64_t k) {
                    transaction_record c;
                    if (!accept(read_seq_record(*reinterpret_cast<const transaction_record*>(p), c))) return;
-                   if (!event_visible(c, t, k, threads, kTransactions, which)) return;
+                   if (!event_visible(c, t, k, by_id, kTransactions, which)) return;
                    emit_transaction(c);
                  });
 }

@@ -508,7 +508,7 @@ const std::vector<table_entry>& registry() noexcept {
         with_buckets({T("event_name")}), "PFS_MAX_CLASSES, PFS_WAIT_HISTOGRAMS",
         [](scanner& s) { s.wait_histograms(); },
         [](const impl& r) { return r.classes * kHistogramBuckets; },
-        truncatable(kResetWaitHistograms, kResetWaitHistograms));
+        truncatable(kResetWaitHistograms, kResetWaitHistograms | kResetWait));
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

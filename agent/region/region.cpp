@@ -310,8 +310,13 @@ void region_sizes::apply_environment(std::string* bad) {
     }
   }
   if (wait_stack_depth > 16) wait_stack_depth = 16;
+  clamp();
+}
+
+void region_sizes::clamp() {
   if (statement_stack_depth > kMaxStatementStack) statement_stack_depth = kMaxStatementStack;
-  if (max_sql_text_length > 1048576) max_sql_text_length = 1048576;  // MySQL's maximum
+  if (max_sql_text_length > kMaxSqlTextLength) max_sql_text_length = kMaxSqlTextLength;
+  if (max_classes > kMaxClassesLimit) max_classes = kMaxClassesLimit;
 }
 
 region_map::region_map(region_map&& other) noexcept { *this = std::move(other); }
@@ -359,8 +364,10 @@ region_map region_map::create(const std::string& path, const region_sizes& sizes
     }
   }
 
+  region_sizes clamped = sizes;
+  clamped.clamp();
   array_desc arrays[kArrayCount];
-  const std::uint64_t file_size = plan_layout(sizes, arrays);
+  const std::uint64_t file_size = plan_layout(clamped, arrays);
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
@@ -385,7 +392,7 @@ region_map region_map::create(const std::string& path, const region_sizes& sizes
     return fail("could not lock region file", e);
   }
   auto& h = *static_cast<region_header*>(base);
-  init_header(h, sizes, file_size);
+  init_header(h, clamped, file_size);
   std::memcpy(h.arrays, arrays, sizeof(arrays));
   store_release(h.ready, 1u);
   if (rename(tmp.c_str(), path.c_str()) != 0) {
@@ -453,7 +460,8 @@ region_error region_map::validate(const void* base, std::size_t size) {
       h.arrays[kArrayStageCurrent].count != threads ||
       h.arrays[kArrayStageHistory].count != threads * h.stages_history_size ||
       h.arrays[kArrayStatementCurrent].count != threads * h.statement_stack_depth ||
-      h.statement_stack_depth > kMaxStatementStack ||
+      h.statement_stack_depth > kMaxStatementStack || h.max_sql_text_length > kMaxSqlTextLength ||
+      h.max_classes > kMaxClassesLimit ||
       h.arrays[kArrayStatementHistory].count != threads * h.statements_history_size ||
       h.statement_stride != statement_stride_for(h.max_sql_text_length) ||
       h.arrays[kArrayTransactionCurrent].count != threads ||

@@ -59,6 +59,8 @@ struct region_sizes {
   // current values. A malformed value leaves the field alone and is reported in
   // *bad (name=value) if bad is not null.
   void apply_environment(std::string* bad = nullptr);
+  // Bounds the sizes by the layout's limits (statement stack, text, classes).
+  void clamp();
 };
 
 enum class region_errc {

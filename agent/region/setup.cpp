@@ -515,6 +515,13 @@ void reset_wait_summaries(const region_map& region) {
   each_allocated_sync(region, [](sync_instance& s) { zero(s.stat); });
   auto* classes = region.array<class_record>(kArrayClasses);
   for (std::uint64_t i = 0; i < region.count(kArrayClasses); ++i) zero(classes[i].stat);
+  // The idle row also sums the threads' own statistics of the class.
+  auto* stats = region.array<wait_stat>(kArrayThreadClassStats);
+  const std::uint64_t per = region.count(kArrayClasses);
+  for (std::uint64_t i = 0; per != 0 && i < region.count(kArrayThreadClassStats); ++i)
+    if (load_relaxed(classes[i % per].kind) == kKindIdle) zero(stats[i]);
+  // And the latency distributions its quantile columns come from.
+  reset_wait_histograms(region);
   // As MySQL: the global summary also resets what feeds its file and table rows.
   reset_file_summaries(region);
   reset_table_summaries(region);
@@ -522,7 +529,23 @@ void reset_wait_summaries(const region_map& region) {
 
 void reset_thread_summaries(const region_map& region) {
   auto* stats = region.array<wait_stat>(kArrayThreadClassStats);
-  for (std::uint64_t i = 0; i < region.count(kArrayThreadClassStats); ++i) zero(stats[i]);
+  auto* classes = region.array<class_record>(kArrayClasses);
+  const std::uint64_t per = region.count(kArrayClasses);
+  for (std::uint64_t i = 0; i < region.count(kArrayThreadClassStats); ++i) {
+    // The idle class has no instances: its global row sums the threads, which
+    // keep counting in it once their own rows are reset.
+    class_record* c = per != 0 ? &classes[i % per] : nullptr;
+    if (c != nullptr && (load_acquire(c->lock) & kStateMask) == kStateAllocated &&
+        load_relaxed(c->kind) == kKindIdle && load_relaxed(stats[i].count) != 0) {
+      __atomic_fetch_add(&c->stat.count, load_relaxed(stats[i].count), __ATOMIC_RELAXED);
+      __atomic_fetch_add(&c->stat.sum, load_relaxed(stats[i].sum), __ATOMIC_RELAXED);
+      if (load_relaxed(stats[i].min) < load_relaxed(c->stat.min))
+        store_relaxed(c->stat.min, load_relaxed(stats[i].min));
+      if (load_relaxed(stats[i].max) > load_relaxed(c->stat.max))
+        store_relaxed(c->stat.max, load_relaxed(stats[i].max));
+    }
+    zero(stats[i]);
+  }
   bump_generation(region);
 }
 
@@ -577,8 +600,14 @@ void fold_threads(const region_map& region, array_id threads_id, array_id classe
   auto* t = region.array<S>(threads_id);
   auto* c = region.array<S>(classes_id);
   const std::uint64_t per = region.count(classes_id);
-  if (t == nullptr || c == nullptr || per == 0) return;
+  const auto* threads = region.array<thread_record>(kArrayThreads);
+  if (t == nullptr || c == nullptr || per == 0 || threads == nullptr) return;
   for (std::uint64_t i = 0; i < region.count(threads_id); ++i) {
+    // Free slots hold nothing: an exiting thread moved its statistics already.
+    const std::uint64_t slot = i / per;
+    if (slot >= region.count(kArrayThreads) ||
+        (load_acquire(threads[slot].lock) & kStateMask) != kStateAllocated)
+      continue;
     fold(c[i % per], t[i]);
     zero(t[i]);
   }
@@ -641,7 +670,6 @@ void reset_digests(const region_map& region) {
   for (std::uint64_t i = 0; i < region.count(kArrayDigests); ++i) {
     digest_record& r = d[i];
     begin_change(r.lock);
-    store_relaxed(r.key, std::uint64_t{0});
     zero(r.stat);
     zero(r.h);
     store_relaxed(r.first_seen_ns, std::uint64_t{0});
@@ -649,6 +677,8 @@ void reset_digests(const region_map& region) {
     store_relaxed(r.sample_timer_wait, std::uint64_t{0});
     store_relaxed(r.sample_seen_ns, std::uint64_t{0});
     end_change(r.lock, kStateFree);
+    // Only now may a provider claim the row again (a claim re-initializes it).
+    store_release(r.key, std::uint64_t{0});
   }
   __atomic_fetch_add(&region.header().digest_generation, 1, __ATOMIC_RELEASE);
   bump_generation(region);

@@ -21,7 +21,9 @@ inline constexpr std::size_t kSampleTextLen = 1024;  // QUERY_SAMPLE_TEXT
 inline constexpr std::size_t kGtidLen = 64;          // GTID
 inline constexpr std::size_t kXidPartLen = 72;       // XID_GTRID, XID_BQUAL (64 bytes of data + room)
 inline constexpr std::uint32_t kHistogramBuckets = 450;
-inline constexpr std::uint32_t kMaxStatementStack = 16;  // statement_stack_depth cannot exceed this
+inline constexpr std::uint32_t kMaxStatementStack = 16;      // statement_stack_depth cannot exceed this
+inline constexpr std::uint32_t kMaxSqlTextLength = 1048576;  // MySQL's maximum of max_sql_text_length
+inline constexpr std::uint32_t kMaxClassesLimit = 65536;     // max_classes cannot exceed this
 
 // States of the working records of stages, statements and transactions beyond
 // kWait*: kept while their _current consumer is off, but not shown.

@@ -10,6 +10,7 @@
 // consumer is off the working record is still kept (threads.PROCESSLIST_INFO,
 // nesting) but marked hidden (kWorkHidden*), and readers do not show it.
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <new>
 
@@ -99,6 +100,11 @@ struct work_state {
   bool transaction_running = false;
   std::uint32_t transaction_flags = 0;
 
+  // The thread's share of events_statements_histogram_global: a pool entry
+  // written with plain stores (nullptr: none left, atomic adds to the global one).
+  thread_histogram* statement_histogram = nullptr;
+  bool statement_histogram_claimed = false;
+
   // STATEMENT_IDs are taken from the header's counter in blocks, so that a
   // statement does not pay a shared atomic for its id.
   std::uint64_t next_statement_id = 0, statement_id_end = 0;
@@ -113,6 +119,9 @@ struct work_state {
 };
 
 void work_state_deleter::operator()(work_state* w) const { delete w; }
+
+// A timed statement counted in its thread's statement histogram (below).
+void add_statement_to_histogram(work_state& w, std::uint64_t thread_id, std::uint64_t ps);
 
 namespace {
 
@@ -379,10 +388,41 @@ void end_stage(thread_context& t, work_state& w) {
 // ---------------------------------------------------------------------------
 // Statements
 
-std::uint64_t statement_bytes(const statement_record& r) {
-  const std::uint64_t len = load_relaxed(r.sql_text_length);
-  const std::uint64_t bytes = (sizeof(statement_record) + len + 1 + 7) & ~std::uint64_t{7};
-  return bytes < g_work.statement_stride ? bytes : g_work.statement_stride;
+static_assert(offsetof(statement_record, digest) % 8 == 0 &&
+              offsetof(statement_record, current_schema) % 8 == 0 &&
+              offsetof(statement_record, message_text) % 8 == 0 && sizeof(statement_record) % 8 == 0);
+
+// Copies a string field word by word up to the word holding its NUL: readers stop
+// at the NUL, so what lies after it in the destination does not matter.
+void copy_string_words(char* dst, const char* src, std::size_t cap) {
+  for (std::size_t off = 0; off < cap; off += 8) {
+    const std::uint64_t w =
+        __atomic_load_n(reinterpret_cast<const region_word*>(src + off), __ATOMIC_RELAXED);
+    __atomic_store_n(reinterpret_cast<region_word*>(dst + off), w, __ATOMIC_RELAXED);
+    if (((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull) != 0) return;  // a zero byte
+  }
+}
+
+// Publishes a finished statement into a history slot: its numbers, the digest
+// when it has one, and of each text only the words in use.
+void publish_statement(statement_record& dst, const statement_record& src) {
+  char* d = reinterpret_cast<char*>(&dst);
+  const char* s = reinterpret_cast<const char*>(&src);
+  const std::uint32_t seq = begin_record_write(dst);
+  __atomic_store_n(reinterpret_cast<region_half*>(d + 4),
+                   __atomic_load_n(reinterpret_cast<const region_half*>(s + 4), __ATOMIC_RELAXED),
+                   __ATOMIC_RELAXED);
+  copy_words(d + 8, s + 8, offsetof(statement_record, digest) - 8);
+  if (load_relaxed(src.has_digest) != 0)
+    copy_words(d + offsetof(statement_record, digest), s + offsetof(statement_record, digest), kDigestLen);
+  copy_string_words(d + offsetof(statement_record, current_schema),
+                    s + offsetof(statement_record, current_schema), kObjectSchemaLen);
+  copy_string_words(d + offsetof(statement_record, message_text),
+                    s + offsetof(statement_record, message_text), kMessageTextLen);
+  const std::uint64_t room = g_work.statement_stride - sizeof(statement_record);
+  std::uint64_t text = (std::uint64_t{load_relaxed(src.sql_text_length)} + 1 + 7) & ~std::uint64_t{7};
+  copy_words(d + sizeof(statement_record), s + sizeof(statement_record), text < room ? text : room);
+  end_record_write(dst, seq);
 }
 
 void end_top_statement(thread_context& t, work_state& w) {
@@ -418,23 +458,21 @@ void end_top_statement(thread_context& t, work_state& w) {
   add(s.rows_sent, load_relaxed(r.rows_sent));
   add(s.rows_examined, load_relaxed(r.rows_examined));
   add(s.cpu_time, cpu);
-  if (timer != 0 && g_work.statement_histogram != nullptr)
-    __atomic_fetch_add(&g_work.statement_histogram->counts[histogram::bucket_of(ps)], 1, __ATOMIC_RELAXED);
+  if (timer != 0) add_statement_to_histogram(w, t.thread_id, ps);
   if (load_relaxed(r.digest_index) != 0)
     add_to_digest(load_relaxed(r.digest_index), level.digest_key, r, ps, timer != 0,
                   now_realtime_ns(timer, end));
 
-  const std::uint64_t bytes = statement_bytes(r);
   if ((level.work_flags & kWorkStatementsHistory) && w.statement_history_size != 0) {
     char* slot = w.statement_history +
                  (w.statement_history_index % w.statement_history_size) * g_work.statement_stride;
-    publish_record(*reinterpret_cast<statement_record*>(slot), r, bytes);
+    publish_statement(*reinterpret_cast<statement_record*>(slot), r);
     store_relaxed(t.rec->statement_history_index, ++w.statement_history_index);
   }
   if ((level.work_flags & kWorkStatementsHistoryLong) && g_work.statement_long_size != 0) {
     const std::uint64_t n = next_long_slot(g_work.header->statements_long_next);
     char* slot = g_work.statement_long + (n % g_work.statement_long_size) * g_work.statement_stride;
-    publish_record(*reinterpret_cast<statement_record*>(slot), r, bytes);
+    publish_statement(*reinterpret_cast<statement_record*>(slot), r);
   }
   w.depth = i;
   store_relaxed(t.rec->statement_depth, i);
@@ -494,6 +532,9 @@ void clear_record(R& r) {
 
 // ---------------------------------------------------------------------------
 // Set-up, thread start and exit
+
+std::uint32_t claim_pool_histogram(std::uint64_t thread_id, std::uint32_t class_index);
+void release_pool_histogram(thread_histogram& th, latency_histogram& into);
 
 void init_work(agent_state& a) {
   region_map& m = a.region;
@@ -622,14 +663,7 @@ void release_work(agent_state& a, thread_context& t) {
     for (std::uint32_t c = 0; c < a.max_classes; ++c) {
       const std::uint32_t e = t.wait_histogram_of[c];
       if (e == 0 || e == kSharedHistogram) continue;
-      thread_histogram& th = g_work.wait_pool[e - 1];
-      latency_histogram& into = g_work.class_wait_histograms[c];
-      const std::uint32_t word = load_relaxed(th.lock);
-      store_relaxed(th.lock, (word & ~kStateMask) | kStateDirty);
-      std::atomic_thread_fence(std::memory_order_release);
-      for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
-        add_atomic(into.counts[b], load_relaxed(th.h.counts[b]));
-      store_release(th.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
+      release_pool_histogram(g_work.wait_pool[e - 1], g_work.class_wait_histograms[c]);
     }
     t.wait_histogram_of = nullptr;
   }
@@ -638,27 +672,59 @@ void release_work(agent_state& a, thread_context& t) {
   t.nest_type = kNestingNone;
 }
 
+// A histogram of the pool for (thread, class_index); 0 when the pool is used up.
+std::uint32_t claim_pool_histogram(std::uint64_t thread_id, std::uint32_t class_index) {
+  for (std::uint64_t i = 0; i < g_work.wait_pool_size; ++i) {
+    thread_histogram& th = g_work.wait_pool[i];
+    std::uint32_t word = load_relaxed(th.lock);
+    if ((word & kStateMask) != kStateFree) continue;
+    if (!__atomic_compare_exchange_n(&th.lock, &word, (word & ~kStateMask) | kStateDirty, false,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      continue;
+    store_relaxed(th.class_index, class_index);
+    store_relaxed(th.thread_id, thread_id);
+    for (std::uint64_t& c : th.h.counts) store_relaxed(c, std::uint64_t{0});
+    store_release(th.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
+    return static_cast<std::uint32_t>(i + 1);
+  }
+  bump_lost(kWaitHistogramsShared);
+  return 0;
+}
+
+// Folds a pool histogram into a shared one (atomic adds) and frees it.
+void release_pool_histogram(thread_histogram& th, latency_histogram& into) {
+  const std::uint32_t word = load_relaxed(th.lock);
+  store_relaxed(th.lock, (word & ~kStateMask) | kStateDirty);
+  std::atomic_thread_fence(std::memory_order_release);
+  for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
+    add_atomic(into.counts[b], load_relaxed(th.h.counts[b]));
+  store_release(th.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
+}
+
+// A timed statement's bucket in events_statements_histogram_global.
+void add_statement_to_histogram(work_state& w, std::uint64_t thread_id, std::uint64_t ps) {
+  if (g_work.statement_histogram == nullptr) return;
+  if (!w.statement_histogram_claimed) [[unlikely]] {
+    w.statement_histogram_claimed = true;
+    const std::uint32_t e = claim_pool_histogram(thread_id, kStatementHistogramClass);
+    w.statement_histogram = e != 0 ? &g_work.wait_pool[e - 1] : nullptr;
+  }
+  const std::uint32_t b = histogram::bucket_of(ps);
+  if (w.statement_histogram != nullptr) {
+    std::uint64_t& c = w.statement_histogram->h.counts[b];
+    store_relaxed(c, load_relaxed(c) + 1);
+  } else {
+    __atomic_fetch_add(&g_work.statement_histogram->counts[b], 1, __ATOMIC_RELAXED);
+  }
+}
+
 // The first timed wait of a (thread, class): claim a histogram of its own from the
 // pool, or share the class's (atomic adds) when the pool is used up.
 void add_to_histogram_slow(thread_context& t, std::uint32_t class_index, std::uint64_t ps) {
   std::uint32_t& entry = t.wait_histogram_of[class_index - 1];
   if (entry == 0) {
-    entry = kSharedHistogram;
-    for (std::uint64_t i = 0; i < g_work.wait_pool_size; ++i) {
-      thread_histogram& th = g_work.wait_pool[i];
-      std::uint32_t word = load_relaxed(th.lock);
-      if ((word & kStateMask) != kStateFree) continue;
-      if (!__atomic_compare_exchange_n(&th.lock, &word, (word & ~kStateMask) | kStateDirty, false,
-                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        continue;
-      store_relaxed(th.class_index, class_index);
-      store_relaxed(th.thread_id, t.thread_id);
-      for (std::uint64_t& c : th.h.counts) store_relaxed(c, std::uint64_t{0});
-      store_release(th.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
-      entry = static_cast<std::uint32_t>(i + 1);
-      break;
-    }
-    if (entry == kSharedHistogram) bump_lost(kWaitHistogramsShared);
+    const std::uint32_t e = claim_pool_histogram(t.thread_id, class_index);
+    entry = e != 0 ? e : kSharedHistogram;
   }
   if (entry == kSharedHistogram) {
     __atomic_fetch_add(&g_work.class_wait_histograms[class_index - 1].counts[histogram::bucket_of(ps)], 1,

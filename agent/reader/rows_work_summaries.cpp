@@ -257,7 +257,23 @@ void scanner::statement_histogram(bool by_digest) {
   };
   if (!by_digest) {
     if (r_.count(kArrayStatementHistogram) == 0) return;
-    rows(load_histogram(*r_.at<latency_histogram>(kArrayStatementHistogram, 0)), [](row_builder&) {});
+    // Exited threads' buckets + every live thread's own statement histogram.
+    latency_histogram all = load_histogram(*r_.at<latency_histogram>(kArrayStatementHistogram, 0));
+    for (std::uint64_t i = 0; i < r_.count(kArrayWaitHistograms); ++i) {
+      const thread_histogram& th = *r_.at<thread_histogram>(kArrayWaitHistograms, i);
+      std::uint32_t cls = 0;
+      latency_histogram h;
+      if (!accept(read_versioned(th,
+                                 [&](const thread_histogram& s) {
+                                   cls = load_relaxed(s.class_index);
+                                   h = load_histogram(s.h);
+                                 })) ||
+          cls != kStatementHistogramClass)
+        continue;
+      for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
+        all.counts[b] = sat_add(all.counts[b], h.counts[b]);
+    }
+    rows(all, [](row_builder&) {});
     return;
   }
   for (std::uint64_t i = 0; i < r_.count(kArrayDigests); ++i) {
@@ -286,6 +302,7 @@ std::vector<latency_histogram> scanner::wait_class_histograms() {
           h = load_histogram(s.h);
         })))
       continue;
+    if (cls == kStatementHistogramClass) continue;  // a thread's statement histogram
     if (cls == 0 || cls > r_.classes) {
       ++invalid;
       continue;

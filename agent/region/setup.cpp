@@ -650,14 +650,21 @@ void reset_digest_histograms(const region_map& region) {
   bump_generation(region);
 }
 
+// The pool holds the threads' wait histograms and their statement histograms.
+static void zero_pool(const region_map& region, bool statements) {
+  auto* pool = region.array<thread_histogram>(kArrayWaitHistograms);
+  for (std::uint64_t i = 0; i < region.count(kArrayWaitHistograms); ++i)
+    if ((load_relaxed(pool[i].class_index) == kStatementHistogramClass) == statements) zero(pool[i].h);
+}
+
 void reset_statement_histogram(const region_map& region) {
   zero_array<latency_histogram>(region, kArrayStatementHistogram);
+  zero_pool(region, true);
   bump_generation(region);
 }
 
 void reset_wait_histograms(const region_map& region) {
-  auto* pool = region.array<thread_histogram>(kArrayWaitHistograms);
-  for (std::uint64_t i = 0; i < region.count(kArrayWaitHistograms); ++i) zero(pool[i].h);
+  zero_pool(region, false);
   zero_array<latency_histogram>(region, kArrayClassWaitHistograms);
   bump_generation(region);
 }

@@ -175,7 +175,11 @@ struct latency_histogram {
   std::uint64_t counts[kHistogramBuckets];
 };
 
-// One (thread, wait class) histogram of the pool: written by its thread only.
+// thread_histogram::class_index of a thread's share of events_statements_histogram_global.
+inline constexpr std::uint32_t kStatementHistogramClass = 0xFFFFFFFFu;
+
+// One (thread, wait class) histogram of the pool: written by its thread only. A
+// thread's statement histogram is a pool entry too (kStatementHistogramClass).
 struct thread_histogram {
   std::uint32_t lock;         // version+state; allocated while its thread owns it
   std::uint32_t class_index;  // 1-based

@@ -24,6 +24,10 @@ inline void start_agent() {
         "wait/synch/mutex/bench/disabled=OFF,wait/synch/mutex/bench/counted=COUNTED,statement/bench/"
         "disabled=OFF,"
         "stage/bench/disabled=OFF,%=ON";
+    // Every consumer on (the units-of-work benchmarks measure the full path).
+    o.consumers =
+        "events_stages_current=ON,events_stages_history=ON,events_stages_history_long=ON,"
+        "events_statements_history_long=ON,events_transactions_history_long=ON";
     if (!pfs::init(o)) {
       std::fprintf(stderr, "pfs_bench: agent not started: %s\n", pfs::last_error().c_str());
       std::exit(1);

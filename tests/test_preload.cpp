@@ -457,6 +457,9 @@ TEST_F(Preload, StatementsOfTheProgramContainItsInterposedWaits) {
   e.push_back("PFS_WAITS_HISTORY_LONG_SIZE=20000");
   e.push_back("PFS_STAGES_HISTORY_LONG_SIZE=2000");
   e.push_back("PFS_STATEMENTS_HISTORY_LONG_SIZE=1000");
+  e.push_back(
+      "PFS_CONSUMERS=events_stages_current=ON,events_stages_history=ON,events_stages_history_long=ON,"
+      "events_statements_history_long=ON");
   run_result r = run({program("pl_work")}, e, 60);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(value(r, "interposed"), 1);

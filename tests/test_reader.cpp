@@ -348,7 +348,11 @@ TEST_F(ReaderTest, SetupTables) {
   static_assert(std::size(consumers) == kConsumerCount);
   for (std::uint32_t i = 0; i < kConsumerCount; ++i) {
     EXPECT_TRUE(IsText(rows[i][0], consumers[i]));
-    EXPECT_TRUE(IsText(rows[i][1], i == kConsumerWaitsHistory || i == kConsumerStatementsCpu ? "NO" : "YES"));
+    const bool off = i == kConsumerWaitsHistory || i == kConsumerStatementsCpu ||
+                     i == kConsumerStagesCurrent || i == kConsumerStagesHistory ||
+                     i == kConsumerStagesHistoryLong || i == kConsumerStatementsHistoryLong ||
+                     i == kConsumerTransactionsHistoryLong;
+    EXPECT_TRUE(IsText(rows[i][1], off ? "NO" : "YES"));
   }
 
   // setup_timers: MySQL 5.7's five rows; row 1 is 'wait'.

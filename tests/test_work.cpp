@@ -71,6 +71,9 @@ options work_options(const char* tag) {
   o.sizes.transactions_history_long_size = 16;
   o.sizes.max_sql_text_length = 64;
   o.sizes.history_per_thread = 16;
+  o.consumers =
+      "events_stages_current=ON,events_stages_history=ON,events_stages_history_long=ON,"
+      "events_statements_history_long=ON,events_transactions_history_long=ON";
   return o;
 }
 

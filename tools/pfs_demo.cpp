@@ -13,7 +13,8 @@
 //   PFS_REGION=/tmp/demo/app.pfs pfs_demo [--seconds=N]
 //
 // Defaults when the variables are not set: PFS_INSTRUMENT='%=ON' (every
-// instrument enabled and timed) and PFS_REGION_GROUP=postgres with mode 0660
+// instrument enabled and timed), PFS_CONSUMERS with every consumer on but
+// events_statements_cpu and PFS_REGION_GROUP=postgres with mode 0660
 // (readable and writable by the postgres user).
 #include <grp.h>
 
@@ -209,6 +210,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (std::getenv("PFS_INSTRUMENT") == nullptr) o.instrument = "%=ON";
+  // Every consumer, stages and the long histories too (MySQL ships them off).
+  if (std::getenv("PFS_CONSUMERS") == nullptr)
+    o.consumers =
+        "events_stages_current=ON,events_stages_history=ON,events_stages_history_long=ON,"
+        "events_statements_history_long=ON,events_transactions_history_long=ON";
   // Readable and writable (setup UPDATEs) by the PostgreSQL server through its group.
   if (std::getenv("PFS_REGION_GROUP") == nullptr && getgrnam("postgres") != nullptr) o.group = "postgres";
   if (!pfs::init(o)) {

@@ -200,6 +200,20 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
   }
 }
 
+bool default_consumer_on(std::uint32_t c) {
+  switch (c) {
+    case kConsumerStagesCurrent:
+    case kConsumerStagesHistory:
+    case kConsumerStagesHistoryLong:
+    case kConsumerStatementsCpu:
+    case kConsumerStatementsHistoryLong:
+    case kConsumerTransactionsHistoryLong:
+      return false;
+    default:
+      return true;
+  }
+}
+
 void init_header(region_header& h, const region_sizes& s, std::uint64_t file_size) {
   std::memcpy(h.magic, kMagic, sizeof(h.magic));
   h.layout_version = kLayoutVersion;
@@ -247,8 +261,11 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
       h.timers[static_cast<int>(timers::timer_kind::nanosecond)].available ? timers::timer_kind::nanosecond
                                                                            : timers::timer_kind::microsecond);
   h.idle_timer = h.stage_timer = h.statement_timer = h.transaction_timer = work_timer;
-  // Every consumer on but events_statements_cpu (MySQL's default: off).
-  for (std::uint32_t c = 0; c < kConsumerCount; ++c) h.consumers[c] = c == kConsumerStatementsCpu ? 0 : 1;
+  // The wait consumers on (MySQL 5.5's defaults, as the seeds); those of the units
+  // of work as MySQL 8.0 ships them: statements and transactions current and
+  // history, and statements_digest, on; stages, the long histories of statements
+  // and transactions, and events_statements_cpu off.
+  for (std::uint32_t c = 0; c < kConsumerCount; ++c) h.consumers[c] = default_consumer_on(c) ? 1 : 0;
   h.next_thread_id = 1;
   h.setup_generation = 1;
 }

@@ -79,4 +79,18 @@ analysis=$(q "SELECT count(*) FROM sys.statement_analysis")
 check "sys.statement_analysis shows the three digests ($analysis)" "[ $analysis -eq 3 ]"
 by_statement=$(q "SELECT count(DISTINCT statement) FROM sys.x\$waits_by_statement")
 check "waits by statement name the three kinds of request ($by_statement)" "[ $by_statement -eq 3 ]"
+# TRUNCATE from SQL, as MySQL allows it on these tables.
+q "TRUNCATE ps.events_statements_history_long, ps.events_stages_history_long"
+check "TRUNCATE empties the long histories" \
+  "[ $(q "SELECT count(*) FROM ps.events_statements_history_long") -eq 0 ] && [ $(q "SELECT count(*) FROM ps.events_stages_history_long") -eq 0 ]"
+q "TRUNCATE ps.events_statements_summary_by_digest"
+check "TRUNCATE empties the digest table" "[ $(q "SELECT count(*) FROM ps.events_statements_summary_by_digest") -eq 0 ]"
+q "TRUNCATE ps.events_statements_histogram_global, ps.events_waits_histogram_global_by_event_name"
+check "TRUNCATE zeroes the histograms" \
+  "[ $(q "SELECT sum(count_bucket) FROM ps.events_statements_histogram_global") -eq 0 ] && [ $(q "SELECT sum(count_bucket) FROM ps.events_waits_histogram_global_by_event_name") -eq 0 ]"
+q "TRUNCATE ps.events_statements_summary_global_by_event_name"
+check "TRUNCATE zeroes the statement summaries" \
+  "[ $(q "SELECT sum(count_star) FROM ps.events_statements_summary_global_by_event_name") -eq 0 ]"
+if q "DELETE FROM ps.events_statements_history" 2>"$WORK/delete.err"; then fail "DELETE from an event table was accepted"; fi
+check "other writes are refused: $(head -1 "$WORK/delete.err")" "grep -q 'does not allow' \"$WORK/delete.err\""
 echo "=== units of work: all checks passed"

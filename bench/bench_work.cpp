@@ -34,6 +34,15 @@ void run_statement(benchmark::State& state, const char* name) {
 void BM_StatementDisabled(benchmark::State& state) { run_statement(state, "disabled"); }
 void BM_StatementTimed(benchmark::State& state) { run_statement(state, "timed"); }
 
+// Current and summaries only: what the history copies cost, by difference.
+void BM_StatementTimedCurrent(benchmark::State& state) {
+  pfs::set_consumer("events_statements_history", false);
+  pfs::set_consumer("events_statements_history_long", false);
+  run_statement(state, "timed_current");
+  pfs::set_consumer("events_statements_history", true);
+  pfs::set_consumer("events_statements_history_long", true);
+}
+
 // A statement with a 60-byte text: SQL_TEXT copied, DIGEST computed and the
 // digest row updated (what a program pays for statement_analysis).
 void BM_StatementWithText(benchmark::State& state) {
@@ -65,6 +74,7 @@ void BM_StageTimed(benchmark::State& state) { run_stage(state, "timed"); }
 const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Work/timer_pair", BM_WorkTimerPair);
   benchmark::RegisterBenchmark("BM_Statement/disabled", BM_StatementDisabled);
+  benchmark::RegisterBenchmark("BM_Statement/timed_current", BM_StatementTimedCurrent);
   benchmark::RegisterBenchmark("BM_Statement/timed_history", BM_StatementTimed);
   benchmark::RegisterBenchmark("BM_Statement/with_text", BM_StatementWithText);
   benchmark::RegisterBenchmark("BM_Stage/disabled", BM_StageDisabled);

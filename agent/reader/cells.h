@@ -80,6 +80,17 @@ inline cell nullable_int(std::uint64_t v) { return v == 0 ? null_cell() : int_ce
 inline cell stable_text(std::string_view s) { return cell{false, 0, s}; }
 inline cell yes_no(bool v) { return stable_text(std::string_view(v ? "YES" : "NO")); }
 
+// DIGEST: 32 bytes as 64 lower-case hex digits (MySQL 8.0's SHA-256 form).
+inline std::string digest_hex(const std::uint8_t* d) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string s(64, '0');
+  for (std::size_t i = 0; i < 32; ++i) {
+    s[2 * i] = kHex[d[i] >> 4];
+    s[2 * i + 1] = kHex[d[i] & 15];
+  }
+  return s;
+}
+
 inline std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
   std::uint64_t r;
   return __builtin_add_overflow(a, b, &r) ? kNoMin : r;

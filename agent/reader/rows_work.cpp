@@ -188,16 +188,6 @@ bool scanner::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std:
   return true;
 }
 
-static std::string hex_of(const std::uint8_t* d) {
-  std::string s(2 * kDigestLen, '0');
-  constexpr char kHex[] = "0123456789abcdef";
-  for (std::size_t i = 0; i < kDigestLen; ++i) {
-    s[2 * i] = kHex[d[i] >> 4];
-    s[2 * i + 1] = kHex[d[i] & 15];
-  }
-  return s;
-}
-
 void scanner::emit_statement(const statement_record& c) {
   const class_entry* cls = class_at(c.class_index);
   if (cls == nullptr || cls->kind != kKindStatement) {
@@ -218,7 +208,7 @@ void scanner::emit_statement(const statement_record& c) {
                               : null_cell());
   std::string digest_text;
   if (c.has_digest != 0) {
-    x.push_back(text_cell(hex_of(c.digest)));
+    x.push_back(text_cell(digest_hex(c.digest)));
     x.push_back(digest_text_of(c.digest_index, c.digest, digest_text) ? text_cell(std::move(digest_text))
                                                                       : null_cell());
   } else {

@@ -192,16 +192,6 @@ rd read_digest(const digest_record& d, std::uint64_t row, digest_copy& c) {
   });
 }
 
-std::string digest_hex(const std::uint8_t* d) {
-  std::string s(2 * kDigestLen, '0');
-  constexpr char kHex[] = "0123456789abcdef";
-  for (std::size_t i = 0; i < kDigestLen; ++i) {
-    s[2 * i] = kHex[d[i] >> 4];
-    s[2 * i + 1] = kHex[d[i] & 15];
-  }
-  return s;
-}
-
 cell timestamp_cell(std::uint64_t ns) { return int_cell(ns / 1000); }
 
 }  // namespace

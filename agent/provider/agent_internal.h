@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -33,7 +34,10 @@ struct agent_state {
   std::uint32_t source_count = 0;
   std::vector<thread_context> contexts;     // one per thread slot, sized at init
   std::vector<std::uint32_t> histogram_of;  // per thread slot and class: thread_context::wait_histogram_of
-  std::uint32_t stage_classes = 0;          // classes registered of each kind (their kind_index)
+  // Per thread slot: its units of work in progress (thread_context::work). Allocated
+  // at start-up, so that a thread's first event allocates nothing.
+  std::unique_ptr<work_state[], void (*)(work_state*)> work_states{nullptr, nullptr};
+  std::uint32_t stage_classes = 0;  // classes registered of each kind (their kind_index)
   std::uint32_t statement_classes = 0;
   std::uint32_t max_stage_classes = 0;  // copied from the header at start-up
   std::uint32_t max_statement_classes = 0;

@@ -118,8 +118,6 @@ struct work_state {
   }
 };
 
-void work_state_deleter::operator()(work_state* w) const { delete w; }
-
 // A timed statement counted in its thread's statement histogram (below).
 void add_statement_to_histogram(work_state& w, std::uint64_t thread_id, std::uint64_t ps);
 
@@ -208,7 +206,7 @@ const class_record* class_of(pfs_key key, instrument_kind kind) {
 work_state* working_thread(thread_context*& t) {
   if (!agent_running()) return nullptr;
   t = current_thread();
-  return t->work.get();
+  return t->work;
 }
 
 void call_error() { bump_lost(kWorkCallErrors); }
@@ -573,6 +571,8 @@ void init_work(agent_state& a) {
   for (std::uint64_t i = 0; i < m.count(kArrayClassTransactionStats); ++i)
     zero_stat(g_work.class_transaction_stats[i]);
   a.histogram_of.assign(std::uint64_t{a.contexts.size()} * a.max_classes, 0);
+  a.work_states =
+      decltype(a.work_states)(new work_state[a.contexts.size()], [](work_state* w) { delete[] w; });
 }
 
 void register_work_classes(agent_state& a) {
@@ -584,8 +584,8 @@ void register_work_classes(agent_state& a) {
 void attach_work(agent_state& a, thread_context& t) {
   region_map& m = a.region;
   const std::uint64_t slot = t.slot;
-  auto w = std::unique_ptr<work_state, work_state_deleter>(new (std::nothrow) work_state);
-  if (w == nullptr) return;  // the thread records its waits, not its units of work
+  work_state* w = &a.work_states[slot];
+  *w = work_state{};
   w->stage = m.array<stage_record>(kArrayStageCurrent) + slot;
   w->stage_history_size = g_work.stages_history_size;
   w->stage_history = w->stage_history_size == 0
@@ -636,13 +636,13 @@ void attach_work(agent_state& a, thread_context& t) {
   store_relaxed(r.last_statement_end, std::uint64_t{0});
   t.wait_histogram_of = a.histogram_of.data() + slot * a.max_classes;
   std::fill(t.wait_histogram_of, t.wait_histogram_of + a.max_classes, 0u);
-  t.work = std::move(w);
+  t.work = w;
 }
 
 // At thread exit (its record is dirty: readers skip it): what the thread counted
 // moves to its classes, so the global summaries keep it.
 void release_work(agent_state& a, thread_context& t) {
-  if (work_state* w = t.work.get()) {
+  if (work_state* w = t.work) {
     for (std::uint32_t i = 0; i < g_work.max_stage_classes; ++i)
       aggregate_atomic(g_work.class_stage_stats[i], load_wait_stat(w->stage_stats[i]));
     for (std::uint32_t i = 0; i < g_work.max_statement_classes; ++i)
@@ -667,7 +667,7 @@ void release_work(agent_state& a, thread_context& t) {
     }
     t.wait_histogram_of = nullptr;
   }
-  t.work.reset();
+  t.work = nullptr;
   t.nest_event_id = 0;
   t.nest_type = kNestingNone;
 }

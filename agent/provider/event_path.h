@@ -51,9 +51,6 @@ struct trace_file {
 };
 
 struct work_state;  // stages, statements, transactions in progress (agent_work.cpp)
-struct work_state_deleter {
-  void operator()(work_state* w) const;
-};
 
 // wait_histogram_of entries: 0 = none claimed yet; this = none left in the pool,
 // the class's shared histogram takes the thread's waits (atomic adds).
@@ -90,7 +87,7 @@ struct thread_context {
   // Per wait class (index = class index - 1): its latency histogram in the pool
   // (1-based), kSharedHistogram, or 0. nullptr for threads without a slot.
   std::uint32_t* wait_histogram_of = nullptr;
-  std::unique_ptr<work_state, work_state_deleter> work;
+  work_state* work = nullptr;  // one per thread slot, allocated at start-up (agent_work.cpp)
 };
 
 // constinit: no dynamic initialization, so reading it is one %fs load (no TLS

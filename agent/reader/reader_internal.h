@@ -332,6 +332,8 @@ class scanner {
   // Units of work.
   // The allocated threads and what the event tables need of them.
   std::vector<live_thread> live_threads();
+  const class_entry* event_class(std::uint32_t index, std::uint8_t kind);
+  cell source_cell(std::uint32_t index);  // SOURCE of a 1-based source index, NULL if unknown
   void emit_stage(const stage_record& c);
   void emit_statement(const statement_record& c);
   void emit_transaction(const transaction_record& c);

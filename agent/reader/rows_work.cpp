@@ -30,7 +30,39 @@ const char* xa_state_name(std::uint8_t v) {
   return v < 6 ? kNames[v] : nullptr;
 }
 
+// thread_id, event_id, end_event_id, event_name: the first columns of every event table.
+template <class R>
+void append_event_head(row_builder& x, const R& c, const std::string& event_name) {
+  x.push_back(int_cell(c.thread_id));
+  x.push_back(int_cell(c.event_id));
+  x.push_back(end_event_cell(c.end_event_id));
+  x.push_back(stable_text(std::string_view(event_name)));
+}
+
+// nesting_event_id, nesting_event_type (both NULL at the top).
+template <class R>
+void append_nesting(row_builder& x, const R& c) {
+  x.push_back(nullable_int(c.nesting_event_id));
+  const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
+  x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
+}
+
 }  // namespace
+
+// The class of an event of the given kind; nullptr (counted invalid) if it is not one.
+const class_entry* scanner::event_class(std::uint32_t index, std::uint8_t kind) {
+  const class_entry* cls = class_at(index);
+  if (cls == nullptr || cls->kind != kind) {
+    ++invalid;
+    return nullptr;
+  }
+  return cls;
+}
+
+cell scanner::source_cell(std::uint32_t index) {
+  const std::string* src = source_ref(index);
+  return src != nullptr ? stable_text(std::string_view(*src)) : null_cell();
+}
 
 std::vector<live_thread> scanner::live_threads() {
   std::vector<live_thread> out;
@@ -133,24 +165,15 @@ void scanner::stages(int which) {
 }
 
 void scanner::emit_stage(const stage_record& c) {
-  const class_entry* cls = class_at(c.class_index);
-  if (cls == nullptr || cls->kind != kKindStage) {
-    ++invalid;
-    return;
-  }
+  const class_entry* cls = event_class(c.class_index, kKindStage);
+  if (cls == nullptr) return;
   auto& x = add_row();
-  x.push_back(int_cell(c.thread_id));
-  x.push_back(int_cell(c.event_id));
-  x.push_back(end_event_cell(c.end_event_id));
-  x.push_back(stable_text(std::string_view(cls->name)));
-  const std::string* src = source_ref(c.source_index);
-  x.push_back(src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
+  append_event_head(x, c, cls->name);
+  x.push_back(source_cell(c.source_index));
   append_event_times(x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
   x.push_back(c.work_completed == kNoWork ? null_cell() : int_cell(c.work_completed));
   x.push_back(c.work_estimated == kNoWork ? null_cell() : int_cell(c.work_estimated));
-  x.push_back(nullable_int(c.nesting_event_id));
-  const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
-  x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
+  append_nesting(x, c);
 }
 
 void scanner::statements(int which) {
@@ -189,18 +212,11 @@ bool scanner::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std:
 }
 
 void scanner::emit_statement(const statement_record& c) {
-  const class_entry* cls = class_at(c.class_index);
-  if (cls == nullptr || cls->kind != kKindStatement) {
-    ++invalid;
-    return;
-  }
+  const class_entry* cls = event_class(c.class_index, kKindStatement);
+  if (cls == nullptr) return;
   auto& x = add_row();
-  x.push_back(int_cell(c.thread_id));
-  x.push_back(int_cell(c.event_id));
-  x.push_back(end_event_cell(c.end_event_id));
-  x.push_back(stable_text(std::string_view(cls->name)));
-  const std::string* src = source_ref(c.source_index);
-  x.push_back(src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
+  append_event_head(x, c, cls->name);
+  x.push_back(source_cell(c.source_index));
   const bool running = c.state == kWaitRunning;
   append_event_times(x, c.timer, running, c.timer_start, c.timer_end);
   x.push_back(int_cell(running ? 0 : c.lock_time));  // lock_time: known when the statement ends
@@ -232,9 +248,7 @@ void scanner::emit_statement(const statement_record& c) {
   x.push_back(int_cell(c.rows_sent));
   x.push_back(int_cell(c.rows_examined));
   for (int k = 0; k < 13; ++k) x.push_back(int_cell(0));  // created_tmp_disk_tables ... no_good_index_used
-  x.push_back(nullable_int(c.nesting_event_id));
-  const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
-  x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
+  append_nesting(x, c);
   x.push_back(int_cell(c.nesting_level));
   x.push_back(nullable_int(c.statement_id));
   x.push_back(int_cell(c.cpu_time));
@@ -258,16 +272,10 @@ void scanner::transactions(int which) {
 }
 
 void scanner::emit_transaction(const transaction_record& c) {
-  const class_entry* cls = class_at(c.class_index);
-  if (cls == nullptr || cls->kind != kKindTransaction) {
-    ++invalid;
-    return;
-  }
+  const class_entry* cls = event_class(c.class_index, kKindTransaction);
+  if (cls == nullptr) return;
   auto& x = add_row();
-  x.push_back(int_cell(c.thread_id));
-  x.push_back(int_cell(c.event_id));
-  x.push_back(end_event_cell(c.end_event_id));
-  x.push_back(stable_text(std::string_view(cls->name)));
+  append_event_head(x, c, cls->name);
   constexpr const char* kStates[] = {nullptr, "ACTIVE", "COMMITTED", "ROLLED BACK"};
   x.push_back(c.trx_state >= 1 && c.trx_state <= 3 ? stable_text(std::string_view(kStates[c.trx_state]))
                                                    : null_cell());
@@ -284,8 +292,7 @@ void scanner::emit_transaction(const transaction_record& c) {
   x.push_back(xa && !bqual.empty() ? text_cell(bqual.str()) : null_cell());
   const char* xs = xa ? xa_state_name(c.xa_state) : nullptr;
   x.push_back(xs != nullptr ? stable_text(std::string_view(xs)) : null_cell());
-  const std::string* src = source_ref(c.source_index);
-  x.push_back(src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
+  x.push_back(source_cell(c.source_index));
   append_event_times(x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
   x.push_back(c.access_mode == kAccessReadOnly    ? stable_text(std::string_view("READ ONLY"))
               : c.access_mode == kAccessReadWrite ? stable_text(std::string_view("READ WRITE"))
@@ -297,9 +304,7 @@ void scanner::emit_transaction(const transaction_record& c) {
   x.push_back(int_cell(c.rollback_to_savepoint));
   x.push_back(int_cell(c.release_savepoint));
   x.push_back(null_cell());  // object_instance_begin
-  x.push_back(nullable_int(c.nesting_event_id));
-  const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
-  x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
+  append_nesting(x, c);
 }
 
 }  // namespace pfs::reader::detail

@@ -35,7 +35,6 @@ pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr)
 		const char *name = NameStr(attr->attname);
 		int			column;
 		PfsCoreColumnType type;
-		Oid			expected;
 
 		if (attr->attisdropped)
 			continue;
@@ -47,10 +46,7 @@ pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr)
 							name, RelationGetRelationName(rel), opts->table_name),
 					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
 		type = pfs_core_column_type(opts->table, column);
-		expected = type == PFS_CORE_TEXT ? TEXTOID :
-			type == PFS_CORE_FLOAT8 ? FLOAT8OID :
-			type == PFS_CORE_TIMESTAMPTZ ? TIMESTAMPTZOID : INT8OID;
-		if (attr->atttypid != expected)
+		if (attr->atttypid != pfs_column_type_oid(opts->table, column))
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
 					 errmsg("column \"%s\" of foreign table \"%s\" must have type %s",
@@ -58,6 +54,40 @@ pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr)
 					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
 		core_attr[column] = i;
 	}
+}
+
+/*
+ * pfs_attr_columns
+ *		attr_column[a] = the region column of attribute a + 1 when its name and
+ *		type match one, else -1.  Raises no error (the planner calls it; the
+ *		scan reports mismatched columns).
+ */
+void
+pfs_attr_columns(Relation rel, const PfsTableOptions *opts, int *attr_column)
+{
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	int			i;
+
+	for (i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(tupdesc, i);
+		int			column = attr->attisdropped ? -1 :
+			pfs_core_column_find(opts->table, NameStr(attr->attname));
+
+		attr_column[i] = column >= 0 && attr->atttypid == pfs_column_type_oid(opts->table, column) ?
+			column : -1;
+	}
+}
+
+/* The SQL type of a region column. */
+Oid
+pfs_column_type_oid(int table, int column)
+{
+	PfsCoreColumnType type = pfs_core_column_type(table, column);
+
+	return type == PFS_CORE_TEXT ? TEXTOID :
+		type == PFS_CORE_FLOAT8 ? FLOAT8OID :
+		type == PFS_CORE_TIMESTAMPTZ ? TIMESTAMPTZOID : INT8OID;
 }
 
 const char *

@@ -27,20 +27,21 @@
 
 /*
  * create_foreignscan_path: PG17 added fdw_restrictinfo, PG18 disabled_nodes.
- * Our paths have no pathkeys, no required outer rels and no outer plan.
+ * Our paths have no pathkeys and no outer plan; required_outer is NULL for an
+ * unparameterized path.
  */
 #if PG_VERSION_NUM >= 180000
-#define pfs_create_foreignscan_path(root, rel, rows, startup, total, fdw_private) \
+#define pfs_create_foreignscan_path(root, rel, rows, startup, total, required_outer, fdw_private) \
 	create_foreignscan_path((root), (rel), NULL, (rows), 0, (startup), (total), \
-							NIL, NULL, NULL, NIL, (fdw_private))
+							NIL, (required_outer), NULL, NIL, (fdw_private))
 #elif PG_VERSION_NUM >= 170000
-#define pfs_create_foreignscan_path(root, rel, rows, startup, total, fdw_private) \
+#define pfs_create_foreignscan_path(root, rel, rows, startup, total, required_outer, fdw_private) \
 	create_foreignscan_path((root), (rel), NULL, (rows), (startup), (total), \
-							NIL, NULL, NULL, NIL, (fdw_private))
+							NIL, (required_outer), NULL, NIL, (fdw_private))
 #else
-#define pfs_create_foreignscan_path(root, rel, rows, startup, total, fdw_private) \
+#define pfs_create_foreignscan_path(root, rel, rows, startup, total, required_outer, fdw_private) \
 	create_foreignscan_path((root), (rel), NULL, (rows), (startup), (total), \
-							NIL, NULL, NULL, (fdw_private))
+							NIL, (required_outer), NULL, (fdw_private))
 #endif
 
 /* PG18 records the module's name and version in the magic block. */

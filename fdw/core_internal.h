@@ -24,7 +24,7 @@
 // A mapped region and the identity of the file it maps (to notice a new file at
 // the same path).
 struct PfsCoreRegion {
-  std::unique_ptr<pfs::reader::region_reader> reader;
+  std::shared_ptr<pfs::reader::region_reader> reader;  // shared with the scans reading it
   std::string path;
   dev_t dev = 0;
   ino_t ino = 0;

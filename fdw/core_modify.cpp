@@ -13,6 +13,17 @@ int pfs_core_table_operations(int table) noexcept {
   return r != nullptr ? r->ops : 0;
 }
 
+bool pfs_core_overlay_changes_values(int table) noexcept {
+  using namespace pfs::reader;
+  const pfs::reader::table_def* t = pfs::fdw::table_at(table);
+  if (t == nullptr) return true;
+  constexpr unsigned kHides = kHideCurrent | kHideHistory | kHideHistoryLong | kHideStages |
+                              kHideStagesHistory | kHideStagesHistoryLong | kHideStatements |
+                              kHideStatementsHistory | kHideStatementsHistoryLong | kHideTransactions |
+                              kHideTransactionsHistory | kHideTransactionsHistoryLong;
+  return (t->writes.ops & (kWriteUpdate | kWriteInsert)) != 0 || (t->writes.seen & ~kHides) != 0;
+}
+
 bool pfs_core_column_updatable(int table, int column) noexcept {
   const pfs::fdw::write::table_rules* r = pfs::fdw::write::rules_of(table);
   const pfs::reader::table_def* t = pfs::fdw::table_at(table);

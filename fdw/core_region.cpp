@@ -98,7 +98,7 @@ int pfs_core_region_cached(void) noexcept { return static_cast<int>(pfs::fdw::ca
 double pfs_core_estimated_rows(const PfsCoreRegion* region, int table) noexcept {
   const pfs::reader::table_def* t = pfs::fdw::table_at(table);
   if (region == nullptr || t == nullptr) return 0;
-  return static_cast<double>(region->reader->estimated_rows(*t));
+  return static_cast<double>(region->reader->expected_rows(*t));
 }
 
 }  // extern "C"

@@ -1,6 +1,8 @@
-// Scans: the reader's consistent copy of a table, repacked into one compact row set
-// (fixed-size cells plus one text buffer) holding only the columns the query needs,
-// so the shim builds tuples without allocating per row or per value.
+// Scans: the reader's rows of a table, filtered by the conditions pushed down from
+// the query and repacked into compact pieces (fixed-size cells plus one text buffer,
+// reused from piece to piece) holding only the columns the query returns, so the shim
+// builds tuples without allocating per row or per value, and a backend never holds
+// more than a piece of a large table.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -12,13 +14,15 @@
 namespace pfs::fdw {
 namespace {
 
-constexpr std::size_t kPollRows = 4096;  // rows between two looks at the interrupt flag
+// The C ABI's ops are the reader's, in the same order.
+static_assert(static_cast<int>(reader::filter_op::eq) == PFS_QUAL_EQ &&
+              static_cast<int>(reader::filter_op::in) == PFS_QUAL_IN &&
+              static_cast<int>(reader::filter_op::prefix) == PFS_QUAL_PREFIX &&
+              static_cast<int>(reader::filter_op::is_not_null) == PFS_QUAL_IS_NOT_NULL);
 
-struct rowset_impl : PfsCoreRowset {
-  std::vector<int> column_list;
-  std::vector<PfsCoreCell> cell_list;
-  std::unique_ptr<char[]> text_buffer;
-};
+constexpr std::size_t kPollRows = 4096;  // rows between two looks at the interrupt flag
+// Microseconds from 1970-01-01 to 2000-01-01 (PostgreSQL's timestamp epoch).
+constexpr std::int64_t kUnixToPostgresEpochUs = 946684800LL * 1000000LL;
 
 constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
 
@@ -26,9 +30,9 @@ bool interrupted(const volatile sig_atomic_t* flag) { return flag != nullptr && 
 
 // Rows skipped by the reader because an index inside them pointed nowhere: the
 // region is damaged, and a table with rows silently missing would mislead.
-void invalid_rows_error(PfsCoreError* err, const PfsCoreRegion& region, const reader::table_def& t,
+void invalid_rows_error(PfsCoreError* err, const std::string& path, const reader::table_def& t,
                         std::uint64_t skipped) {
-  set_error(err, PFS_CORE_CORRUPTED, "region file \"" + region.path + "\" contains invalid records",
+  set_error(err, PFS_CORE_CORRUPTED, "region file \"" + path + "\" contains invalid records",
             "Table \"" + std::string(t.name) + "\" has " + std::to_string(skipped) +
                 (skipped == 1 ? " row that refers" : " rows that refer") +
                 " to instruments that do not exist in the region.",
@@ -36,100 +40,182 @@ void invalid_rows_error(PfsCoreError* err, const PfsCoreRegion& region, const re
             "to create a new region.");
 }
 
-// Rows straight from the reader's sink into the row set.
-struct rowset_sink final : reader::row_sink {
-  rowset_sink(const reader::table_def& t, std::size_t prefix, const volatile sig_atomic_t* flag,
-              rowset_impl& out)
-      : def(t), text_prefix(prefix), interrupt(flag), rs(out) {
-    for (int c : rs.column_list) {
-      text.push_back(def.columns[static_cast<std::size_t>(c)].type == reader::column_type::text);
-      kind.push_back(def.columns[static_cast<std::size_t>(c)].type);
-    }
+// A piece of rows: cells and text, reused from piece to piece.
+struct piece {
+  std::vector<PfsCoreCell> cells;
+  char* text = nullptr;  // malloc'd: grows by realloc
+  std::size_t used = 0, cap = 0, nrows = 0;
+
+  piece() = default;
+  piece(const piece&) = delete;
+  piece& operator=(const piece&) = delete;
+  ~piece() { std::free(text); }
+
+  void clear() {
+    cells.clear();
+    used = nrows = 0;
   }
-  ~rowset_sink() { std::free(buf); }
+  std::size_t bytes() const { return cells.size() * sizeof(PfsCoreCell) + used; }
+  // Room for n more bytes of text; the offset where they go.
+  std::size_t reserve_text(std::size_t n) {
+    if (used + n > cap) {
+      std::size_t c = cap == 0 ? 4096 : cap * 2;
+      while (c < used + n) c *= 2;
+      char* p = static_cast<char*>(std::realloc(text, c));
+      if (p == nullptr) throw std::bad_alloc();
+      text = p;
+      cap = c;
+    }
+    const std::size_t at = used;
+    used += n;
+    return at;
+  }
+};
+
+// Rows straight from the reader's sink into the piece.
+struct piece_sink final : reader::row_sink {
+  piece_sink(const std::vector<int>& cols, const std::vector<reader::column_type>& types, std::size_t prefix,
+             std::size_t limit, const volatile sig_atomic_t* flag, piece& out)
+      : columns(cols), kinds(types), text_prefix(prefix), piece_bytes(limit), interrupt(flag), p(out) {}
 
   bool row(const reader::cell_view* cells, std::size_t) override {
-    if (nrows % kPollRows == 0 && interrupted(interrupt)) {
+    if (p.nrows % kPollRows == 0 && interrupted(interrupt)) {
       stopped = true;
       return false;
     }
-    for (std::size_t k = 0; k < rs.column_list.size(); ++k) {
-      const reader::cell_view& v = cells[rs.column_list[k]];
+    for (std::size_t k = 0; k < columns.size(); ++k) {
+      const reader::cell_view& v = cells[columns[k]];
       PfsCoreCell c{v.i, 0, v.null};
-      if (!v.null && kind[k] == reader::column_type::float64) {
+      if (!v.null && kinds[k] == reader::column_type::float64) {
         std::memcpy(&c.value, &v.d, sizeof(c.value));  // a float8 Datum's bits
-      } else if (!v.null && kind[k] == reader::column_type::timestamp) {
+      } else if (!v.null && kinds[k] == reader::column_type::timestamp) {
         c.value = v.i - kUnixToPostgresEpochUs;
-      } else if (!v.null && text[k]) {
-        const std::size_t need = align8(text_prefix + v.s.size());
-        if (used + need > cap) grow(used + need);
-        if (!v.s.empty()) std::memcpy(buf + used + text_prefix, v.s.data(), v.s.size());
-        c.value = static_cast<std::int64_t>(used);
+      } else if (!v.null && kinds[k] == reader::column_type::text) {
+        const std::size_t at = p.reserve_text(align8(text_prefix + v.s.size()));
+        if (!v.s.empty()) std::memcpy(p.text + at + text_prefix, v.s.data(), v.s.size());
+        c.value = static_cast<std::int64_t>(at);
         c.len = static_cast<std::uint32_t>(v.s.size());
-        used += need;
       }
-      rs.cell_list.push_back(c);
+      p.cells.push_back(c);
     }
-    ++nrows;
+    ++p.nrows;
     return true;
   }
-  void grow(std::size_t min) {
-    std::size_t n = cap == 0 ? 4096 : cap * 2;
-    while (n < min) n *= 2;
-    char* p = static_cast<char*>(std::realloc(buf, n));
-    if (p == nullptr) throw std::bad_alloc();
-    buf = p;
-    cap = n;
-  }
-  // Moves the text into rs (as a unique_ptr<char[]> would not match realloc, copy once).
-  void finish() {
-    rs.text_buffer.reset(new char[used == 0 ? 1 : used]);
-    if (used != 0) std::memcpy(rs.text_buffer.get(), buf, used);
-    rs.nrows = nrows;
-    rs.ncells = static_cast<int>(rs.column_list.size());
-    rs.columns = rs.column_list.data();
-    rs.cells = rs.cell_list.data();
-    rs.text = rs.text_buffer.get();
-  }
+  bool pause() override { return p.bytes() >= piece_bytes; }
 
-  const reader::table_def& def;
+  const std::vector<int>& columns;
+  const std::vector<reader::column_type>& kinds;
   std::size_t text_prefix;
+  std::size_t piece_bytes;
   const volatile sig_atomic_t* interrupt;
-  rowset_impl& rs;
-  std::vector<bool> text;
-  std::vector<reader::column_type> kind;
-  // Microseconds from 1970-01-01 to 2000-01-01 (PostgreSQL's timestamp epoch).
-  static constexpr std::int64_t kUnixToPostgresEpochUs = 946684800LL * 1000000LL;
-  char* buf = nullptr;
-  std::size_t used = 0, cap = 0, nrows = 0;
+  piece& p;
   bool stopped = false;
 };
 
-PfsCoreRowset* scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted,
-                    std::size_t text_prefix, const volatile sig_atomic_t* interrupt, PfsCoreError* err) {
-  auto rs = std::make_unique<rowset_impl>();
-  for (std::size_t c = 0; c < t.columns.size(); ++c)
-    if (wanted == nullptr || wanted[c]) rs->column_list.push_back(static_cast<int>(c));
+}  // namespace
+}  // namespace pfs::fdw
 
-  reader::region_reader& reader = *region.reader;
-  rs->cell_list.reserve(reader.estimated_rows(t) * rs->column_list.size());
-  const std::uint64_t invalid_before = reader.invalid_rows_skipped();
-  rowset_sink sink(t, text_prefix, interrupt, *rs);
-  sink.wanted = wanted;
-  if (region_error e = reader.scan(t, sink)) {
-    set_error(err, e);
-    return nullptr;
+// One scan: the region it reads (kept mapped), what it returns, its conditions,
+// where it is in the table, and the current piece.
+struct PfsCoreScan {
+  std::shared_ptr<pfs::reader::region_reader> reader;
+  std::string path;
+  const pfs::reader::table_def* table = nullptr;
+  std::vector<bool> computed;              // columns the reader builds: returned or tested
+  std::unique_ptr<bool[]> computed_flags;  // the same as the sink's wanted array
+  std::vector<int> columns;                // returned columns, ascending
+  std::vector<pfs::reader::column_type> kinds;
+  pfs::reader::row_filter filter;
+  std::size_t text_prefix = 0;
+  std::size_t piece_bytes = 0;
+  pfs::reader::scan_cursor cursor;
+  bool single_piece = false;  // the first piece was the whole table: rewind keeps it
+  bool replay = false;        // rewound over a single piece: give it again
+  pfs::fdw::piece rows;
+  PfsCoreRowset view{};
+};
+
+namespace pfs::fdw {
+namespace {
+
+PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted,
+                        const PfsCoreQual* quals, int nquals, std::size_t text_prefix,
+                        std::size_t piece_bytes) {
+  auto s = std::make_unique<PfsCoreScan>();
+  s->reader = region.reader;
+  s->path = region.path;
+  s->table = &t;
+  s->text_prefix = text_prefix;
+  s->piece_bytes = piece_bytes == 0 ? 1 : piece_bytes;
+  const std::size_t n = t.columns.size();
+  s->computed.assign(n, false);
+  for (std::size_t c = 0; c < n; ++c)
+    if (wanted == nullptr || wanted[c]) {
+      s->columns.push_back(static_cast<int>(c));
+      s->kinds.push_back(t.columns[c].type);
+      s->computed[c] = true;
+    }
+  for (int q = 0; q < nquals; ++q) {
+    const PfsCoreQual& in = quals[q];
+    reader::column_filter f;
+    f.column = in.column;
+    f.op = static_cast<reader::filter_op>(in.op);
+    f.text = in.text;
+    for (int k = 0; k < in.noperands; ++k) {
+      if (in.text)
+        f.texts.emplace_back(in.texts[k], in.lens[k]);
+      else
+        f.ints.push_back(in.ints[k]);
+    }
+    s->computed[static_cast<std::size_t>(in.column)] = true;
+    s->filter.add(std::move(f));
   }
-  if (sink.stopped) {
-    set_error(err, PFS_CORE_INTERRUPTED, "scan interrupted");
-    return nullptr;
+  s->computed_flags.reset(new bool[n == 0 ? 1 : n]);
+  for (std::size_t c = 0; c < n; ++c) s->computed_flags[c] = s->computed[c];
+  return s.release();
+}
+
+const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* interrupt, PfsCoreError* err) {
+  if (s.replay) {
+    s.replay = false;
+    return &s.view;
   }
-  if (const std::uint64_t skipped = reader.invalid_rows_skipped() - invalid_before; skipped != 0) {
-    invalid_rows_error(err, region, t, skipped);
-    return nullptr;
+  s.rows.clear();
+  if (!s.cursor.done) {
+    const reader::scan_cursor before = s.cursor;
+    piece_sink sink(s.columns, s.kinds, s.text_prefix, s.piece_bytes, interrupt, s.rows);
+    sink.wanted = s.computed_flags.get();
+    sink.filter = s.filter.empty() ? nullptr : &s.filter;
+    const std::uint64_t invalid_before = s.reader->invalid_rows_skipped();
+    region_error e = s.filter.rejects_all() ? region_error{} : s.reader->scan(*s.table, sink, s.cursor);
+    if (s.filter.rejects_all()) s.cursor.done = true;
+    if (!e && sink.stopped) {
+      s.cursor = before;  // the piece is read again on the next call
+      s.rows.clear();
+      set_error(err, PFS_CORE_INTERRUPTED, "scan interrupted");
+      return nullptr;
+    }
+    if (e) {
+      s.cursor = before;
+      s.rows.clear();
+      set_error(err, e);
+      return nullptr;
+    }
+    if (const std::uint64_t skipped = s.reader->invalid_rows_skipped() - invalid_before; skipped != 0) {
+      s.rows.clear();
+      invalid_rows_error(err, s.path, *s.table, skipped);
+      return nullptr;
+    }
+    if (before.next == 0 && !before.done && s.cursor.done) s.single_piece = true;
   }
-  sink.finish();
-  return rs.release();
+  PfsCoreRowset& v = s.view;
+  v.nrows = s.rows.nrows;
+  v.ncells = static_cast<int>(s.columns.size());
+  v.columns = s.columns.data();
+  v.cells = s.rows.cells.data();
+  v.text = s.rows.text;
+  v.last = s.cursor.done;
+  return &v;
 }
 
 }  // namespace
@@ -137,21 +223,68 @@ PfsCoreRowset* scan(PfsCoreRegion& region, const reader::table_def& t, const boo
 
 extern "C" {
 
-PfsCoreRowset* pfs_core_scan(PfsCoreRegion* region, int table, const bool* wanted, size_t text_prefix,
-                             const volatile sig_atomic_t* interrupt, PfsCoreError* err) noexcept {
+PfsCoreScan* pfs_core_scan_begin(PfsCoreRegion* region, int table, const bool* wanted,
+                                 const PfsCoreQual* quals, int nquals, size_t text_prefix, size_t piece_bytes,
+                                 PfsCoreError* err) noexcept {
   using namespace pfs::fdw;
   clear_error(err);
   const pfs::reader::table_def* t = table_at(table);
-  if (region == nullptr || t == nullptr) {
+  bool valid = region != nullptr && t != nullptr && nquals >= 0 && (nquals == 0 || quals != nullptr);
+  for (int q = 0; valid && q < nquals; ++q) {
+    const PfsCoreQual& in = quals[q];
+    const bool null_test = in.op == PFS_QUAL_IS_NULL || in.op == PFS_QUAL_IS_NOT_NULL;
+    valid =
+        pfs_core_qual_supported(table, in.column, in.op) && in.noperands >= 0 &&
+        (null_test || in.text == (t->columns[static_cast<std::size_t>(in.column)].type ==
+                                  pfs::reader::column_type::text)) &&
+        (in.noperands == 0 || (in.text ? in.texts != nullptr && in.lens != nullptr : in.ints != nullptr)) &&
+        (null_test || in.op == PFS_QUAL_IN || in.noperands == 1);
+  }
+  if (!valid) {
     set_error(err, PFS_CORE_INTERNAL, "invalid scan request");
     return nullptr;
   }
-  return guarded(err, static_cast<PfsCoreRowset*>(nullptr),
-                 [&] { return scan(*region, *t, wanted, text_prefix, interrupt, err); });
+  return guarded(err, static_cast<PfsCoreScan*>(nullptr),
+                 [&] { return begin_scan(*region, *t, wanted, quals, nquals, text_prefix, piece_bytes); });
 }
 
-void pfs_core_rowset_free(PfsCoreRowset* rowset) noexcept {
-  delete static_cast<pfs::fdw::rowset_impl*>(rowset);
+const PfsCoreRowset* pfs_core_scan_next(PfsCoreScan* scan, const volatile sig_atomic_t* interrupt,
+                                        PfsCoreError* err) noexcept {
+  using namespace pfs::fdw;
+  clear_error(err);
+  if (scan == nullptr) {
+    set_error(err, PFS_CORE_INTERNAL, "invalid scan request");
+    return nullptr;
+  }
+  return guarded(err, static_cast<const PfsCoreRowset*>(nullptr),
+                 [&] { return next_piece(*scan, interrupt, err); });
+}
+
+void pfs_core_scan_rewind(PfsCoreScan* scan) noexcept {
+  if (scan == nullptr) return;
+  if (scan->single_piece) {  // given again as it is
+    scan->replay = true;
+    return;
+  }
+  scan->cursor = {};
+  scan->rows.clear();
+}
+
+void pfs_core_scan_end(PfsCoreScan* scan) noexcept { delete scan; }
+
+bool pfs_core_qual_supported(int table, int column, PfsCoreQualOp op) noexcept {
+  using pfs::reader::column_type;
+  const pfs::reader::table_def* t = pfs::fdw::table_at(table);
+  if (t == nullptr || column < 0 || static_cast<std::size_t>(column) >= t->columns.size()) return false;
+  if (op == PFS_QUAL_IS_NULL || op == PFS_QUAL_IS_NOT_NULL) return true;
+  switch (t->columns[static_cast<std::size_t>(column)].type) {
+    case column_type::int64:
+      return op != PFS_QUAL_PREFIX;
+    case column_type::text:
+      return op == PFS_QUAL_EQ || op == PFS_QUAL_IN || op == PFS_QUAL_PREFIX;
+    default:
+      return false;
+  }
 }
 
 }  // extern "C"

@@ -4,14 +4,17 @@
  *	  Foreign-data wrapper showing a perfschema region (the shared file an
  *	  instrumented process writes) as performance_schema tables.
  *
- * This file holds the handler and the scan callbacks.  The rows come from
- * the C++ core (pfs_core.h), which copies a table's rows consistently out of
- * the region into a compact row set in BeginForeignScan; IterateForeignScan
- * turns cells into Datums without copying (text cells carry room for a
- * varlena header; only a database whose encoding is not UTF-8 gets copies).
- * The row set lives until the end of the scan, also on error: a reset
- * callback on the scan's memory context frees it.  ReScan rewinds over the
- * same copy, so every pass of a nested loop sees the same rows.
+ * This file holds the handler, the planner callbacks and the scan callbacks.
+ * The planner pushes the simple WHERE conditions it can (pushdown.c) into
+ * the reader, also as parameterized paths for joins, and leaves the
+ * executor only what the reader cannot test.  The rows come from the C++
+ * core (pfs_core.h) in pieces of bounded size: a piece's cells become Datums
+ * without copying (text cells carry room for a varlena header; only a
+ * database whose encoding is not UTF-8 gets copies).  The core's scan lives
+ * until the end of the scan, also on error: a reset callback on the scan's
+ * memory context ends it.  ReScan rewinds: a table that came in one piece is
+ * given again as it was (every pass of a nested loop sees the same rows), a
+ * larger one is read again, and new parameter values start a new scan.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,15 +26,20 @@
 #include "foreign/fdwapi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "access/table.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
 #include "compat.h"
@@ -42,21 +50,43 @@ PFS_MODULE_MAGIC;
 /* Row estimate when the region cannot be opened at plan time. */
 #define PFS_DEFAULT_ROWS 1000
 
+/*
+ * Cost of the reader visiting one record, in units of cpu_tuple_cost: a
+ * consistent copy of a few cache lines and the pushed tests, cheaper than
+ * forming a tuple.
+ */
+#define PFS_RECORD_COST 0.5
+
+/* Bytes of rows a scan holds at a time (the core's pieces). */
+#define PFS_PIECE_BYTES (8 * 1024 * 1024)
+
+/* perfschema_fdw.pushdown: let the reader evaluate WHERE conditions. */
+static bool pfs_pushdown = true;
+
 /* Planner state, in baserel->fdw_private. */
 typedef struct PfsPlanState
 {
 	PfsTableOptions opts;
-	List	   *wanted;			/* attnums the query reads (integer list) */
+	int			natts;
+	int		   *attr_column;	/* attribute number - 1 -> region column, or -1 */
+	bool		recheck;		/* pushed conditions are checked again: pending
+								 * changes of the transaction may change rows */
 } PfsPlanState;
 
 /* Executor state, in node->fdw_state; allocated in cxt. */
 typedef struct PfsScanState
 {
 	MemoryContext cxt;			/* this scan's context */
-	MemoryContextCallback free_rows;	/* frees rows when cxt goes */
+	MemoryContextCallback end_scan; /* ends the core's scan when cxt goes */
 	PfsTableOptions opts;
-	PfsCoreRowset *rows;		/* NULL with EXPLAIN only */
-	size_t		next;			/* next row to return */
+	bool	   *wanted;			/* region columns returned */
+	List	   *quals;			/* pushed quals (fdw_private descriptors) */
+	List	   *operands;		/* their operands' ExprStates */
+	bool		recheck;
+	PfsCoreScan *scan;			/* NULL before the first row or after new params */
+	bool		no_rows;		/* a pushed condition no row passes */
+	const PfsCoreRowset *rows;	/* the current piece; NULL: fetch one */
+	size_t		next;			/* next row of the piece */
 	int		   *cell_attr;		/* slot attribute (0-based) of each cell */
 	bool	   *cell_text;		/* is the cell a text column */
 	bool		convert_text;	/* database encoding is not UTF-8 */
@@ -101,6 +131,11 @@ _PG_init(void)
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory")));
 	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, server_changed, (Datum) 0);
+	DefineCustomBoolVariable("perfschema_fdw.pushdown",
+							 "Lets the reader evaluate simple WHERE conditions itself.",
+							 "When off, the executor evaluates every condition on every row.",
+							 &pfs_pushdown, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("perfschema_fdw");
 }
 
 Datum
@@ -124,25 +159,19 @@ perfschema_fdw_handler(PG_FUNCTION_ARGS)
 
 /*
  * wanted_attnums
- *		The attributes the query reads: in the target list or in a qual (the
- *		executor checks every qual).  A whole-row reference reads them all.
+ *		The attributes the query reads: in the target list or in a clause the
+ *		executor checks.  A whole-row reference reads them all.
  */
 static List *
-wanted_attnums(RelOptInfo *baserel)
+wanted_attnums(RelOptInfo *baserel, List *local_clauses)
 {
 	Bitmapset  *attrs = NULL;
 	List	   *wanted = NIL;
-	ListCell   *lc;
 	bool		whole_row;
 	AttrNumber	attnum;
 
 	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs);
-	foreach(lc, baserel->baserestrictinfo)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		pull_varattnos((Node *) rinfo->clause, baserel->relid, &attrs);
-	}
+	pull_varattnos((Node *) local_clauses, baserel->relid, &attrs);
 	whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
 	for (attnum = 1; attnum <= baserel->max_attr; attnum++)
 	{
@@ -153,11 +182,23 @@ wanted_attnums(RelOptInfo *baserel)
 	return wanted;
 }
 
+/* Whether the reader can evaluate clause (and the setting lets it). */
+static bool
+pushable(PlannerInfo *root, RelOptInfo *baserel, Expr *clause, PfsPushedQual *q)
+{
+	PfsPlanState *state = baserel->fdw_private;
+
+	return pfs_pushdown &&
+		pfs_classify_clause(root, baserel, &state->opts, state->attr_column, state->natts,
+							clause, q);
+}
+
 /*
  * pfsGetForeignRelSize
- *		Estimate the row count from the region's array sizes (an upper bound).
- *		A region that cannot be opened now gets a default: the scan reports
- *		the error.
+ *		The rows the region's table holds now (the reader's estimate from the
+ *		provider's counters), times the selectivity of the conditions.  A
+ *		region that cannot be opened now gets a default: the scan reports the
+ *		error.
  */
 static void
 pfsGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
@@ -166,9 +207,15 @@ pfsGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	PfsCoreRegion *region;
 	PfsCoreError err;
 	double		rows = PFS_DEFAULT_ROWS;
+	Relation	rel;
 
 	pfs_get_table_options(foreigntableid, &state->opts);
-	state->wanted = wanted_attnums(baserel);
+	rel = table_open(foreigntableid, NoLock);
+	state->natts = RelationGetDescr(rel)->natts;
+	state->attr_column = palloc(sizeof(int) * Max(state->natts, 1));
+	pfs_attr_columns(rel, &state->opts, state->attr_column);
+	table_close(rel, NoLock);
+	state->recheck = pfs_core_overlay_changes_values(state->opts.table);
 
 	region = pfs_core_region_get(state->opts.serverid, state->opts.region, &err);
 	if (region != NULL)
@@ -183,9 +230,84 @@ pfsGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 }
 
 /*
+ * scan_cost
+ *		The reader visits every record; the clauses it does not test cost the
+ *		executor on the rows the pushed ones let through; every row returned
+ *		costs a tuple.
+ */
+static void
+scan_cost(PlannerInfo *root, RelOptInfo *baserel, List *clauses, double rows,
+		  Cost *startup_cost, Cost *total_cost)
+{
+	PfsPlanState *state = baserel->fdw_private;
+	List	   *pushed = NIL;
+	List	   *local = NIL;
+	ListCell   *lc;
+	QualCost	local_cost;
+	double		passed;
+
+	foreach(lc, clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		PfsPushedQual q;
+
+		if (pushable(root, baserel, rinfo->clause, &q))
+		{
+			pushed = lappend(pushed, rinfo);
+			if (q.exact && !state->recheck)
+				continue;
+		}
+		local = lappend(local, rinfo);
+	}
+	cost_qual_eval(&local_cost, local, root);
+	passed = clamp_row_est(baserel->tuples *
+						   clauselist_selectivity(root, pushed, 0, JOIN_INNER, NULL));
+	*startup_cost = local_cost.startup;
+	*total_cost = *startup_cost +
+		baserel->tuples * cpu_tuple_cost * PFS_RECORD_COST +
+		passed * local_cost.per_tuple + rows * cpu_tuple_cost;
+}
+
+/* Matches the equivalence-class members that are this attribute of baserel. */
+static bool
+ec_member_is_attr(PlannerInfo *root, RelOptInfo *baserel, EquivalenceClass *ec,
+				  EquivalenceMember *em, void *arg)
+{
+	Var		   *var = (Var *) em->em_expr;
+
+	return IsA(var, Var) && var->varno == baserel->relid && var->varlevelsup == 0 &&
+		var->varattno == *(AttrNumber *) arg;
+}
+
+/* A path probing the reader with the value of a column of other relations. */
+static void
+add_parameterized_path(PlannerInfo *root, RelOptInfo *baserel, RestrictInfo *rinfo)
+{
+	PfsPushedQual q;
+	Relids		required_outer;
+	ParamPathInfo *ppi;
+	Cost		startup_cost;
+	Cost		total_cost;
+
+	if (!pushable(root, baserel, rinfo->clause, &q))
+		return;
+	required_outer = bms_union(bms_difference(rinfo->clause_relids, baserel->relids),
+							   baserel->lateral_relids);
+	if (bms_is_empty(required_outer))
+		return;
+	ppi = get_baserel_parampathinfo(root, baserel, required_outer);
+	scan_cost(root, baserel, list_concat_copy(baserel->baserestrictinfo, ppi->ppi_clauses),
+			  ppi->ppi_rows, &startup_cost, &total_cost);
+	add_path(baserel, (Path *)
+			 pfs_create_foreignscan_path(root, baserel, ppi->ppi_rows,
+										 startup_cost, total_cost, required_outer, NIL));
+}
+
+/*
  * pfsGetForeignPaths
- *		One path: the rows are copied before the first one is returned
- *		(startup), then returned from memory.
+ *		A plain scan, and parameterized scans for the join clauses the reader
+ *		can test (a nested loop then has the reader return only the rows that
+ *		match each outer row).
  */
 static void
 pfsGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
@@ -193,38 +315,91 @@ pfsGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	PfsPlanState *state = baserel->fdw_private;
 	Cost		startup_cost;
 	Cost		total_cost;
+	ListCell   *lc;
+	AttrNumber	attnum;
 
-	startup_cost = baserel->baserestrictcost.startup +
-		baserel->tuples * cpu_tuple_cost;
-	total_cost = startup_cost +
-		baserel->tuples * (cpu_tuple_cost + baserel->baserestrictcost.per_tuple);
-
+	scan_cost(root, baserel, baserel->baserestrictinfo, baserel->rows,
+			  &startup_cost, &total_cost);
 	add_path(baserel, (Path *)
 			 pfs_create_foreignscan_path(root, baserel, baserel->rows,
-										 startup_cost, total_cost,
-										 list_make1(state->wanted)));
+										 startup_cost, total_cost, NULL, NIL));
+	if (!pfs_pushdown)
+		return;
+
+	foreach(lc, baserel->joininfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (join_clause_is_movable_to(rinfo, baserel))
+			add_parameterized_path(root, baserel, rinfo);
+	}
+	if (!baserel->has_eclass_joins)
+		return;
+	for (attnum = 1; attnum <= state->natts; attnum++)
+	{
+		List	   *clauses;
+
+		if (state->attr_column[attnum - 1] < 0)
+			continue;
+		clauses = generate_implied_equalities_for_column(root, baserel, ec_member_is_attr,
+														 &attnum, baserel->lateral_referencers);
+		foreach(lc, clauses)
+			add_parameterized_path(root, baserel, lfirst_node(RestrictInfo, lc));
+	}
 }
 
 /*
  * pfsGetForeignPlan
- *		A plain ForeignScan; the executor checks every qual.
+ *		The clauses the reader can test go to it (their operands in
+ *		fdw_exprs, evaluated when the scan starts); the executor keeps the
+ *		others, and the pushed ones it must check again.  fdw_private: the
+ *		attributes the query reads, the pushed quals.
  */
 static ForeignScan *
 pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 				  ForeignPath *best_path, List *tlist, List *scan_clauses,
 				  Plan *outer_plan)
 {
-	scan_clauses = extract_actual_clauses(scan_clauses, false);
-	return make_foreignscan(tlist, scan_clauses, baserel->relid, NIL,
-							best_path->fdw_private, NIL, NIL, outer_plan);
+	PfsPlanState *state = baserel->fdw_private;
+	List	   *local = NIL;
+	List	   *quals = NIL;
+	List	   *operands = NIL;
+	ListCell   *lc;
+
+	foreach(lc, scan_clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		PfsPushedQual q;
+
+		if (rinfo->pseudoconstant)
+			continue;			/* a gating Result checks it */
+		if (pushable(root, baserel, rinfo->clause, &q))
+		{
+			int			operand_index = -1;
+
+			if (q.operand != NULL)
+			{
+				operands = lappend(operands, q.operand);
+				operand_index = list_length(operands) - 1;
+			}
+			quals = lappend(quals, pfs_pushed_qual_to_list(&q, operand_index));
+			if (q.exact && !state->recheck)
+				continue;
+		}
+		local = lappend(local, rinfo->clause);
+	}
+	return make_foreignscan(tlist, local, baserel->relid, operands,
+							list_make2(wanted_attnums(baserel, local), quals),
+							NIL, NIL, outer_plan);
 }
 
 static void
-free_rows(void *arg)
+end_core_scan(void *arg)
 {
 	PfsScanState *state = arg;
 
-	pfs_core_rowset_free(state->rows);
+	pfs_core_scan_end(state->scan);
+	state->scan = NULL;
 	state->rows = NULL;
 }
 
@@ -261,37 +436,9 @@ map_columns(Relation rel, const PfsTableOptions *opts, List *wanted_attnums,
 }
 
 /*
- * copy_rows
- *		The core's consistent copy of the table.  The core polls the interrupt
- *		flag; when it stops for an interrupt that does not end the query, the
- *		copy starts again.
- */
-static PfsCoreRowset *
-copy_rows(const PfsTableOptions *opts, const bool *wanted)
-{
-	for (;;)
-	{
-		PfsCoreError err;
-		PfsCoreRegion *region;
-		PfsCoreRowset *rows;
-
-		CHECK_FOR_INTERRUPTS();
-		region = pfs_core_region_get(opts->serverid, opts->region, &err);
-		if (region == NULL)
-			pfs_report_core_error(&err);
-		rows = pfs_core_scan(region, opts->table, wanted, VARHDRSZ,
-							 INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL,
-							 &err);
-		if (rows != NULL)
-			return rows;
-		if (err.kind != PFS_CORE_INTERRUPTED)
-			pfs_report_core_error(&err);
-	}
-}
-
-/*
  * pfsBeginForeignScan
- *		Copy the table's rows (not for EXPLAIN without ANALYZE).
+ *		Map the columns and prepare the operands of the pushed quals; the
+ *		reader starts at the first row (parameters have their values then).
  */
 static void
 pfsBeginForeignScan(ForeignScanState *node, int eflags)
@@ -301,48 +448,122 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	MemoryContext cxt;
 	MemoryContext old;
 	PfsScanState *state;
-	bool	   *wanted;
 	int		   *core_attr;
 	int			ncolumns;
-	int			k;
+	int			c;
+	int			k = 0;
 
 	cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 								"perfschema_fdw scan", ALLOCSET_SMALL_SIZES);
 	state = MemoryContextAllocZero(cxt, sizeof(PfsScanState));
 	state->cxt = cxt;
-	state->free_rows.func = free_rows;
-	state->free_rows.arg = state;
-	MemoryContextRegisterResetCallback(cxt, &state->free_rows);
+	state->end_scan.func = end_core_scan;
+	state->end_scan.arg = state;
+	MemoryContextRegisterResetCallback(cxt, &state->end_scan);
 	node->fdw_state = state;
 
 	old = MemoryContextSwitchTo(cxt);
 	pfs_get_table_options(RelationGetRelid(rel), &state->opts);
+	state->quals = lsecond(plan->fdw_private);
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 	{
 		MemoryContextSwitchTo(old);
 		return;
 	}
+	state->operands = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
+	state->recheck = pfs_core_overlay_changes_values(state->opts.table);
 
 	ncolumns = pfs_core_column_count(state->opts.table);
-	wanted = palloc(sizeof(bool) * ncolumns);
-	core_attr = palloc(sizeof(int) * ncolumns);
-	map_columns(rel, &state->opts, linitial(plan->fdw_private), wanted, core_attr);
-	state->overlay = pfs_overlay_begin(node, &state->opts, wanted, core_attr);
-
-	state->rows = copy_rows(&state->opts, wanted);
+	state->wanted = palloc(sizeof(bool) * Max(ncolumns, 1));
+	core_attr = palloc(sizeof(int) * Max(ncolumns, 1));
+	map_columns(rel, &state->opts, linitial(plan->fdw_private), state->wanted, core_attr);
+	state->overlay = pfs_overlay_begin(node, &state->opts, state->wanted, core_attr);
 	state->convert_text = GetDatabaseEncoding() != PG_UTF8 &&
 		GetDatabaseEncoding() != PG_SQL_ASCII;
 
-	state->cell_attr = palloc(sizeof(int) * Max(state->rows->ncells, 1));
-	state->cell_text = palloc(sizeof(bool) * Max(state->rows->ncells, 1));
-	for (k = 0; k < state->rows->ncells; k++)
+	/* Every piece holds the wanted columns, in ascending order. */
+	state->cell_attr = palloc(sizeof(int) * Max(ncolumns, 1));
+	state->cell_text = palloc(sizeof(bool) * Max(ncolumns, 1));
+	for (c = 0; c < ncolumns; c++)
 	{
-		int			column = state->rows->columns[k];
-
-		state->cell_attr[k] = core_attr[column];
-		state->cell_text[k] = pfs_core_column_type(state->opts.table, column) == PFS_CORE_TEXT;
+		if (!state->wanted[c])
+			continue;
+		state->cell_attr[k] = core_attr[c];
+		state->cell_text[k] = pfs_core_column_type(state->opts.table, c) == PFS_CORE_TEXT;
+		k++;
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/*
+ * start_core_scan
+ *		Evaluate the operands of the pushed quals and start the reader.  While
+ *		the transaction has pending changes that may change rows, the reader
+ *		tests nothing: the executor checks every condition after the overlay.
+ */
+static void
+start_core_scan(ForeignScanState *node)
+{
+	PfsScanState *state = node->fdw_state;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	List	   *quals = (state->overlay != NULL && state->recheck) ? NIL : state->quals;
+	PfsCoreQual *core_quals = palloc0(sizeof(PfsCoreQual) * Max(list_length(quals), 1));
+	int			nquals = 0;
+	ListCell   *lc;
+	PfsCoreRegion *region;
+	PfsCoreError err;
+
+	state->no_rows = false;
+	foreach(lc, quals)
+	{
+		PfsPushedQual q;
+		int			operand_index;
+		Datum		value = (Datum) 0;
+		bool		isnull = false;
+
+		pfs_pushed_qual_from_list(lfirst(lc), &q, &operand_index);
+		if (operand_index >= 0)
+			value = ExecEvalExpr(list_nth(state->operands, operand_index), econtext, &isnull);
+		if (!pfs_make_core_qual(&q, value, isnull, &core_quals[nquals++]))
+			state->no_rows = true;
+	}
+	MemoryContextSwitchTo(old);
+	if (state->no_rows)
+		return;
+
+	region = pfs_core_region_get(state->opts.serverid, state->opts.region, &err);
+	if (region == NULL)
+		pfs_report_core_error(&err);
+	state->scan = pfs_core_scan_begin(region, state->opts.table, state->wanted,
+									  core_quals, nquals, VARHDRSZ, PFS_PIECE_BYTES, &err);
+	if (state->scan == NULL)
+		pfs_report_core_error(&err);
+}
+
+/*
+ * next_piece
+ *		The core's next piece of rows.  The core polls the interrupt flag;
+ *		when it stops for an interrupt that does not end the query, the piece
+ *		is read again.
+ */
+static void
+next_piece(PfsScanState *state)
+{
+	for (;;)
+	{
+		PfsCoreError err;
+
+		CHECK_FOR_INTERRUPTS();
+		state->rows = pfs_core_scan_next(state->scan,
+										 INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL,
+										 &err);
+		state->next = 0;
+		if (state->rows != NULL)
+			return;
+		if (err.kind != PFS_CORE_INTERRUPTED)
+			pfs_report_core_error(&err);
+	}
 }
 
 /*
@@ -372,21 +593,30 @@ text_datum(const PfsScanState *state, const PfsCoreCell *cell)
 
 /*
  * next_copied_row
- *		Return the next copied row as a virtual tuple; columns the query does
- *		not read are NULL.
+ *		Return the next row as a virtual tuple; columns the query does not
+ *		read are NULL.
  */
 static TupleTableSlot *
 next_copied_row(ForeignScanState *node)
 {
 	PfsScanState *state = node->fdw_state;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
-	const PfsCoreRowset *rows = state->rows;
+	const PfsCoreRowset *rows;
 	const PfsCoreCell *cells;
 	int			k;
 
 	ExecClearTuple(slot);
-	if (state->next >= rows->nrows)
+	if (state->scan == NULL && !state->no_rows)
+		start_core_scan(node);
+	if (state->no_rows)
 		return slot;
+	while (state->rows == NULL || state->next >= state->rows->nrows)
+	{
+		if (state->rows != NULL && state->rows->last)
+			return slot;
+		next_piece(state);
+	}
+	rows = state->rows;
 	CHECK_FOR_INTERRUPTS();
 
 	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
@@ -437,20 +667,30 @@ pfsIterateForeignScan(ForeignScanState *node)
 
 /*
  * pfsReScanForeignScan
- *		Start again over the same copy.
+ *		Start again: with new operand values, a new scan of the reader;
+ *		otherwise the same scan rewound.
  */
 static void
 pfsReScanForeignScan(ForeignScanState *node)
 {
 	PfsScanState *state = node->fdw_state;
 
+	if (node->ss.ps.chgParam != NULL && state->operands != NIL)
+	{
+		pfs_core_scan_end(state->scan);
+		state->scan = NULL;
+		state->no_rows = false;
+	}
+	else
+		pfs_core_scan_rewind(state->scan);
+	state->rows = NULL;
 	state->next = 0;
 	pfs_overlay_rewind(state->overlay);
 }
 
 /*
  * pfsEndForeignScan
- *		Free the copy (through the context's reset callback).
+ *		End the core's scan (through the context's reset callback).
  */
 static void
 pfsEndForeignScan(ForeignScanState *node)
@@ -464,13 +704,41 @@ pfsEndForeignScan(ForeignScanState *node)
 
 /*
  * pfsExplainForeignScan
- *		Show the region file and the table.
+ *		Show the region file, the table, and the conditions the reader tests.
  */
 static void
 pfsExplainForeignScan(ForeignScanState *node, ExplainState *es)
 {
 	PfsScanState *state = node->fdw_state;
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	List	   *context;
+	StringInfoData buf;
+	ListCell   *lc;
 
 	ExplainPropertyText("Region", state->opts.region, es);
 	ExplainPropertyText("Region Table", state->opts.table_name, es);
+	if (state->quals == NIL)
+		return;
+
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) plan, NIL);
+	initStringInfo(&buf);
+	foreach(lc, state->quals)
+	{
+		PfsPushedQual q;
+		int			operand_index;
+
+		pfs_pushed_qual_from_list(lfirst(lc), &q, &operand_index);
+		if (buf.len > 0)
+			appendStringInfoString(&buf, " AND ");
+		appendStringInfo(&buf, "(%s %s", pfs_core_column_name(state->opts.table, q.column),
+						 pfs_qual_op_name(q.op));
+		if (q.op == PFS_QUAL_PREFIX)
+			appendStringInfo(&buf, " %s", quote_literal_cstr(psprintf("%s%%", q.prefix)));
+		else if (operand_index >= 0)
+			appendStringInfo(&buf, q.array ? " (%s)" : " %s",
+							 deparse_expression(list_nth(plan->fdw_exprs, operand_index),
+												context, false, false));
+		appendStringInfoChar(&buf, ')');
+	}
+	ExplainPropertyText("Reader Filter", buf.data, es);
 }

@@ -110,10 +110,14 @@ extern bool pfs_core_check_region_path(const char *path, PfsCoreError *err) PFS_
 extern void pfs_core_region_forget_all(void) PFS_CORE_NOEXCEPT;
 /* Number of regions mapped now (for tests). */
 extern int	pfs_core_region_cached(void) PFS_CORE_NOEXCEPT;
-/* Upper bound of a table's row count, from the region's array sizes. */
+/*
+ * A table's row count as the provider's counters tell it without a scan (the
+ * slots of history_long claimed so far, the threads created so far), for the
+ * planner.
+ */
 extern double pfs_core_estimated_rows(const PfsCoreRegion *region, int table) PFS_CORE_NOEXCEPT;
 
-/* ---- Scans: a consistent copy of a table's rows ---- */
+/* ---- Scans: a table's rows, in pieces of bounded size ---- */
 
 /*
  * One cell of a row set.  int64 columns: value.  text columns: value is the
@@ -136,22 +140,78 @@ typedef struct PfsCoreRowset
 	const int  *columns;		/* table column of each cell, ascending */
 	const PfsCoreCell *cells;	/* nrows * ncells, row by row */
 	char	   *text;			/* text blocks (writable: see PfsCoreCell) */
+	bool		last;			/* no rows follow these */
 } PfsCoreRowset;
 
 /*
- * Copies the rows of a table out of the region.  wanted[c] says whether
- * column c is needed (NULL: every column); unwanted columns get no cell.
- * interrupt, if not NULL, is polled during the copy: when it becomes non-zero
- * the scan stops with PFS_CORE_INTERRUPTED.  Rows the reader had to skip
- * because an index inside them was invalid make the scan fail with
+ * A condition the scan evaluates itself (pushed down from WHERE): column op
+ * operand(s).  Every condition of a scan must hold (AND).  The tests are SQL's:
+ * a NULL value fails all of them but IS NULL.  Text compares UTF-8 bytes: push
+ * text conditions only under a deterministic collation.
+ */
+typedef enum PfsCoreQualOp
+{
+	PFS_QUAL_EQ = 0,			/* = operand */
+	PFS_QUAL_LT,				/* < operand (bigint columns) */
+	PFS_QUAL_LE,
+	PFS_QUAL_GT,
+	PFS_QUAL_GE,
+	PFS_QUAL_IN,				/* = one of the operands */
+	PFS_QUAL_PREFIX,			/* starts with the operand (text) */
+	PFS_QUAL_IS_NULL,
+	PFS_QUAL_IS_NOT_NULL
+} PfsCoreQualOp;
+
+typedef struct PfsCoreQual
+{
+	int			column;			/* table column */
+	PfsCoreQualOp op;
+	bool		text;			/* operands are text (else int64) */
+	int			noperands;
+	const int64_t *ints;		/* int64 operands */
+	const char *const *texts;	/* text operands (UTF-8) and their lengths */
+	const uint32_t *lens;
+} PfsCoreQual;
+
+typedef struct PfsCoreScan PfsCoreScan;
+
+/*
+ * Starts a scan of a table of a region.  wanted[c] says whether column c is
+ * returned (NULL: every column); unwanted columns get no cell.  The scan
+ * evaluates quals itself (the operands are copied) and keeps the region's
+ * mapping alive until pfs_core_scan_end.  Rows come in pieces of about
+ * piece_bytes: the history_long tables are read piece by piece, the others in
+ * one piece.  NULL and *err on failure.
+ */
+extern PfsCoreScan *pfs_core_scan_begin(PfsCoreRegion *region, int table, const bool *wanted,
+										const PfsCoreQual *quals, int nquals,
+										size_t text_prefix, size_t piece_bytes,
+										PfsCoreError *err) PFS_CORE_NOEXCEPT;
+/*
+ * The next piece of rows (last set on the final one; it may be empty), valid
+ * until the next call on the scan.  interrupt, if not NULL, is polled during the
+ * copy: when it becomes non-zero the call stops with PFS_CORE_INTERRUPTED and
+ * may be made again (the piece is read again).  Rows the reader had to skip
+ * because an index inside them was invalid make it fail with
  * PFS_CORE_CORRUPTED (a region is never shown with rows silently missing).
  * NULL and *err on failure.
  */
-extern PfsCoreRowset *pfs_core_scan(PfsCoreRegion *region, int table,
-									const bool *wanted, size_t text_prefix,
-									const volatile sig_atomic_t *interrupt,
-									PfsCoreError *err) PFS_CORE_NOEXCEPT;
-extern void pfs_core_rowset_free(PfsCoreRowset *rowset) PFS_CORE_NOEXCEPT;
+extern const PfsCoreRowset *pfs_core_scan_next(PfsCoreScan *scan,
+											   const volatile sig_atomic_t *interrupt,
+											   PfsCoreError *err) PFS_CORE_NOEXCEPT;
+/*
+ * Starts the scan again.  When its rows fitted in one piece they are kept and
+ * given again (every pass of a nested loop sees the same rows); otherwise the
+ * table is read again.
+ */
+extern void pfs_core_scan_rewind(PfsCoreScan *scan) PFS_CORE_NOEXCEPT;
+extern void pfs_core_scan_end(PfsCoreScan *scan) PFS_CORE_NOEXCEPT;
+
+/*
+ * Whether the reader evaluates a condition on this column: bigint columns take
+ * every op, text columns EQ, IN and PREFIX, every column IS [NOT] NULL.
+ */
+extern bool pfs_core_qual_supported(int table, int column, PfsCoreQualOp op) PFS_CORE_NOEXCEPT;
 
 /* ---- Writes: setup changes made by a transaction (core_modify.cpp) ----
  *
@@ -177,6 +237,13 @@ extern void pfs_core_rowset_free(PfsCoreRowset *rowset) PFS_CORE_NOEXCEPT;
 #define PFS_CORE_OP_TRUNCATE	8
 
 extern int	pfs_core_table_operations(int table) PFS_CORE_NOEXCEPT;
+/*
+ * Whether a transaction's pending changes can change the values of a table's
+ * rows or add rows (UPDATE, INSERT, a TRUNCATE that resets counters), rather
+ * than only hide rows: conditions pushed into its scans must then be checked
+ * again after the overlay.
+ */
+extern bool pfs_core_overlay_changes_values(int table) PFS_CORE_NOEXCEPT;
 /* A column UPDATE may set. */
 extern bool pfs_core_column_updatable(int table, int column) PFS_CORE_NOEXCEPT;
 /* A column of the key that identifies a row for UPDATE and DELETE. */

@@ -15,6 +15,7 @@
 
 #include "foreign/fdwapi.h"
 #include "nodes/parsenodes.h"
+#include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "utils/relcache.h"
 
@@ -34,6 +35,9 @@ extern void pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts);
 
 /* columns.c: the region table's columns to the foreign table's attributes */
 extern void pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr);
+/* The region column of each attribute whose name and type match one (else -1); no error. */
+extern void pfs_attr_columns(Relation rel, const PfsTableOptions *opts, int *attr_column);
+extern Oid	pfs_column_type_oid(int table, int column);
 /* The SQL type of a column type ("bigint", "text", ...). */
 extern const char *pfs_column_type_name(int type);
 
@@ -57,6 +61,35 @@ extern bool pfs_overlay_row(PfsOverlay *overlay, TupleTableSlot *slot);
 /* After the last row: stores the next row the transaction inserted. */
 extern bool pfs_overlay_extra_row(PfsOverlay *overlay, TupleTableSlot *slot);
 extern void pfs_overlay_rewind(PfsOverlay *overlay);
+
+/*
+ * pushdown.c: the WHERE conditions the reader evaluates.  A pushed qual tests
+ * region column `column`; its operand is an expression evaluated when the
+ * scan starts (NULL for IS [NOT] NULL and LIKE, whose prefix is known when
+ * planning).  exact: the reader's test is the clause's (else the executor
+ * checks the clause again).
+ */
+typedef struct PfsPushedQual
+{
+	int			column;
+	PfsCoreQualOp op;
+	bool		text;			/* text operands */
+	bool		array;			/* the operand is an array (= ANY, IN) */
+	bool		exact;
+	Oid			operand_type;	/* of the operand, or of its elements */
+	Expr	   *operand;
+	char	   *prefix;			/* LIKE: the pattern's literal prefix */
+} PfsPushedQual;
+
+extern bool pfs_classify_clause(PlannerInfo *root, RelOptInfo *baserel,
+								const PfsTableOptions *opts, const int *attr_column,
+								int natts, Expr *clause, PfsPushedQual *out);
+extern List *pfs_pushed_qual_to_list(const PfsPushedQual *q, int operand_index);
+extern void pfs_pushed_qual_from_list(List *item, PfsPushedQual *q, int *operand_index);
+/* The core's form of a qual whose operand is value; false: no row can pass. */
+extern bool pfs_make_core_qual(const PfsPushedQual *q, Datum value, bool isnull,
+							   PfsCoreQual *out);
+extern const char *pfs_qual_op_name(PfsCoreQualOp op);
 
 /* report.c */
 extern void pfs_report_core_error(const PfsCoreError *err) pg_attribute_noreturn();

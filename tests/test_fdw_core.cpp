@@ -48,14 +48,24 @@ class FdwCoreTest : public testing::Test {
     return r;
   }
 
-  // A scan of the given columns (empty: all); the row set is owned by the test.
-  PfsCoreRowset* scan(table_id t, const std::vector<int>& columns = {}) {
-    bool wanted[64] = {};
+  // A scan of the given columns (empty: all; {-1}: none) in one piece, the scan owned
+  // by the test.
+  const PfsCoreRowset* scan(table_id t, const std::vector<int>& columns = {},
+                            const std::vector<PfsCoreQual>& quals = {}) {
+    bool wanted[128] = {};
     for (int c = 0; c < pfs_core_column_count(table_index(t)); ++c) wanted[c] = columns.empty();
-    for (int c : columns) wanted[c] = true;
-    PfsCoreRowset* rs = pfs_core_scan(region(), table_index(t), wanted, 4, nullptr, &err_);
+    for (int c : columns)
+      if (c >= 0) wanted[c] = true;  // {-1}: no column at all
+    PfsCoreScan* s = pfs_core_scan_begin(region(), table_index(t), wanted, quals.data(),
+                                         static_cast<int>(quals.size()), 4, SIZE_MAX, &err_);
+    EXPECT_NE(s, nullptr) << err_.message;
+    if (s == nullptr) return nullptr;
+    owned_.emplace_back(s);
+    const PfsCoreRowset* rs = pfs_core_scan_next(s, nullptr, &err_);
     EXPECT_NE(rs, nullptr) << err_.message;
-    if (rs != nullptr) owned_.emplace_back(rs);
+    if (rs != nullptr) {
+      EXPECT_TRUE(rs->last);
+    }
     return rs;
   }
 
@@ -65,10 +75,10 @@ class FdwCoreTest : public testing::Test {
     return std::string(rs.text + c.value + 4, c.len);
   }
 
-  struct rowset_deleter {
-    void operator()(PfsCoreRowset* rs) const { pfs_core_rowset_free(rs); }
+  struct scan_deleter {
+    void operator()(PfsCoreScan* s) const { pfs_core_scan_end(s); }
   };
-  std::vector<std::unique_ptr<PfsCoreRowset, rowset_deleter>> owned_;
+  std::vector<std::unique_ptr<PfsCoreScan, scan_deleter>> owned_;
   std::string dir_, path_;
   PfsCoreError err_{};
 };
@@ -110,7 +120,8 @@ TEST_F(FdwCoreTest, RegionIsMappedOnceAndAgainWhenTheFileChanges) {
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(region(7), a);  // cached
   EXPECT_EQ(pfs_core_region_cached(), 1);
-  EXPECT_EQ(pfs_core_estimated_rows(a, table_index(table_id::threads)), 4);
+  // The thread ids handed out (3), not the capacity (4).
+  EXPECT_EQ(pfs_core_estimated_rows(a, table_index(table_id::threads)), 3);
   PfsCoreRegion* other = region(8);  // another server, same file: its own mapping
   EXPECT_NE(other, a);
   EXPECT_EQ(pfs_core_region_cached(), 2);
@@ -172,7 +183,7 @@ TEST_F(FdwCoreTest, ScanCopiesTheWantedColumnsOnly) {
   const int t = table_index(table_id::threads);
   const int name = pfs_core_column_find(t, "name");
   const int parent = pfs_core_column_find(t, "parent_thread_id");
-  PfsCoreRowset* rs = scan(table_id::threads, {parent, name});
+  const PfsCoreRowset* rs = scan(table_id::threads, {parent, name});
   ASSERT_NE(rs, nullptr);
   ASSERT_EQ(rs->nrows, 3u);
   ASSERT_EQ(rs->ncells, 2);
@@ -184,16 +195,13 @@ TEST_F(FdwCoreTest, ScanCopiesTheWantedColumnsOnly) {
   EXPECT_EQ(rs->cells[3].value, 1);
 
   // No column at all (count(*)): rows without cells.
-  PfsCoreRowset* all = scan(table_id::events_waits_history_long);
+  const PfsCoreRowset* all = scan(table_id::events_waits_history_long);
   ASSERT_NE(all, nullptr);
   EXPECT_GT(all->nrows, 0u);
-  bool none[64] = {};
-  PfsCoreRowset* counted =
-      pfs_core_scan(region(), table_index(table_id::events_waits_history_long), none, 4, nullptr, &err_);
+  const PfsCoreRowset* counted = scan(table_id::events_waits_history_long, {-1});
   ASSERT_NE(counted, nullptr) << err_.message;
   EXPECT_EQ(counted->ncells, 0);
   EXPECT_EQ(counted->nrows, all->nrows);
-  pfs_core_rowset_free(counted);
 }
 
 TEST_F(FdwCoreTest, ScanMatchesTheReader) {
@@ -206,7 +214,7 @@ TEST_F(FdwCoreTest, ScanMatchesTheReader) {
                       table_id::mutex_instances, table_id::setup_actors}) {
     std::vector<pfs::reader::row> rows;
     ASSERT_FALSE(reader->scan(pfs::reader::table(id), rows));
-    PfsCoreRowset* rs = scan(id);
+    const PfsCoreRowset* rs = scan(id);
     ASSERT_NE(rs, nullptr);
     ASSERT_EQ(rs->nrows, rows.size()) << pfs::reader::table(id).name;
     ASSERT_EQ(rs->ncells, pfs_core_column_count(table_index(id)));
@@ -230,41 +238,203 @@ TEST_F(FdwCoreTest, InvalidRowsFailTheScan) {
   ASSERT_NO_FATAL_FAILURE(fixture("--kind=garbage"));
   PfsCoreRegion* r = region();
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(pfs_core_scan(r, table_index(table_id::events_waits_history_long), nullptr, 4, nullptr, &err_),
-            nullptr);
+  PfsCoreScan* s = pfs_core_scan_begin(r, table_index(table_id::events_waits_history_long), nullptr, nullptr,
+                                       0, 4, SIZE_MAX, &err_);
+  ASSERT_NE(s, nullptr) << err_.message;
+  EXPECT_EQ(pfs_core_scan_next(s, nullptr, &err_), nullptr);
+  pfs_core_scan_end(s);
   EXPECT_EQ(err_.kind, PFS_CORE_CORRUPTED);
   EXPECT_NE(std::strstr(err_.message, "contains invalid records"), nullptr);
   EXPECT_NE(std::strstr(err_.detail, "events_waits_history_long"), nullptr);
   // tables without invalid rows still scan
-  PfsCoreRowset* ok = pfs_core_scan(r, table_index(table_id::threads), nullptr, 4, nullptr, &err_);
+  const PfsCoreRowset* ok = scan(table_id::threads);
   ASSERT_NE(ok, nullptr) << err_.message;
   EXPECT_EQ(ok->nrows, 3u);
-  pfs_core_rowset_free(ok);
 }
 
-TEST_F(FdwCoreTest, ScanStopsWhenInterrupted) {
+TEST_F(FdwCoreTest, ScanStopsWhenInterruptedAndReadsThePieceAgain) {
   ASSERT_NO_FATAL_FAILURE(fixture("--history-long-rows=10000"));
+  PfsCoreScan* s = pfs_core_scan_begin(region(), table_index(table_id::events_waits_history_long), nullptr,
+                                       nullptr, 0, 4, SIZE_MAX, &err_);
+  ASSERT_NE(s, nullptr) << err_.message;
   volatile sig_atomic_t flag = 1;
-  EXPECT_EQ(
-      pfs_core_scan(region(), table_index(table_id::events_waits_history_long), nullptr, 4, &flag, &err_),
-      nullptr);
+  EXPECT_EQ(pfs_core_scan_next(s, &flag, &err_), nullptr);
   EXPECT_EQ(err_.kind, PFS_CORE_INTERRUPTED);
   flag = 0;
-  PfsCoreRowset* rs =
-      pfs_core_scan(region(), table_index(table_id::events_waits_history_long), nullptr, 4, &flag, &err_);
+  const PfsCoreRowset* rs = pfs_core_scan_next(s, &flag, &err_);
   ASSERT_NE(rs, nullptr) << err_.message;
   EXPECT_EQ(rs->nrows, 10000u);
-  pfs_core_rowset_free(rs);
+  EXPECT_TRUE(rs->last);
+  pfs_core_scan_end(s);
+}
+
+// The event ids of every row of a scan of history_long (event_id only), piece by piece.
+std::vector<std::int64_t> event_ids(PfsCoreScan* s, PfsCoreError* err, int* pieces) {
+  std::vector<std::int64_t> ids;
+  *pieces = 0;
+  for (;;) {
+    const PfsCoreRowset* rs = pfs_core_scan_next(s, nullptr, err);
+    if (rs == nullptr) {
+      ADD_FAILURE() << err->message;
+      break;
+    }
+    ++*pieces;
+    for (std::size_t r = 0; r < rs->nrows; ++r) ids.push_back(rs->cells[r * rs->ncells].value);
+    if (rs->last) break;
+  }
+  return ids;
+}
+
+TEST_F(FdwCoreTest, LargeTablesComeInPiecesThatResumeWhereTheyPaused) {
+  ASSERT_NO_FATAL_FAILURE(fixture("--history-long-rows=10000"));
+  const int t = table_index(table_id::events_waits_history_long);
+  bool wanted[64] = {};
+  wanted[pfs_core_column_find(t, "event_id")] = true;
+  PfsCoreScan* whole = pfs_core_scan_begin(region(), t, wanted, nullptr, 0, 4, SIZE_MAX, &err_);
+  PfsCoreScan* pieces = pfs_core_scan_begin(region(), t, wanted, nullptr, 0, 4, 16 * 1024, &err_);
+  ASSERT_NE(whole, nullptr);
+  ASSERT_NE(pieces, nullptr);
+  int n_whole = 0, n_pieces = 0;
+  const std::vector<std::int64_t> expected = event_ids(whole, &err_, &n_whole);
+  const std::vector<std::int64_t> got = event_ids(pieces, &err_, &n_pieces);
+  EXPECT_EQ(expected.size(), 10000u);
+  EXPECT_EQ(n_whole, 1);
+  EXPECT_GE(n_pieces, 10);  // 10000 cells of 16 bytes in pieces of 16 KiB
+  EXPECT_EQ(got, expected);
+  // Rewound: the one-piece scan gives its piece again, the other reads again.
+  pfs_core_scan_rewind(whole);
+  pfs_core_scan_rewind(pieces);
+  EXPECT_EQ(event_ids(whole, &err_, &n_whole), expected);
+  EXPECT_EQ(event_ids(pieces, &err_, &n_pieces), expected);
+  pfs_core_scan_end(whole);
+  pfs_core_scan_end(pieces);
+}
+
+// Pushed conditions give exactly the rows that a test of the same condition on
+// every row keeps.
+TEST_F(FdwCoreTest, PushedConditionsKeepExactlyTheMatchingRows) {
+  ASSERT_NO_FATAL_FAILURE(fixture("--history-long-rows=2000"));
+  const table_id id = table_id::events_waits_history_long;
+  const int t = table_index(id);
+  const int thread = pfs_core_column_find(t, "thread_id");
+  const int event = pfs_core_column_find(t, "event_id");
+  const int name = pfs_core_column_find(t, "event_name");
+  const int object = pfs_core_column_find(t, "object_name");
+  const int bytes = pfs_core_column_find(t, "number_of_bytes");
+  const std::vector<int> columns = {thread, event, name, object, bytes};
+  const PfsCoreRowset* all = scan(id, columns);
+  ASSERT_NE(all, nullptr);
+  struct row {
+    std::int64_t thread, event;
+    std::string name;
+    bool object_null, bytes_null;
+  };
+  std::vector<row> rows;
+  for (std::size_t r = 0; r < all->nrows; ++r) {
+    const PfsCoreCell* c = all->cells + r * all->ncells;
+    rows.push_back({c[0].value, c[1].value, text(*all, c[2]), c[3].isnull, c[4].isnull});
+  }
+  const std::int64_t two = 2, hundred = 100, in_list[] = {3, 1, 3};
+  const char* names[] = {"wait/synch/mutex/app/cache_lock", "wait/io/file/app/log", "no/such/class"};
+  const std::uint32_t name_lens[] = {31, 20, 13};
+  const char* prefix[] = {"wait/synch/"};
+  const std::uint32_t prefix_len[] = {11};
+  struct check {
+    const char* what;
+    PfsCoreQual qual;
+    bool (*keep)(const row&);
+  };
+  const check checks[] = {
+      {"thread_id = 2",
+       {thread, PFS_QUAL_EQ, false, 1, &two, nullptr, nullptr},
+       [](const row& r) { return r.thread == 2; }},
+      {"event_id < 100",
+       {event, PFS_QUAL_LT, false, 1, &hundred, nullptr, nullptr},
+       [](const row& r) { return r.event < 100; }},
+      {"event_id <= 100",
+       {event, PFS_QUAL_LE, false, 1, &hundred, nullptr, nullptr},
+       [](const row& r) { return r.event <= 100; }},
+      {"event_id > 100",
+       {event, PFS_QUAL_GT, false, 1, &hundred, nullptr, nullptr},
+       [](const row& r) { return r.event > 100; }},
+      {"event_id >= 100",
+       {event, PFS_QUAL_GE, false, 1, &hundred, nullptr, nullptr},
+       [](const row& r) { return r.event >= 100; }},
+      {"thread_id IN (3, 1, 3)",
+       {thread, PFS_QUAL_IN, false, 3, in_list, nullptr, nullptr},
+       [](const row& r) { return r.thread == 1 || r.thread == 3; }},
+      {"event_name IN (...)",
+       {name, PFS_QUAL_IN, true, 3, nullptr, names, name_lens},
+       [](const row& r) {
+         return r.name == "wait/synch/mutex/app/cache_lock" || r.name == "wait/io/file/app/log";
+       }},
+      {"event_name = cache_lock",
+       {name, PFS_QUAL_EQ, true, 1, nullptr, names, name_lens},
+       [](const row& r) { return r.name == "wait/synch/mutex/app/cache_lock"; }},
+      {"event_name LIKE 'wait/synch/%'",
+       {name, PFS_QUAL_PREFIX, true, 1, nullptr, prefix, prefix_len},
+       [](const row& r) { return r.name.rfind("wait/synch/", 0) == 0; }},
+      {"object_name IS NULL",
+       {object, PFS_QUAL_IS_NULL, false, 0, nullptr, nullptr, nullptr},
+       [](const row& r) { return r.object_null; }},
+      {"number_of_bytes IS NOT NULL",
+       {bytes, PFS_QUAL_IS_NOT_NULL, false, 0, nullptr, nullptr, nullptr},
+       [](const row& r) { return !r.bytes_null; }},
+      {"IN of nothing",
+       {thread, PFS_QUAL_IN, false, 0, nullptr, nullptr, nullptr},
+       [](const row&) { return false; }},
+  };
+  for (const check& c : checks) {
+    std::size_t expected = 0;
+    for (const row& r : rows) expected += c.keep(r) ? 1 : 0;
+    const PfsCoreRowset* got = scan(id, columns, {c.qual});
+    ASSERT_NE(got, nullptr) << c.what;
+    EXPECT_EQ(got->nrows, expected) << c.what;
+    for (std::size_t r = 0; r < got->nrows; ++r) {
+      const PfsCoreCell* cells = got->cells + r * got->ncells;
+      const row x{cells[0].value, cells[1].value, text(*got, cells[2]), cells[3].isnull, cells[4].isnull};
+      ASSERT_TRUE(c.keep(x)) << c.what << ": row with event_id " << x.event;
+    }
+  }
+  // Two conditions: both hold. A condition on a column that is not returned still applies.
+  const PfsCoreRowset* both = scan(id, {event}, {checks[0].qual, checks[8].qual});
+  ASSERT_NE(both, nullptr);
+  std::size_t expected = 0;
+  for (const row& r : rows) expected += r.thread == 2 && r.name.rfind("wait/synch/", 0) == 0 ? 1 : 0;
+  EXPECT_GT(expected, 0u);
+  EXPECT_EQ(both->nrows, expected);
+  EXPECT_EQ(both->ncells, 1);
 }
 
 TEST_F(FdwCoreTest, BadArguments) {
   ASSERT_NO_FATAL_FAILURE(fixture());
-  EXPECT_EQ(pfs_core_scan(nullptr, 0, nullptr, 4, nullptr, &err_), nullptr);
+  EXPECT_EQ(pfs_core_scan_begin(nullptr, 0, nullptr, nullptr, 0, 4, 1, &err_), nullptr);
   EXPECT_EQ(err_.kind, PFS_CORE_INTERNAL);
-  EXPECT_EQ(pfs_core_scan(region(), 999, nullptr, 4, nullptr, &err_), nullptr);
+  EXPECT_EQ(pfs_core_scan_begin(region(), 999, nullptr, nullptr, 0, 4, 1, &err_), nullptr);
   EXPECT_EQ(err_.kind, PFS_CORE_INTERNAL);
+  // A condition the reader cannot test (LIKE on a bigint column, a column out of range).
+  const PfsCoreQual like_int{0, PFS_QUAL_PREFIX, true, 0, nullptr, nullptr, nullptr};
+  EXPECT_EQ(pfs_core_scan_begin(region(), table_index(table_id::threads), nullptr, &like_int, 1, 4, 1, &err_),
+            nullptr);
+  // Operands that do not fit the column or the op: text for a bigint, missing, two for =.
+  const std::int64_t two[] = {1, 2};
+  const char* texts[] = {"x"};
+  const std::uint32_t lens[] = {1};
+  for (const PfsCoreQual& bad : {PfsCoreQual{0, PFS_QUAL_EQ, true, 1, nullptr, texts, lens},
+                                 PfsCoreQual{0, PFS_QUAL_EQ, false, 1, nullptr, nullptr, nullptr},
+                                 PfsCoreQual{0, PFS_QUAL_EQ, false, 2, two, nullptr, nullptr}}) {
+    EXPECT_EQ(pfs_core_scan_begin(region(), table_index(table_id::threads), nullptr, &bad, 1, 4, 1, &err_),
+              nullptr);
+    EXPECT_EQ(err_.kind, PFS_CORE_INTERNAL);
+  }
+  const PfsCoreQual out_of_range{999, PFS_QUAL_IS_NULL, false, 0, nullptr, nullptr, nullptr};
+  EXPECT_EQ(
+      pfs_core_scan_begin(region(), table_index(table_id::threads), nullptr, &out_of_range, 1, 4, 1, &err_),
+      nullptr);
+  EXPECT_EQ(pfs_core_scan_next(nullptr, nullptr, &err_), nullptr);
   EXPECT_EQ(pfs_core_estimated_rows(nullptr, 0), 0);
-  pfs_core_rowset_free(nullptr);
+  pfs_core_scan_end(nullptr);
+  pfs_core_scan_rewind(nullptr);
 }
 
 }  // namespace

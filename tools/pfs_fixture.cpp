@@ -282,21 +282,36 @@ class writer {
     fetch.object_version = kVersionInc;
     fetch.index_number = 2;
     fetch.object_instance_begin = 0x8000;
+    claimed_history_long(slot);
+  }
+
+  // The provider's counter of claimed history_long batches (the readers' row estimate).
+  void claimed_history_long(std::uint64_t slots) {
+    const std::uint64_t batch = h_.history_long_batch == 0 ? 1 : h_.history_long_batch;
+    h_.history_long_next_batch = (slots + batch - 1) / batch;
   }
 
   // events_waits_history_long full of n generated completed waits (benchmark):
-  // threads 1..3 round robin, classes queue_lock/cache_lock/cache_rw/cond in turn.
+  // threads 1..3 round robin, classes queue_lock/cache_lock/cache_rw/cond/log file
+  // in turn (one wait in five is file io).
   void history_long_generated(std::uint64_t n) {
-    static constexpr std::uint32_t kClasses[] = {kQueueLock, kCacheLock, kCacheRw, kQueueNotEmpty};
-    static constexpr std::uint8_t kOps[] = {kOpLock, kOpTryLock, kOpWriteLock, kOpWait};
+    static constexpr std::uint32_t kClasses[] = {kQueueLock, kCacheLock, kCacheRw, kQueueNotEmpty, kLogFile};
+    static constexpr std::uint8_t kOps[] = {kOpLock, kOpTryLock, kOpWriteLock, kOpWait, kOpFileRead};
     for (std::uint64_t i = 0; i < n; ++i) {
-      const std::uint64_t k = i % 4;
+      const std::uint64_t k = i % 5;
       wait_record& w = wait(kArrayHistoryLong, i, 1 + i % 3, 1 + i / 3, kClasses[k], kOps[k]);
       w.timer_start = raw_ns(i * 1000);
       w.timer_end = raw_ns(i * 1000 + 100 + (i * 7919) % 900);
       w.source_index = 1 + static_cast<std::uint32_t>(i % 2);
       w.object_instance_begin = 0x1000 * (k + 1);
+      if (kClasses[k] == kLogFile) {
+        w.number_of_bytes = 4096;
+        w.object_kind = kObjectFile;
+        w.object_index = 1;
+        w.object_version = kVersionInc;
+      }
     }
+    claimed_history_long(n);
   }
 
   void instances() {

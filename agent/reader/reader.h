@@ -58,6 +58,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/reader/row_filter.h"
 #include "agent/region/region.h"
 
 namespace pfs::reader {
@@ -217,12 +218,25 @@ struct cell_view {
   std::string_view s;
   double d = 0;
 };
+// Where a scan in pieces goes on (region_reader::scan with a cursor).
+struct scan_cursor {
+  std::uint64_t next = 0;  // the record position to resume at (the table's own order)
+  bool done = false;       // the end of the table was reached
+};
+
 class row_sink {
  public:
   // cells: one per column of the table. Return false to stop the scan.
   virtual bool row(const cell_view* cells, std::size_t n) = 0;
-  // Columns the sink reads (nullptr: all); others may be left NULL, uncomputed.
+  // Asked between records by the tables that can pause (the history_long ones) when
+  // scanned with a cursor: true ends this call of scan after the rows delivered so
+  // far; the next call with the same cursor goes on from there.
+  virtual bool pause() { return false; }
+  // Columns the sink reads (nullptr: all); others may be left NULL, uncomputed. The
+  // columns the filter tests must be among them.
   const bool* wanted = nullptr;
+  // Only the rows that pass reach row() (nullptr: all).
+  const row_filter* filter = nullptr;
 
  protected:
   ~row_sink() = default;
@@ -323,11 +337,21 @@ class region_reader {
   // each row seqlock/version-checked). t must be an entry of tables() (it is
   // identified by t.id). On error out is left empty.
   region_error scan(const table_def& t, std::vector<row>& out) noexcept;
-  // The same rows, one at a time, without allocating per row: what the FDW uses.
+  // The same rows, one at a time, without allocating per row.
   region_error scan(const table_def& t, row_sink& sink) noexcept;
+  // The same in pieces, for a reader that must not hold a whole large table (the
+  // FDW): each call delivers rows until the sink asks to pause, and cursor.done says
+  // whether the table's end was reached. Tables that cannot pause are delivered whole.
+  // Every row is still copied consistently; rows of different calls are not one
+  // snapshot (neither are a single pass's: the provider runs meanwhile).
+  region_error scan(const table_def& t, row_sink& sink, scan_cursor& cursor) noexcept;
 
-  // Upper bound of the row count from the array sizes (for the planner).
+  // Upper bound of the row count from the array sizes.
   std::uint64_t estimated_rows(const table_def& t) const noexcept;
+  // The rows the table holds now, as far as the provider's counters tell without a
+  // scan (for the planner; not a bound): a history_long table the slots claimed so
+  // far, a per-thread table the thread ids handed out so far; others estimated_rows.
+  std::uint64_t expected_rows(const table_def& t) const noexcept;
 
   // Rows skipped because they kept changing while being copied (over this reader's
   // life), and rows skipped because an index in them was invalid.

@@ -167,14 +167,38 @@ struct live_thread {
 
 class scanner {
  public:
-  scanner(const region_reader::impl& r, row_sink& out) : r_(r), h_(r.header()), out_(out) {}
+  // start: the record position a paused scan resumes at (0: the beginning).
+  scanner(const region_reader::impl& r, row_sink& out, std::uint64_t start = 0)
+      : r_(r), h_(r.header()), out_(out), start_(start) {}
   ~scanner() = default;
   bool stopped = false;
-  // Hands the row being built to the sink.
+  bool paused = false;  // a pausable builder stopped at resume_position
+  std::uint64_t resume_position = 0;
+  // Hands the row being built to the sink if it passes the sink's filter.
   void flush() {
     if (!pending_ || stopped) return;
     pending_ = false;
+    if (out_.filter != nullptr && !out_.filter->matches(cur_.slots.data())) return;
     if (!out_.row(cur_.slots.data(), cur_.n)) stopped = true;
+  }
+  // Pausable builders (one loop over an array) start at this position...
+  std::uint64_t start_position() const { return start_; }
+  // ... and call this before each record: true when they must return now (the sink
+  // asked to pause, or stopped), with the scan to go on at `position`.
+  bool pause_before(std::uint64_t position) {
+    flush();
+    if (stopped) return true;
+    if (position % 64 != 0 || position == start_ || !out_.pause()) return false;
+    paused = true;
+    resume_position = position;
+    return true;
+  }
+  // Whether the sink's filter rules an event out by its head (thread_id, event_id and
+  // event_name: columns 0, 1 and 3 of every event table), before its row is built.
+  bool head_rejected(std::uint64_t thread_id, std::uint64_t event_id, const std::string& event_name) const {
+    const row_filter* f = out_.filter;
+    return f != nullptr && (!f->may_match_int(0, clamp64(thread_id)) ||
+                            !f->may_match_int(1, clamp64(event_id)) || !f->may_match_text(3, event_name));
   }
 
   std::uint64_t torn = 0;
@@ -373,6 +397,7 @@ class scanner {
   }
 
   row_sink& out_;
+  std::uint64_t start_ = 0;
   row_builder cur_;
   row_builder times_;
   row_builder objects_;

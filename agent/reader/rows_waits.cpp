@@ -65,7 +65,8 @@ void scanner::waits_history_long() {
     if (res == rd::ok) live_horizon[tid] = horizon;
   }
   const std::uint64_t gone_below = load_acquire(r_.header().horizon_thread_id[kTruncateHistoryLong]);
-  for (std::uint64_t i = 0; i < r_.count(kArrayHistoryLong); ++i) {
+  for (std::uint64_t i = start_position(); i < r_.count(kArrayHistoryLong); ++i) {
+    if (pause_before(i)) return;
     wait_copy c;
     if (!accept(read_wait(*r_.at<wait_record>(kArrayHistoryLong, i), c))) continue;
     if (c.state != kWaitCompleted) continue;
@@ -121,6 +122,7 @@ void scanner::emit_wait(const wait_copy& c) {
     ++invalid;
     return;
   }
+  if (head_rejected(c.thread_id, c.event_id, cls->name)) return;
   auto& x = add_row();
   const bool* w = out_.wanted;
   if (w == nullptr) {

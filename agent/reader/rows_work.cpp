@@ -97,7 +97,7 @@ void scanner::append_event_times(row_builder& x, std::uint8_t timer, bool runnin
 // history_long (array order). fn(const char* record) gets each record that may be a
 // row; the caller copies and checks it.
 template <class Fn>
-static void for_each_event(const region_reader::impl& r, const std::vector<live_thread>& threads,
+static void for_each_event(scanner& s, const region_reader::impl& r, const std::vector<live_thread>& threads,
                            std::uint32_t kind, int which, Fn&& fn) {
   static constexpr array_id kArrays[3][3] = {
       {kArrayStageCurrent, kArrayStageHistory, kArrayStageHistoryLong},
@@ -107,7 +107,10 @@ static void for_each_event(const region_reader::impl& r, const std::vector<live_
   if (which == 2) {
     const region_header& h = r.header();
     const std::uint64_t gone_below = load_acquire(h.horizon_thread_id[kTruncateStagesHistoryLong + 3 * kind]);
-    for (std::uint64_t i = 0; i < r.count(arr); ++i) fn(r.at_stride(arr, i), nullptr, gone_below);
+    for (std::uint64_t i = s.start_position(); i < r.count(arr); ++i) {
+      if (s.pause_before(i)) return;
+      fn(r.at_stride(arr, i), nullptr, gone_below);
+    }
     return;
   }
   const std::uint64_t per = which == 0 ? (kind == kStatements ? r.statement_stack : 1)
@@ -156,17 +159,18 @@ void scanner::stages(int which) {
   load_timers();
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
-  for_each_event(r_, threads, kStages, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
-    stage_record c;
-    if (!accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c))) return;
-    if (!event_visible(c, t, k, by_id, kStages, which)) return;
-    emit_stage(c);
-  });
+  for_each_event(*this, r_, threads, kStages, which,
+                 [&](const char* p, const live_thread* t, std::uint64_t k) {
+                   stage_record c;
+                   if (!accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c))) return;
+                   if (!event_visible(c, t, k, by_id, kStages, which)) return;
+                   emit_stage(c);
+                 });
 }
 
 void scanner::emit_stage(const stage_record& c) {
   const class_entry* cls = event_class(c.class_index, kKindStage);
-  if (cls == nullptr) return;
+  if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
   auto& x = add_row();
   append_event_head(x, c, cls->name);
   x.push_back(source_cell(c.source_index));
@@ -182,18 +186,19 @@ void scanner::statements(int which) {
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
   std::string text;
-  for_each_event(r_, threads, kStatements, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
-    statement_record c;
-    if (!accept(
-            read_statement(*reinterpret_cast<const statement_record*>(p), c, text, r_.max_sql_text_length)))
-      return;
-    if (!event_visible(c, t, k, by_id, kStatements, which)) return;
-    // MySQL shows the running statements of the stack, or the last completed
-    // outermost one when none runs: a nested statement that ended is not a row.
-    if (which == 0 && k > 0 && c.state != kWaitRunning) return;
-    statement_buf_.assign(text.begin(), text.end());
-    emit_statement(c);
-  });
+  for_each_event(*this, r_, threads, kStatements, which,
+                 [&](const char* p, const live_thread* t, std::uint64_t k) {
+                   statement_record c;
+                   if (!accept(read_statement(*reinterpret_cast<const statement_record*>(p), c, text,
+                                              r_.max_sql_text_length)))
+                     return;
+                   if (!event_visible(c, t, k, by_id, kStatements, which)) return;
+                   // MySQL shows the running statements of the stack, or the last completed
+                   // outermost one when none runs: a nested statement that ended is not a row.
+                   if (which == 0 && k > 0 && c.state != kWaitRunning) return;
+                   statement_buf_.assign(text.begin(), text.end());
+                   emit_statement(c);
+                 });
 }
 
 bool scanner::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& out) {
@@ -213,7 +218,7 @@ bool scanner::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std:
 
 void scanner::emit_statement(const statement_record& c) {
   const class_entry* cls = event_class(c.class_index, kKindStatement);
-  if (cls == nullptr) return;
+  if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
   auto& x = add_row();
   append_event_head(x, c, cls->name);
   x.push_back(source_cell(c.source_index));
@@ -262,7 +267,7 @@ void scanner::transactions(int which) {
   load_timers();
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
-  for_each_event(r_, threads, kTransactions, which,
+  for_each_event(*this, r_, threads, kTransactions, which,
                  [&](const char* p, const live_thread* t, std::uint64_t k) {
                    transaction_record c;
                    if (!accept(read_seq_record(*reinterpret_cast<const transaction_record*>(p), c))) return;
@@ -273,7 +278,7 @@ void scanner::transactions(int which) {
 
 void scanner::emit_transaction(const transaction_record& c) {
   const class_entry* cls = event_class(c.class_index, kKindTransaction);
-  if (cls == nullptr) return;
+  if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
   auto& x = add_row();
   append_event_head(x, c, cls->name);
   constexpr const char* kStates[] = {nullptr, "ACTIVE", "COMMITTED", "ROLLED BACK"};

@@ -85,7 +85,8 @@ void fuzz_writes(PfsCoreRegion* region) {
   const int instruments = pfs_core_table_find("setup_instruments");
   const int actors = pfs_core_table_find("setup_actors");
   const int history_long = pfs_core_table_find("events_waits_history_long");
-  PfsCoreRowset* rs = pfs_core_scan(region, instruments, nullptr, 0, nullptr, &err);
+  PfsCoreScan* scan = pfs_core_scan_begin(region, instruments, nullptr, nullptr, 0, 0, SIZE_MAX, &err);
+  const PfsCoreRowset* rs = scan != nullptr ? pfs_core_scan_next(scan, nullptr, &err) : nullptr;
   if (rs != nullptr) {
     std::vector<PfsCoreValue> old_row = first_row(*rs, instruments);
     if (!old_row.empty()) {
@@ -96,8 +97,8 @@ void fuzz_writes(PfsCoreRegion* region) {
       pfs_core_write_update(g_path.c_str(), instruments, old_row.data(), new_row.data(),
                             reinterpret_cast<const bool*>(set.data()), 1, 1, &werr);
     }
-    pfs_core_rowset_free(rs);
   }
+  pfs_core_scan_end(scan);
   std::vector<PfsCoreValue> actor(static_cast<std::size_t>(pfs_core_column_count(actors)));
   for (auto& v : actor) v.isnull = true;
   set_text(actor, actors, "host", "%");
@@ -145,8 +146,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (cut) truncate_file(static_cast<std::size_t>((h >> 8) % size));
     for (int t = 0; t < pfs_core_table_count(); ++t) {
       pfs_core_estimated_rows(region, t);
-      PfsCoreRowset* rs = pfs_core_scan(region, t, nullptr, 4, nullptr, &err);
-      if (rs != nullptr) pfs_core_rowset_free(rs);
+      // Small pieces, so that the history_long tables pause and resume; and a
+      // condition on the first column.
+      const PfsCoreQual not_null{0, PFS_QUAL_IS_NOT_NULL, false, 0, nullptr, nullptr, nullptr};
+      PfsCoreScan* scan =
+          pfs_core_scan_begin(region, t, nullptr, &not_null, static_cast<int>(h % 2), 4, 4096, &err);
+      for (const PfsCoreRowset* rs = nullptr; scan != nullptr;) {
+        rs = pfs_core_scan_next(scan, nullptr, &err);
+        if (rs == nullptr || rs->last) break;
+      }
+      pfs_core_scan_end(scan);
     }
     region = pfs_core_region_get(1, g_path.c_str(), &err);  // reopened if it changed
     if (region != nullptr) fuzz_writes(region);

@@ -1,0 +1,90 @@
+// Conditions evaluated by a scan: see row_filter.h.
+#include "agent/reader/row_filter.h"
+
+#include <algorithm>
+
+#include "agent/reader/reader.h"
+
+namespace pfs::reader {
+
+bool column_filter::matches_int(std::int64_t v) const noexcept {
+  switch (op) {
+    case filter_op::eq:
+      return v == ints[0];
+    case filter_op::lt:
+      return v < ints[0];
+    case filter_op::le:
+      return v <= ints[0];
+    case filter_op::gt:
+      return v > ints[0];
+    case filter_op::ge:
+      return v >= ints[0];
+    case filter_op::in:
+      return std::binary_search(ints.begin(), ints.end(), v);
+    case filter_op::is_not_null:
+      return true;
+    case filter_op::prefix:
+    case filter_op::is_null:
+      return false;
+  }
+  return false;
+}
+
+bool column_filter::matches_text(std::string_view v) const noexcept {
+  switch (op) {
+    case filter_op::eq:
+      return v == texts[0];
+    case filter_op::in:
+      return std::binary_search(texts.begin(), texts.end(), v,
+                                [](std::string_view a, std::string_view b) { return a < b; });
+    case filter_op::prefix:
+      return v.substr(0, texts[0].size()) == texts[0];
+    case filter_op::is_not_null:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool column_filter::matches(const cell_view& c) const noexcept {
+  if (c.null) return op == filter_op::is_null;
+  return text ? matches_text(c.s) : matches_int(c.i);
+}
+
+void row_filter::add(column_filter f) {
+  const bool needs_operand = f.op != filter_op::is_null && f.op != filter_op::is_not_null;
+  if (f.text) {
+    std::sort(f.texts.begin(), f.texts.end());
+    f.texts.erase(std::unique(f.texts.begin(), f.texts.end()), f.texts.end());
+    if (needs_operand && f.texts.empty()) rejects_all_ = true;
+  } else {
+    std::sort(f.ints.begin(), f.ints.end());
+    f.ints.erase(std::unique(f.ints.begin(), f.ints.end()), f.ints.end());
+    if (needs_operand && f.ints.empty()) rejects_all_ = true;
+  }
+  if (f.column >= 0 && f.column < 64) columns_ |= std::uint64_t{1} << f.column;
+  filters_.push_back(std::move(f));
+}
+
+bool row_filter::matches(const cell_view* cells) const noexcept {
+  if (rejects_all_) return false;
+  for (const column_filter& f : filters_)
+    if (!f.matches(cells[f.column])) return false;
+  return true;
+}
+
+bool row_filter::may_match_int(int column, std::int64_t v) const noexcept {
+  if (rejects_all_) return false;
+  for (const column_filter& f : filters_)
+    if (f.column == column && !f.text && !f.matches_int(v)) return false;
+  return true;
+}
+
+bool row_filter::may_match_text(int column, std::string_view v) const noexcept {
+  if (rejects_all_) return false;
+  for (const column_filter& f : filters_)
+    if (f.column == column && f.text && !f.matches_text(v)) return false;
+  return true;
+}
+
+}  // namespace pfs::reader

@@ -1,0 +1,71 @@
+// Conditions a scan evaluates itself (the FDW pushes a query's simple WHERE
+// conditions down here): a conjunction of tests on single columns, applied to every
+// row before it reaches the sink, and, by the row builders of the large event
+// tables, to a record's thread id, event id and class name before the row is built.
+//
+// The tests are SQL's on non-NULL values: a NULL cell fails every test but IS NULL.
+// Text compares bytes (UTF-8), which is SQL's equality and LIKE 'prefix%' under a
+// deterministic collation; the FDW pushes text conditions only under one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pfs::reader {
+
+struct cell_view;
+
+enum class filter_op : std::uint8_t {
+  eq,           // = value (int or text)
+  lt,           // < value (int)
+  le,           // <= value
+  gt,           // > value
+  ge,           // >= value
+  in,           // = one of values (int or text): IN (...), = ANY (...)
+  prefix,       // text starts with value: LIKE 'prefix%'
+  is_null,      // IS NULL
+  is_not_null,  // IS NOT NULL
+};
+
+struct column_filter {
+  int column = 0;  // position in the table's columns
+  filter_op op = filter_op::eq;
+  bool text = false;               // compares text values (else int)
+  std::vector<std::int64_t> ints;  // int operands (in: sorted, unique)
+  std::vector<std::string> texts;  // text operands (in: sorted, unique)
+
+  bool matches(const cell_view& c) const noexcept;
+  bool matches_int(std::int64_t v) const noexcept;
+  bool matches_text(std::string_view v) const noexcept;
+};
+
+class row_filter {
+ public:
+  // Adds a test (sorts an IN list). A test no value passes (IN of nothing) makes
+  // the filter reject every row.
+  void add(column_filter f);
+  bool empty() const noexcept { return filters_.empty(); }
+  // Whether no row can pass (found while adding: an empty IN list).
+  bool rejects_all() const noexcept { return rejects_all_; }
+  const std::vector<column_filter>& filters() const noexcept { return filters_; }
+
+  // Every test holds on the row (one cell per column of the table).
+  bool matches(const cell_view* cells) const noexcept;
+  // The tests on `column` hold for this non-NULL value: row builders call these
+  // with a record's raw value before building the row, to skip it early.
+  bool may_match_int(int column, std::int64_t v) const noexcept;
+  bool may_match_text(int column, std::string_view v) const noexcept;
+  // Whether some test is on `column` (lets a builder skip the early test).
+  bool tests(int column) const noexcept {
+    return column >= 0 && column < 64 && (columns_ & (std::uint64_t{1} << column)) != 0;
+  }
+
+ private:
+  std::vector<column_filter> filters_;
+  std::uint64_t columns_ = 0;  // bit c: a test on column c (columns below 64)
+  bool rejects_all_ = false;
+};
+
+}  // namespace pfs::reader

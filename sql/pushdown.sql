@@ -1,0 +1,149 @@
+--
+-- Conditions the reader evaluates itself (pushdown.c): what EXPLAIN shows as
+-- "Reader Filter", which conditions stay with the executor, parameterized
+-- scans for joins, and the same rows with pushdown on and off
+-- (perfschema_fdw.pushdown).
+--
+-- A region of 5,000 generated waits: threads 1..3 in turn, five classes in
+-- turn (one wait in five reads wait/io/file/app/log).
+\! build/tools/pfs_fixture --mode=0666 --history-long-rows=5000 /tmp/perfschema_fdw_regress/pushdown.region
+CREATE SERVER pushdown FOREIGN DATA WRAPPER perfschema_fdw
+  OPTIONS (region '/tmp/perfschema_fdw_regress/pushdown.region');
+CREATE SCHEMA pd;
+IMPORT FOREIGN SCHEMA performance_schema
+  LIMIT TO (events_waits_history_long, threads, setup_instruments)
+  FROM SERVER pushdown INTO pd;
+
+-- every kind of condition the reader tests, and one it does not
+EXPLAIN (COSTS OFF) SELECT * FROM pd.events_waits_history_long WHERE thread_id = 2;
+EXPLAIN (COSTS OFF) SELECT * FROM pd.events_waits_history_long
+ WHERE event_id BETWEEN 10 AND 20 AND thread_id IN (1, 3) AND object_name IS NULL;
+EXPLAIN (COSTS OFF) SELECT * FROM pd.events_waits_history_long
+ WHERE event_name = ANY (ARRAY['wait/io/file/app/log', 'wait/synch/mutex/app/cache_lock'])
+   AND source IS NOT NULL AND number_of_bytes > 100;
+-- LIKE: a literal prefix and '%' is exact; more pattern after it is checked again
+EXPLAIN (COSTS OFF) SELECT * FROM pd.events_waits_history_long WHERE event_name LIKE 'wait/io/%';
+EXPLAIN (COSTS OFF) SELECT * FROM pd.events_waits_history_long WHERE event_name LIKE 'wait/synch/%_lock';
+-- not pushed: a function of the column, a comparison of text by order, OR,
+-- a volatile operand, ILIKE
+EXPLAIN (COSTS OFF) SELECT * FROM pd.events_waits_history_long
+ WHERE thread_id + 1 = 3 AND event_name > 'wait/io' AND (thread_id = 1 OR event_id = 5)
+   AND event_id < (random() * 10)::bigint AND event_name ILIKE 'WAIT/%';
+-- a parameter of a prepared statement is an operand like a constant
+PREPARE by_thread(bigint) AS SELECT count(*) FROM pd.events_waits_history_long WHERE thread_id = $1;
+EXPLAIN (COSTS OFF) EXECUTE by_thread(3);
+EXECUTE by_thread(3);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE by_thread(3);
+EXECUTE by_thread(3);
+EXECUTE by_thread(NULL);  -- = NULL is never true
+RESET plan_cache_mode;
+DEALLOCATE by_thread;
+
+-- The same rows with pushdown on and off: every pushed query, counted and summed.
+CREATE TABLE pushdown_queries (id int, cond text);
+INSERT INTO pushdown_queries VALUES
+  (1, 'thread_id = 2'),
+  (2, 'thread_id IN (1, 3)'),
+  (3, '2 = thread_id'),
+  (4, 'event_id < 100'),
+  (5, '100 > event_id'),
+  (6, 'event_id BETWEEN 500 AND 600'),
+  (7, 'event_id >= 1600 AND thread_id <> 2'),
+  (8, 'thread_id = ANY (ARRAY[2, NULL])'),
+  (9, 'thread_id IN (SELECT 1 UNION SELECT 2)'),
+  (10, 'event_name = ''wait/io/file/app/log'''),
+  (11, 'event_name IN (''wait/synch/rwlock/app/cache_rw'', ''no/such'')'),
+  (12, 'event_name LIKE ''wait/synch/%'''),
+  (13, 'event_name LIKE ''wait/synch/%_lock'''),
+  (14, 'event_name LIKE ''wait/io/file/app/log'''),
+  (15, 'object_name IS NULL'),
+  (16, 'number_of_bytes IS NOT NULL AND thread_id = 1'),
+  (17, 'nesting_event_id IS NULL AND event_id <= 3'),
+  (18, 'timer_wait > 500000 AND timer_start < 2000000000'),
+  (19, 'object_instance_begin = 20480'),
+  (20, 'thread_id = 99'),
+  (21, 'event_name = ''wait/synch/mutex/app/queue_lock'' AND thread_id = 2::smallint'),
+  (22, 'thread_id = 2::integer AND source LIKE ''%:%''');
+CREATE FUNCTION pushdown_result(cond text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  result text;
+BEGIN
+  EXECUTE format('SELECT count(*) || '' rows, sum '' || coalesce(sum(event_id * 7 + thread_id), 0) '
+                 || 'FROM pd.events_waits_history_long WHERE %s', cond) INTO result;
+  RETURN result;
+END $$;
+CREATE TABLE pushdown_on AS SELECT id, cond, pushdown_result(cond) AS result FROM pushdown_queries;
+SET perfschema_fdw.pushdown = off;
+CREATE TABLE pushdown_off AS SELECT id, cond, pushdown_result(cond) AS result FROM pushdown_queries;
+EXPLAIN (COSTS OFF) SELECT * FROM pd.events_waits_history_long WHERE thread_id = 2;
+RESET perfschema_fdw.pushdown;
+SELECT o.id, o.cond, o.result AS pushed, f.result AS not_pushed,
+       o.result = f.result AS same
+  FROM pushdown_on o JOIN pushdown_off f USING (id) ORDER BY o.id;
+
+-- Joins with an application table: a parameterized scan probes the reader with
+-- each outer value (forced here: the planner prefers a hash join at this size).
+CREATE TABLE watched (event_name text, thread_id bigint);
+INSERT INTO watched VALUES ('wait/io/file/app/log', 1), ('wait/synch/cond/app/queue_not_empty', 3),
+  ('no/such/instrument', 2);
+ANALYZE watched;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT w.event_name, count(*) FROM watched w
+  JOIN pd.events_waits_history_long h ON h.event_name = w.event_name
+ GROUP BY w.event_name ORDER BY 1;
+SELECT w.event_name, count(*) FROM watched w
+  JOIN pd.events_waits_history_long h ON h.event_name = w.event_name
+ GROUP BY w.event_name ORDER BY 1;
+EXPLAIN (COSTS OFF)
+SELECT w.event_name, count(*) FROM watched w
+  JOIN pd.events_waits_history_long h ON h.event_name = w.event_name AND h.thread_id = w.thread_id
+ GROUP BY w.event_name ORDER BY 1;
+SELECT w.event_name, count(*) FROM watched w
+  JOIN pd.events_waits_history_long h ON h.event_name = w.event_name AND h.thread_id = w.thread_id
+ GROUP BY w.event_name ORDER BY 1;
+-- a LATERAL subquery and a correlated subquery probe the same way
+SELECT w.event_name, l.n FROM watched w,
+  LATERAL (SELECT count(*) AS n FROM pd.events_waits_history_long h
+            WHERE h.thread_id = w.thread_id AND h.event_id < 50) l ORDER BY 1;
+SELECT t.thread_id, (SELECT count(*) FROM pd.events_waits_history_long h
+                      WHERE h.thread_id = t.thread_id) AS waits
+  FROM pd.threads t ORDER BY 1;
+SET perfschema_fdw.pushdown = off;
+SELECT w.event_name, count(*) FROM watched w
+  JOIN pd.events_waits_history_long h ON h.event_name = w.event_name AND h.thread_id = w.thread_id
+ GROUP BY w.event_name ORDER BY 1;
+RESET perfschema_fdw.pushdown;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
+-- Tables the transaction can change: the executor checks pushed conditions
+-- again, and while changes are pending the reader tests nothing, so a row the
+-- transaction changed is seen with its new values.
+EXPLAIN (COSTS OFF) SELECT name FROM pd.setup_instruments WHERE enabled = 'NO';
+BEGIN;
+UPDATE pd.setup_instruments SET enabled = 'NO' WHERE name = 'wait/synch/mutex/app/cache_lock';
+SELECT name, enabled FROM pd.setup_instruments WHERE enabled = 'NO' ORDER BY name;
+SELECT name, enabled FROM pd.setup_instruments
+ WHERE name = 'wait/synch/mutex/app/cache_lock' AND enabled = 'NO';
+ROLLBACK;
+SELECT name, enabled FROM pd.setup_instruments WHERE enabled = 'NO' ORDER BY name;
+-- history tables only hide rows on TRUNCATE: their conditions stay exact
+BEGIN;
+TRUNCATE pd.events_waits_history_long;
+SELECT count(*) FROM pd.events_waits_history_long WHERE thread_id = 2;
+ROLLBACK;
+SELECT count(*) FROM pd.events_waits_history_long WHERE thread_id = 2;
+
+-- Estimates: the region's rows (5,000) times the selectivity of the conditions.
+SELECT plan_rows('SELECT * FROM pd.events_waits_history_long') AS all_rows,
+       plan_rows('SELECT * FROM pd.events_waits_history_long WHERE event_id = 7') AS one_event;
+
+DROP TABLE pushdown_queries, pushdown_on, pushdown_off, watched;
+DROP FUNCTION pushdown_result(text);
+DROP SCHEMA pd CASCADE;
+DROP SERVER pushdown;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Scan speed of the FDW against an ordinary heap table holding the same rows, in
 # one database of one throwaway cluster: events_waits_history_long with ROWS rows
-# (a fixture region) and the table made by CREATE TABLE ... AS SELECT from it.
+# (a fixture region: 3 threads, 5 instruments, one wait in five file io) and the
+# table made by CREATE TABLE ... AS SELECT from it; "join" joins it with a 20-row
+# application table on event_name. Then the memory one backend needs to read every
+# column of every row.
 # Each query runs RUNS times on each side, interleaved; the figure is the median of
 # the "Execution Time" of EXPLAIN (ANALYZE, TIMING OFF), in ms. Ratio = FDW / heap.
 #
@@ -16,6 +19,8 @@ queries=(
   "count|SELECT count(*) FROM %s"
   "sum|SELECT sum(timer_wait) FROM %s"
   "where|SELECT event_id, event_name, timer_wait FROM %s WHERE thread_id = 2"
+  "like|SELECT event_id, event_name, timer_wait FROM %s WHERE event_name LIKE 'wait/io/%%'"
+  "join|SELECT a.team, count(*), sum(h.timer_wait) FROM %s h JOIN app a ON a.event_name = h.event_name GROUP BY a.team"
 )
 
 # --- inside the throwaway cluster
@@ -30,6 +35,14 @@ CREATE SCHEMA ps;
 IMPORT FOREIGN SCHEMA performance_schema LIMIT TO (events_waits_history_long) FROM SERVER bench INTO ps;
 CREATE TABLE heap AS SELECT * FROM ps.events_waits_history_long;
 VACUUM ANALYZE heap;
+-- an application table of 20 instruments and their owners, 5 of them in the region
+CREATE TABLE app (event_name text PRIMARY KEY, team text NOT NULL);
+INSERT INTO app
+  SELECT DISTINCT event_name, 'team ' || (row_number() OVER ()) FROM (
+    SELECT DISTINCT event_name FROM ps.events_waits_history_long) n;
+INSERT INTO app SELECT 'wait/synch/mutex/other/lock_' || i, 'team ' || i FROM generate_series(1, 20) i
+  LIMIT 20 - (SELECT count(*) FROM app);
+ANALYZE app;
 SQL
   settings=""
   [ "${PARALLEL:-on}" = "off" ] && settings="SET max_parallel_workers_per_gather = 0;"
@@ -58,6 +71,41 @@ SQL
     heap=$(printf '%s\n' "${heap_times[@]}" | median)
     printf '%-6s %12.1f %12.1f %8.2f\n' "$name" "$fdw" "$heap" "$(awk -v a="$fdw" -v b="$heap" 'BEGIN { print a / b }')"
   done
+
+  # Memory of one backend reading every column of every row: the peak resident set
+  # (VmHWM, which counts the region's file pages and shared buffers the scan
+  # touches) and the peak anonymous memory (RssAnon, sampled every 5 ms: the
+  # backend's own copies), above the idle backend's.
+  memory_of() {  # query -> "vmhwm_delta_mib anon_delta_mib"
+    local fifo pid idle_hwm idle_anon peak_anon=0 anon
+    fifo=$(mktemp -u /tmp/pfs_bench_fifo.XXXXXX)
+    mkfifo "$fifo"
+    psql -X -q -At -v ON_ERROR_STOP=1 <"$fifo" >"$fifo.out" 2>&1 &
+    local psql_pid=$!
+    exec 3>"$fifo"
+    echo "SELECT pg_backend_pid();" >&3
+    until [ -s "$fifo.out" ]; do sleep 0.05; done
+    pid=$(head -1 "$fifo.out")
+    idle_hwm=$(awk '/^VmHWM/ { print $2 }' /proc/"$pid"/status)
+    idle_anon=$(awk '/^RssAnon/ { print $2 }' /proc/"$pid"/status)
+    echo "$1; SELECT 'done';" >&3
+    while ! grep -q '^done$' "$fifo.out" && kill -0 "$psql_pid" 2>/dev/null; do
+      anon=$(awk '/^RssAnon/ { print $2 }' /proc/"$pid"/status 2>/dev/null || echo 0)
+      [ "${anon:-0}" -gt "$peak_anon" ] && peak_anon=$anon
+      sleep 0.005
+    done
+    hwm=$(awk '/^VmHWM/ { print $2 }' /proc/"$pid"/status)
+    exec 3>&-
+    wait
+    rm -f "$fifo" "$fifo.out"
+    echo "$(((hwm - idle_hwm) / 1024)) $(((peak_anon - idle_anon) / 1024))"
+  }
+  whole_rows="SELECT sum(length(t::text)) FROM %s t"
+  read -r fdw_hwm fdw_anon <<<"$(memory_of "$settings $(printf "$whole_rows" ps.events_waits_history_long)")"
+  read -r heap_hwm heap_anon <<<"$(memory_of "$settings $(printf "$whole_rows" heap)")"
+  printf '%-6s %12s %12s\n' memory fdw_MiB heap_MiB
+  printf '%-6s %12s %12s\n' vmhwm "$fdw_hwm" "$heap_hwm"
+  printf '%-6s %12s %12s\n' anon "$fdw_anon" "$heap_anon"
   exit 0
 fi
 

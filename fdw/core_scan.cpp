@@ -3,6 +3,7 @@
 // reused from piece to piece) holding only the columns the query returns, so the shim
 // builds tuples without allocating per row or per value, and a backend never holds
 // more than a piece of a large table.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -55,6 +56,13 @@ struct piece {
     cells.clear();
     used = nrows = 0;
   }
+  // Room for a piece of `bytes` without growing (growing copies every cell, and
+  // touches new pages).
+  void reserve(std::size_t bytes) {
+    cells.reserve(std::min(bytes, kMaxReserve) / sizeof(PfsCoreCell) + kCellSlack);
+  }
+  static constexpr std::size_t kMaxReserve = 64u << 20;
+  static constexpr std::size_t kCellSlack = 64 * 128;  // a pause is checked every 64 records
   std::size_t bytes() const { return cells.size() * sizeof(PfsCoreCell) + used; }
   // Room for n more bytes of text; the offset where they go.
   std::size_t reserve_text(std::size_t n) {
@@ -131,12 +139,39 @@ struct PfsCoreScan {
   pfs::reader::scan_cursor cursor;
   bool single_piece = false;  // the first piece was the whole table: rewind keeps it
   bool replay = false;        // rewound over a single piece: give it again
-  pfs::fdw::piece rows;
+  std::unique_ptr<pfs::fdw::piece> rows;
   PfsCoreRowset view{};
 };
 
 namespace pfs::fdw {
 namespace {
+
+// The pieces of the last scans that ended, kept for the next scans of the backend
+// (a backend is single-threaded): their memory is already allocated and touched,
+// so a scan neither maps new pages nor copies cells while its first piece grows.
+std::vector<std::unique_ptr<piece>>& spare_pieces() {
+  static std::vector<std::unique_ptr<piece>> spare;
+  return spare;
+}
+constexpr std::size_t kSparePieces = 2;  // a join of two large tables
+
+std::unique_ptr<piece> take_piece() {
+  auto& spare = spare_pieces();
+  if (spare.empty()) return std::make_unique<piece>();
+  std::unique_ptr<piece> p = std::move(spare.back());
+  spare.pop_back();
+  p->clear();
+  return p;
+}
+
+void give_back(std::unique_ptr<piece> p) noexcept {
+  try {
+    auto& spare = spare_pieces();
+    if (p != nullptr && spare.size() < kSparePieces && p->bytes() <= piece::kMaxReserve)
+      spare.push_back(std::move(p));
+  } catch (...) {  // out of memory for the list: the piece is freed instead
+  }
+}
 
 PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted,
                         const PfsCoreQual* quals, int nquals, std::size_t text_prefix,
@@ -170,6 +205,8 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
     s->computed[static_cast<std::size_t>(in.column)] = true;
     s->filter.add(std::move(f));
   }
+  s->rows = take_piece();
+  s->rows->reserve(s->piece_bytes);
   s->computed_flags.reset(new bool[n == 0 ? 1 : n]);
   for (std::size_t c = 0; c < n; ++c) s->computed_flags[c] = s->computed[c];
   return s.release();
@@ -180,10 +217,10 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
     s.replay = false;
     return &s.view;
   }
-  s.rows.clear();
+  s.rows->clear();
   if (!s.cursor.done) {
     const reader::scan_cursor before = s.cursor;
-    piece_sink sink(s.columns, s.kinds, s.text_prefix, s.piece_bytes, interrupt, s.rows);
+    piece_sink sink(s.columns, s.kinds, s.text_prefix, s.piece_bytes, interrupt, *s.rows);
     sink.wanted = s.computed_flags.get();
     sink.filter = s.filter.empty() ? nullptr : &s.filter;
     const std::uint64_t invalid_before = s.reader->invalid_rows_skipped();
@@ -191,29 +228,29 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
     if (s.filter.rejects_all()) s.cursor.done = true;
     if (!e && sink.stopped) {
       s.cursor = before;  // the piece is read again on the next call
-      s.rows.clear();
+      s.rows->clear();
       set_error(err, PFS_CORE_INTERRUPTED, "scan interrupted");
       return nullptr;
     }
     if (e) {
       s.cursor = before;
-      s.rows.clear();
+      s.rows->clear();
       set_error(err, e);
       return nullptr;
     }
     if (const std::uint64_t skipped = s.reader->invalid_rows_skipped() - invalid_before; skipped != 0) {
-      s.rows.clear();
+      s.rows->clear();
       invalid_rows_error(err, s.path, *s.table, skipped);
       return nullptr;
     }
     if (before.next == 0 && !before.done && s.cursor.done) s.single_piece = true;
   }
   PfsCoreRowset& v = s.view;
-  v.nrows = s.rows.nrows;
+  v.nrows = s.rows->nrows;
   v.ncells = static_cast<int>(s.columns.size());
   v.columns = s.columns.data();
-  v.cells = s.rows.cells.data();
-  v.text = s.rows.text;
+  v.cells = s.rows->cells.data();
+  v.text = s.rows->text;
   v.last = s.cursor.done;
   return &v;
 }
@@ -267,10 +304,14 @@ void pfs_core_scan_rewind(PfsCoreScan* scan) noexcept {
     return;
   }
   scan->cursor = {};
-  scan->rows.clear();
+  scan->rows->clear();
 }
 
-void pfs_core_scan_end(PfsCoreScan* scan) noexcept { delete scan; }
+void pfs_core_scan_end(PfsCoreScan* scan) noexcept {
+  if (scan == nullptr) return;
+  pfs::fdw::give_back(std::move(scan->rows));
+  delete scan;
+}
 
 bool pfs_core_qual_supported(int table, int column, PfsCoreQualOp op) noexcept {
   using pfs::reader::column_type;

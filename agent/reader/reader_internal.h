@@ -200,6 +200,11 @@ class scanner {
     return f != nullptr && (!f->may_match_int(0, clamp64(thread_id)) ||
                             !f->may_match_int(1, clamp64(event_id)) || !f->may_match_text(3, event_name));
   }
+  // The same test on a record's fields read one by one before the record is copied
+  // (class by its 1-based index, the verdict cached per class): a record the
+  // provider is rewriting may then be judged on a mix of its old and new fields,
+  // which is what a scan reaching the slot a moment earlier or later would see.
+  bool head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, std::uint32_t class_index);
 
   std::uint64_t torn = 0;
   std::uint64_t invalid = 0;
@@ -398,6 +403,7 @@ class scanner {
 
   row_sink& out_;
   std::uint64_t start_ = 0;
+  std::vector<std::int8_t> class_verdict_;  // head_prefiltered: -1 unknown, 0 rejected, 1 may match
   row_builder cur_;
   row_builder times_;
   row_builder objects_;

@@ -65,13 +65,29 @@ void scanner::waits_history_long() {
     if (res == rd::ok) live_horizon[tid] = horizon;
   }
   const std::uint64_t gone_below = load_acquire(r_.header().horizon_thread_id[kTruncateHistoryLong]);
+  // Slots come in per-thread batches: remember the last thread's horizon.
+  std::uint64_t last_tid = 0, last_horizon = 0;
+  bool last_live = false;
+  const row_filter* f = out_.filter;
+  const bool prefilter = f != nullptr && (f->tests(0) || f->tests(1) || f->tests(3));
   for (std::uint64_t i = start_position(); i < r_.count(kArrayHistoryLong); ++i) {
     if (pause_before(i)) return;
+    const wait_record& w = *r_.at<wait_record>(kArrayHistoryLong, i);
+    // Most records fail a test on the thread, event or instrument: look at those
+    // fields before copying the record.
+    if (prefilter &&
+        head_prefiltered(load_relaxed(w.thread_id), load_relaxed(w.event_id), load_relaxed(w.class_index)))
+      continue;
     wait_copy c;
-    if (!accept(read_wait(*r_.at<wait_record>(kArrayHistoryLong, i), c))) continue;
+    if (!accept(read_wait(w, c))) continue;
     if (c.state != kWaitCompleted) continue;
-    const auto live = live_horizon.find(c.thread_id);
-    if (live != live_horizon.end() ? c.event_id < live->second : c.thread_id < gone_below) continue;
+    if (c.thread_id != last_tid || i == start_position()) {
+      const auto live = live_horizon.find(c.thread_id);
+      last_tid = c.thread_id;
+      last_live = live != live_horizon.end();
+      last_horizon = last_live ? live->second : 0;
+    }
+    if (last_live ? c.event_id < last_horizon : c.thread_id < gone_below) continue;
     emit_wait(c);
   }
 }
@@ -116,6 +132,20 @@ const scanner::table_ref* scanner::table_of(std::uint32_t index, std::uint32_t v
   return it->second ? &*it->second : nullptr;
 }
 
+bool scanner::head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, std::uint32_t class_index) {
+  const row_filter& f = *out_.filter;
+  if (!f.may_match_int(0, clamp64(thread_id)) || !f.may_match_int(1, clamp64(event_id))) return true;
+  if (!f.tests(3)) return false;
+  if (class_verdict_.size() != classes_.size() + 1) class_verdict_.assign(classes_.size() + 1, -1);
+  if (class_index >= class_verdict_.size()) return false;  // invalid: the copy counts it
+  std::int8_t& v = class_verdict_[class_index];
+  if (v < 0) {
+    const class_entry* cls = class_at(class_index);
+    v = cls == nullptr || f.may_match_text(3, cls->name) ? 1 : 0;
+  }
+  return v == 0;
+}
+
 void scanner::emit_wait(const wait_copy& c) {
   const class_entry* cls = class_at(c.class_index);
   if (cls == nullptr) {
@@ -129,11 +159,13 @@ void scanner::emit_wait(const wait_copy& c) {
     emit_wait_all(x, *cls, c);
     return;
   }
-  // Only the wanted columns of wait_columns() (19, in that order) are computed.
+  // Only the wanted columns of wait_columns() (19, in that order) are computed; the
+  // others keep whatever they held (nobody reads them).
   if (x.slots.size() < 19) x.slots.resize(19);
   x.n = 19;
-  for (auto& v : x.slots) v = cell{};
   cell* o = x.slots.data();
+  for (int k = 0; k < 19; ++k)
+    if (w[k]) o[k] = cell{};
   if (w[0]) o[0] = int_cell(c.thread_id);
   if (w[1]) o[1] = int_cell(c.event_id);
   if (w[2]) o[2] = nullable_int(c.end_event_id);

@@ -58,7 +58,7 @@ PFS_MODULE_MAGIC;
 #define PFS_RECORD_COST 0.5
 
 /* Bytes of rows a scan holds at a time (the core's pieces). */
-#define PFS_PIECE_BYTES (8 * 1024 * 1024)
+#define PFS_PIECE_BYTES (1024 * 1024)
 
 /* perfschema_fdw.pushdown: let the reader evaluate WHERE conditions. */
 static bool pfs_pushdown = true;

@@ -178,9 +178,13 @@ class scanner {
   void flush() {
     if (!pending_ || stopped) return;
     pending_ = false;
-    if (out_.filter != nullptr && !out_.filter->matches(cur_.slots.data())) return;
+    const std::uint64_t skip = head_checked_ ? kHeadColumns : 0;
+    head_checked_ = false;
+    if (out_.filter != nullptr && !out_.filter->matches(cur_.slots.data(), skip)) return;
     if (!out_.row(cur_.slots.data(), cur_.n)) stopped = true;
   }
+  // Columns 0, 1 and 3 (thread_id, event_id, event_name) of the event tables.
+  static constexpr std::uint64_t kHeadColumns = 0b1011;
   // Pausable builders (one loop over an array) start at this position...
   std::uint64_t start_position() const { return start_; }
   // ... and call this before each record: true when they must return now (the sink
@@ -195,10 +199,15 @@ class scanner {
   }
   // Whether the sink's filter rules an event out by its head (thread_id, event_id and
   // event_name: columns 0, 1 and 3 of every event table), before its row is built.
-  bool head_rejected(std::uint64_t thread_id, std::uint64_t event_id, const std::string& event_name) const {
+  // When it does not, the row it builds next is not tested on them again.
+  bool head_rejected(std::uint64_t thread_id, std::uint64_t event_id, const std::string& event_name) {
     const row_filter* f = out_.filter;
-    return f != nullptr && (!f->may_match_int(0, clamp64(thread_id)) ||
-                            !f->may_match_int(1, clamp64(event_id)) || !f->may_match_text(3, event_name));
+    if (f == nullptr) return false;
+    if (!f->may_match_int(0, clamp64(thread_id)) || !f->may_match_int(1, clamp64(event_id)) ||
+        !f->may_match_text(3, event_name))
+      return true;
+    head_checked_ = true;
+    return false;
   }
   // The same test on a record's fields read one by one before the record is copied
   // (class by its 1-based index, the verdict cached per class): a record the
@@ -379,6 +388,7 @@ class scanner {
 
   // timer_start, timer_end, timer_wait.
   void append_times(row_builder& x, const wait_copy& c);
+  void times_cells(const wait_copy& c, cell* out);
 
   // object_schema, object_name, index_name, object_type.
   void append_object(row_builder& x, const wait_copy& c);
@@ -403,9 +413,9 @@ class scanner {
 
   row_sink& out_;
   std::uint64_t start_ = 0;
+  bool head_checked_ = false;  // head_rejected passed the row being built
   std::vector<std::int8_t> class_verdict_;  // head_prefiltered: -1 unknown, 0 rejected, 1 may match
   row_builder cur_;
-  row_builder times_;
   row_builder objects_;
   std::vector<cell_view> views_;
   bool pending_ = false;

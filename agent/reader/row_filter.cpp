@@ -66,10 +66,12 @@ void row_filter::add(column_filter f) {
   filters_.push_back(std::move(f));
 }
 
-bool row_filter::matches(const cell_view* cells) const noexcept {
+bool row_filter::matches(const cell_view* cells, std::uint64_t skip) const noexcept {
   if (rejects_all_) return false;
-  for (const column_filter& f : filters_)
+  for (const column_filter& f : filters_) {
+    if (f.column < 64 && (skip >> f.column & 1) != 0) continue;
     if (!f.matches(cells[f.column])) return false;
+  }
   return true;
 }
 

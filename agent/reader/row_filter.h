@@ -51,8 +51,9 @@ class row_filter {
   bool rejects_all() const noexcept { return rejects_all_; }
   const std::vector<column_filter>& filters() const noexcept { return filters_; }
 
-  // Every test holds on the row (one cell per column of the table).
-  bool matches(const cell_view* cells) const noexcept;
+  // Every test holds on the row (one cell per column of the table), but those on
+  // the columns of skip (bit c: column c, below 64), which the caller checked.
+  bool matches(const cell_view* cells, std::uint64_t skip = 0) const noexcept;
   // The tests on `column` hold for this non-NULL value: row builders call these
   // with a record's raw value before building the row, to skip it early.
   bool may_match_int(int column, std::int64_t v) const noexcept;

@@ -174,12 +174,7 @@ void scanner::emit_wait(const wait_copy& c) {
     const std::string* src = source_ref(c.source_index);
     if (src != nullptr) o[4] = stable_text(std::string_view(*src));
   }
-  if (w[5] || w[6] || w[7]) {
-    row_builder& t = times_;
-    t.n = 0;
-    append_times(t, c);
-    o[5] = t.slots[0], o[6] = t.slots[1], o[7] = t.slots[2];
-  }
+  if (w[5] || w[6] || w[7]) times_cells(c, o + 5);
   if (w[9] || w[10] || w[11] || w[12]) {
     row_builder& t = objects_;
     t.n = 0;
@@ -219,29 +214,30 @@ void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_cop
   x.push_back(int_cell(c.flags));
 }
 
-// timer_start, timer_end, timer_wait.
-void scanner::append_times(row_builder& x, const wait_copy& c) {
+// timer_start, timer_end, timer_wait into out[0..2].
+void scanner::times_cells(const wait_copy& c, cell* out) {
   const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
-  if (conv == nullptr || conv->mult == 0) {
-    for (int k = 0; k < 3; ++k) x.push_back(null_cell());
-    return;
-  }
+  out[0] = out[1] = out[2] = null_cell();
+  if (conv == nullptr || conv->mult == 0) return;
   const std::uint64_t start = to_pico(*conv, c.timer_start);
-  x.push_back(int_cell(start));
+  out[0] = int_cell(start);
   std::uint64_t end = 0;
   if (c.state == kWaitRunning) {
     const auto kind = static_cast<timers::timer_kind>(c.timer);
-    if (kind == timers::timer_kind::thread_cpu) {  // per thread: "now" means nothing here
-      x.push_back(null_cell());
-      x.push_back(null_cell());
-      return;
-    }
+    if (kind == timers::timer_kind::thread_cpu) return;  // per thread: "now" means nothing here
     end = to_pico(*conv, timers::read(kind));
   } else {
     end = to_pico(*conv, c.timer_end);
   }
-  x.push_back(int_cell(end));
-  x.push_back(int_cell(end >= start ? end - start : 0));
+  out[1] = int_cell(end);
+  out[2] = int_cell(end >= start ? end - start : 0);
+}
+
+// timer_start, timer_end, timer_wait.
+void scanner::append_times(row_builder& x, const wait_copy& c) {
+  cell t[3];
+  times_cells(c, t);
+  for (const cell& v : t) x.push_back(v);
 }
 
 // object_schema, object_name, index_name, object_type.

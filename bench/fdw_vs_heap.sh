@@ -5,8 +5,10 @@
 # table made by CREATE TABLE ... AS SELECT from it; "join" joins it with a 20-row
 # application table on event_name. Then the memory one backend needs to read every
 # column of every row.
-# Each query runs RUNS times on each side, interleaved; the figure is the median of
-# the "Execution Time" of EXPLAIN (ANALYZE, TIMING OFF), in ms. Ratio = FDW / heap.
+# Each query runs RUNS times on each side, warm (in one backend, after one run) and
+# cold (each run the first query of a new backend, the two sides interleaved); the
+# figure is the median of the "Execution Time" of EXPLAIN (ANALYZE, TIMING OFF), in
+# ms. Ratio = FDW / heap.
 #
 # Usage (as root): bash bench/fdw_vs_heap.sh
 #   ROWS=1000000 RUNS=7 PARALLEL=on|off (off: max_parallel_workers_per_gather = 0)
@@ -48,28 +50,38 @@ SQL
   [ "${PARALLEL:-on}" = "off" ] && settings="SET max_parallel_workers_per_gather = 0;"
   echo "rows: fdw $(psql_q -c 'SELECT count(*) FROM ps.events_waits_history_long'), heap $(psql_q -c 'SELECT count(*) FROM heap')" \
        "($(psql_q -c "SELECT pg_size_pretty(pg_table_size('heap'))") on disk), parallel workers: ${PARALLEL:-on}"
-  execution_ms() {  # query -> Execution Time in ms
+  # Execution Time of EXPLAIN (ANALYZE, TIMING OFF) in ms, one line per run.
+  # warm: RUNS runs in one backend after one run to warm it (a monitoring
+  # connection that polls); cold: the first query of a new backend, which also pays
+  # for mapping the pages it reads (the region's, or the shared buffers').
+  warm_ms() {  # query
+    for _ in $(seq $((runs + 1))); do echo "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $1;"; done |
+      psql_q -c "$settings" -f - | sed -n 's/.*"Execution Time": \([0-9.]*\).*/\1/p' | tail -n +2
+  }
+  cold_ms() {  # query
     psql_q -c "$settings EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $1" |
       sed -n 's/.*"Execution Time": \([0-9.]*\).*/\1/p'
   }
   median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
 
-  printf '%-6s %12s %12s %8s\n' query fdw_ms heap_ms fdw/heap
+  printf '%-6s %12s %12s %8s   %12s %12s %8s\n' query warm_fdw_ms warm_heap_ms fdw/heap cold_fdw_ms cold_heap_ms fdw/heap
   for entry in "${queries[@]}"; do
     name=${entry%%|*}
     template=${entry#*|}
     fdw_query=$(printf "$template" ps.events_waits_history_long)
     heap_query=$(printf "$template" heap)
-    execution_ms "$fdw_query" >/dev/null  # warm both sides once
-    execution_ms "$heap_query" >/dev/null
+    fdw=$(warm_ms "$fdw_query" | median)
+    heap=$(warm_ms "$heap_query" | median)
     fdw_times=() heap_times=()
-    for _ in $(seq "$runs"); do
-      fdw_times+=("$(execution_ms "$fdw_query")")
-      heap_times+=("$(execution_ms "$heap_query")")
+    for _ in $(seq "$runs"); do  # cold runs interleaved
+      fdw_times+=("$(cold_ms "$fdw_query")")
+      heap_times+=("$(cold_ms "$heap_query")")
     done
-    fdw=$(printf '%s\n' "${fdw_times[@]}" | median)
-    heap=$(printf '%s\n' "${heap_times[@]}" | median)
-    printf '%-6s %12.1f %12.1f %8.2f\n' "$name" "$fdw" "$heap" "$(awk -v a="$fdw" -v b="$heap" 'BEGIN { print a / b }')"
+    fdw_cold=$(printf '%s\n' "${fdw_times[@]}" | median)
+    heap_cold=$(printf '%s\n' "${heap_times[@]}" | median)
+    printf '%-6s %12.1f %12.1f %8.2f   %12.1f %12.1f %8.2f\n' "$name" "$fdw" "$heap" "$(ratio "$fdw" "$heap")" \
+      "$fdw_cold" "$heap_cold" "$(ratio "$fdw_cold" "$heap_cold")"
   done
 
   # Memory of one backend reading every column of every row: the peak resident set

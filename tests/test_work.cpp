@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "agent/reader/reader.h"
@@ -419,6 +420,107 @@ TEST(Work, TruncateHidesEventTables) {
               3);
     for (const auto& r : scan("events_stages_summary_by_thread_by_event_name"))
       EXPECT_EQ(I(r, "count_star"), 0);
+  });
+}
+
+// A sink that keeps (thread_id, event_id, event_name) of each row and asks to
+// pause every few rows, so that scans go on from a cursor.
+struct head_sink final : reader::row_sink {
+  std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> rows;
+  std::size_t since_pause = 0;
+  bool row(const reader::cell_view* cells, std::size_t) override {
+    rows.emplace_back(cells[0].i, cells[1].i, std::string(cells[3].s));
+    ++since_pause;
+    return true;
+  }
+  bool pause() override {
+    if (since_pause < 3) return false;
+    since_pause = 0;
+    return true;
+  }
+};
+
+// The history_long tables of units of work under pushed conditions and in pieces:
+// exactly the rows of a full scan that pass the same test.
+TEST(Work, HistoryLongScansFilterAndPauseLikeTheFullScan) {
+  in_child([] {
+    options o = work_options("work_filter");
+    o.sizes.stages_history_long_size = 512;
+    o.sizes.statements_history_long_size = 512;
+    o.sizes.transactions_history_long_size = 512;
+    ASSERT_TRUE(init(o)) << last_error();
+    statement_class select{"test", "select"}, insert{"test", "insert"};
+    stage_class parse{"test", "parse"}, execute{"test", "execute"};
+    auto work = [&](int n) {
+      for (int i = 0; i < n; ++i) {
+        transaction trx(i % 2 == 0, isolation::read_committed);
+        statement s(i % 3 == 0 ? insert : select, "shop");
+        s.text("SELECT 1");
+        set_stage(parse);
+        set_stage(execute);
+      }
+    };
+    work(40);
+    std::thread other([&] { work(30); });
+    other.join();
+
+    region_error err;
+    auto r = reader::region_reader::open(current_region()->path(), false, err);
+    ASSERT_TRUE(r) << err.message;
+    for (const char* name : {"events_stages_history_long", "events_statements_history_long",
+                             "events_transactions_history_long"}) {
+      const reader::table_def& t = *reader::find_table(name);
+      std::vector<reader::row> all;
+      ASSERT_FALSE(r->scan(t, all));
+      ASSERT_GT(all.size(), 60u) << name;
+      const std::int64_t second_thread = all.back()[0].i;
+      const std::string some_name = all.front()[3].s;
+
+      reader::row_filter filter;
+      reader::column_filter by_thread;
+      by_thread.column = 0;
+      by_thread.ints = {second_thread};
+      filter.add(by_thread);
+      reader::column_filter by_name;
+      by_name.column = 3;
+      by_name.text = true;
+      by_name.op = reader::filter_op::in;
+      by_name.texts = {some_name, "no/such/event"};
+      filter.add(by_name);
+      std::vector<std::tuple<std::int64_t, std::int64_t, std::string>> expected;
+      for (const auto& row : all)
+        if (row[0].i == second_thread && row[3].s == some_name)
+          expected.emplace_back(row[0].i, row[1].i, row[3].s);
+      ASSERT_FALSE(expected.empty()) << name;
+
+      std::vector<bool> wanted(t.columns.size(), false);
+      wanted[0] = wanted[1] = wanted[3] = true;
+      std::unique_ptr<bool[]> w(new bool[t.columns.size()]);
+      for (std::size_t c = 0; c < t.columns.size(); ++c) w[c] = wanted[c];
+      head_sink filtered;
+      filtered.wanted = w.get();
+      filtered.filter = &filter;
+      reader::scan_cursor cursor;
+      int calls = 0;
+      while (!cursor.done && calls < 10000) {
+        ASSERT_FALSE(r->scan(t, filtered, cursor));
+        ++calls;
+      }
+      EXPECT_EQ(filtered.rows, expected) << name;
+
+      head_sink pieces;  // no filter: every row, in many pieces
+      pieces.wanted = w.get();
+      reader::scan_cursor c2;
+      int pieces_calls = 0;
+      while (!c2.done && pieces_calls < 10000) {
+        ASSERT_FALSE(r->scan(t, pieces, c2));
+        ++pieces_calls;
+      }
+      EXPECT_GE(pieces_calls, 3) << name;  // a pause may come every 64 records
+      ASSERT_EQ(pieces.rows.size(), all.size()) << name;
+      for (std::size_t i = 0; i < all.size(); ++i)
+        EXPECT_EQ(std::get<1>(pieces.rows[i]), all[i][1].i) << name << " row " << i;
+    }
   });
 }
 

@@ -214,6 +214,11 @@ class scanner {
   // provider is rewriting may then be judged on a mix of its old and new fields,
   // which is what a scan reaching the slot a moment earlier or later would see.
   bool head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, std::uint32_t class_index);
+  // Whether the sink's filter tests the head at all (head_prefiltered needs one).
+  bool prefilters() const {
+    const row_filter* f = out_.filter;
+    return f != nullptr && (f->tests(0) || f->tests(1) || f->tests(3));
+  }
 
   std::uint64_t torn = 0;
   std::uint64_t invalid = 0;
@@ -413,7 +418,7 @@ class scanner {
 
   row_sink& out_;
   std::uint64_t start_ = 0;
-  bool head_checked_ = false;  // head_rejected passed the row being built
+  bool head_checked_ = false;               // head_rejected passed the row being built
   std::vector<std::int8_t> class_verdict_;  // head_prefiltered: -1 unknown, 0 rejected, 1 may match
   row_builder cur_;
   row_builder objects_;

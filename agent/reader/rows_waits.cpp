@@ -68,8 +68,7 @@ void scanner::waits_history_long() {
   // Slots come in per-thread batches: remember the last thread's horizon.
   std::uint64_t last_tid = 0, last_horizon = 0;
   bool last_live = false;
-  const row_filter* f = out_.filter;
-  const bool prefilter = f != nullptr && (f->tests(0) || f->tests(1) || f->tests(3));
+  const bool prefilter = prefilters();
   for (std::uint64_t i = start_position(); i < r_.count(kArrayHistoryLong); ++i) {
     if (pause_before(i)) return;
     const wait_record& w = *r_.at<wait_record>(kArrayHistoryLong, i);

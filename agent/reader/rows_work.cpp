@@ -96,7 +96,7 @@ void scanner::append_event_times(row_builder& x, std::uint8_t timer, bool runnin
 // (per thread, its working records), 1 = history (per thread, oldest first), 2 =
 // history_long (array order). fn(const char* record) gets each record that may be a
 // row; the caller copies and checks it.
-template <class Fn>
+template <class Record, class Fn>
 static void for_each_event(scanner& s, const region_reader::impl& r, const std::vector<live_thread>& threads,
                            std::uint32_t kind, int which, Fn&& fn) {
   static constexpr array_id kArrays[3][3] = {
@@ -107,9 +107,15 @@ static void for_each_event(scanner& s, const region_reader::impl& r, const std::
   if (which == 2) {
     const region_header& h = r.header();
     const std::uint64_t gone_below = load_acquire(h.horizon_thread_id[kTruncateStagesHistoryLong + 3 * kind]);
+    const bool prefilter = s.prefilters();
     for (std::uint64_t i = s.start_position(); i < r.count(arr); ++i) {
       if (s.pause_before(i)) return;
-      fn(r.at_stride(arr, i), nullptr, gone_below);
+      const char* p = r.at_stride(arr, i);
+      const Record& rec = *reinterpret_cast<const Record*>(p);
+      if (prefilter && s.head_prefiltered(load_relaxed(rec.thread_id), load_relaxed(rec.event_id),
+                                          load_relaxed(rec.class_index)))
+        continue;
+      fn(p, nullptr, gone_below);
     }
     return;
   }
@@ -159,13 +165,14 @@ void scanner::stages(int which) {
   load_timers();
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
-  for_each_event(*this, r_, threads, kStages, which,
-                 [&](const char* p, const live_thread* t, std::uint64_t k) {
-                   stage_record c;
-                   if (!accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c))) return;
-                   if (!event_visible(c, t, k, by_id, kStages, which)) return;
-                   emit_stage(c);
-                 });
+  for_each_event<stage_record>(*this, r_, threads, kStages, which,
+                               [&](const char* p, const live_thread* t, std::uint64_t k) {
+                                 stage_record c;
+                                 if (!accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c)))
+                                   return;
+                                 if (!event_visible(c, t, k, by_id, kStages, which)) return;
+                                 emit_stage(c);
+                               });
 }
 
 void scanner::emit_stage(const stage_record& c) {
@@ -186,19 +193,20 @@ void scanner::statements(int which) {
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
   std::string text;
-  for_each_event(*this, r_, threads, kStatements, which,
-                 [&](const char* p, const live_thread* t, std::uint64_t k) {
-                   statement_record c;
-                   if (!accept(read_statement(*reinterpret_cast<const statement_record*>(p), c, text,
-                                              r_.max_sql_text_length)))
-                     return;
-                   if (!event_visible(c, t, k, by_id, kStatements, which)) return;
-                   // MySQL shows the running statements of the stack, or the last completed
-                   // outermost one when none runs: a nested statement that ended is not a row.
-                   if (which == 0 && k > 0 && c.state != kWaitRunning) return;
-                   statement_buf_.assign(text.begin(), text.end());
-                   emit_statement(c);
-                 });
+  for_each_event<statement_record>(*this, r_, threads, kStatements, which,
+                                   [&](const char* p, const live_thread* t, std::uint64_t k) {
+                                     statement_record c;
+                                     if (!accept(read_statement(*reinterpret_cast<const statement_record*>(p),
+                                                                c, text, r_.max_sql_text_length)))
+                                       return;
+                                     if (!event_visible(c, t, k, by_id, kStatements, which)) return;
+                                     // MySQL shows the running statements of the stack, or the last completed
+                                     // outermost one when none runs: a nested statement that ended is not a
+                                     // row.
+                                     if (which == 0 && k > 0 && c.state != kWaitRunning) return;
+                                     statement_buf_.assign(text.begin(), text.end());
+                                     emit_statement(c);
+                                   });
 }
 
 bool scanner::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& out) {
@@ -267,13 +275,13 @@ void scanner::transactions(int which) {
   load_timers();
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
-  for_each_event(*this, r_, threads, kTransactions, which,
-                 [&](const char* p, const live_thread* t, std::uint64_t k) {
-                   transaction_record c;
-                   if (!accept(read_seq_record(*reinterpret_cast<const transaction_record*>(p), c))) return;
-                   if (!event_visible(c, t, k, by_id, kTransactions, which)) return;
-                   emit_transaction(c);
-                 });
+  for_each_event<transaction_record>(
+      *this, r_, threads, kTransactions, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
+        transaction_record c;
+        if (!accept(read_seq_record(*reinterpret_cast<const transaction_record*>(p), c))) return;
+        if (!event_visible(c, t, k, by_id, kTransactions, which)) return;
+        emit_transaction(c);
+      });
 }
 
 void scanner::emit_transaction(const transaction_record& c) {

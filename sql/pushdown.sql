@@ -64,7 +64,9 @@ INSERT INTO pushdown_queries VALUES
   (19, 'object_instance_begin = 20480'),
   (20, 'thread_id = 99'),
   (21, 'event_name = ''wait/synch/mutex/app/queue_lock'' AND thread_id = 2::smallint'),
-  (22, 'thread_id = 2::integer AND source LIKE ''%:%''');
+  (22, 'thread_id = 2::integer AND source LIKE ''%:%'''),
+  (23, 'thread_id = (SELECT max(thread_id) FROM pd.threads)'),
+  (24, 'event_name = ANY (ARRAY(SELECT name FROM pd.setup_instruments WHERE name LIKE ''%lock%''))');
 CREATE FUNCTION pushdown_result(cond text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   result text;

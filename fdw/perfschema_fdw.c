@@ -152,6 +152,7 @@ perfschema_fdw_handler(PG_FUNCTION_ARGS)
 	routine->EndForeignScan = pfsEndForeignScan;
 	routine->ExplainForeignScan = pfsExplainForeignScan;
 	routine->ImportForeignSchema = pfsImportForeignSchema;
+	routine->AnalyzeForeignTable = pfsAnalyzeForeignTable;
 	pfs_modify_register(routine);
 
 	PG_RETURN_POINTER(routine);

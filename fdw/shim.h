@@ -91,6 +91,10 @@ extern bool pfs_make_core_qual(const PfsPushedQual *q, Datum value, bool isnull,
 							   PfsCoreQual *out);
 extern const char *pfs_qual_op_name(PfsCoreQualOp op);
 
+/* analyze.c */
+extern bool pfsAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
+								   BlockNumber *totalpages);
+
 /* report.c */
 extern void pfs_report_core_error(const PfsCoreError *err) pg_attribute_noreturn();
 

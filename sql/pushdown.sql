@@ -141,9 +141,18 @@ SELECT count(*) FROM pd.events_waits_history_long WHERE thread_id = 2;
 ROLLBACK;
 SELECT count(*) FROM pd.events_waits_history_long WHERE thread_id = 2;
 
--- Estimates: the region's rows (5,000) times the selectivity of the conditions.
+-- Estimates: the region's rows (5,000) times the selectivity of the conditions,
+-- PostgreSQL's defaults until ANALYZE samples the region.
 SELECT plan_rows('SELECT * FROM pd.events_waits_history_long') AS all_rows,
-       plan_rows('SELECT * FROM pd.events_waits_history_long WHERE event_id = 7') AS one_event;
+       plan_rows('SELECT * FROM pd.events_waits_history_long WHERE thread_id = 2') AS one_thread,
+       plan_rows('SELECT * FROM pd.events_waits_history_long WHERE event_name LIKE ''wait/io/%''') AS io;
+ANALYZE VERBOSE pd.events_waits_history_long;
+SELECT plan_rows('SELECT * FROM pd.events_waits_history_long') AS all_rows,
+       plan_rows('SELECT * FROM pd.events_waits_history_long WHERE thread_id = 2') AS one_thread,
+       plan_rows('SELECT * FROM pd.events_waits_history_long WHERE event_name LIKE ''wait/io/%''') AS io;
+SELECT attname, n_distinct, most_common_vals FROM pg_stats
+ WHERE schemaname = 'pd' AND tablename = 'events_waits_history_long'
+   AND attname IN ('thread_id', 'event_name') ORDER BY attname;
 
 DROP TABLE pushdown_queries, pushdown_on, pushdown_off, watched;
 DROP FUNCTION pushdown_result(text);

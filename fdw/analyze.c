@@ -1,0 +1,204 @@
+/*-------------------------------------------------------------------------
+ *
+ * analyze.c
+ *	  ANALYZE of a perfschema foreign table: a random sample of the region's
+ *	  rows (reservoir sampling, as file_fdw), read in pieces like a scan, so
+ *	  that the planner knows how values are spread (rows per thread, per
+ *	  instrument) when it estimates conditions and joins.  The statistics age
+ *	  as the program runs: ANALYZE again after its workload changes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "commands/vacuum.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/sampling.h"
+
+#include "compat.h"
+#include "shim.h"
+
+/* Bytes of rows read at a time (the core's pieces), as scans. */
+#define PFS_ANALYZE_PIECE_BYTES (1024 * 1024)
+
+/* What a sample needs to turn cells into a tuple. */
+typedef struct SampleColumns
+{
+	TupleDesc	tupdesc;
+	int		   *cell_attr;		/* attribute (0-based) of each cell */
+	bool	   *cell_text;
+	bool		convert_text;	/* database encoding is not UTF-8 */
+	Datum	   *values;
+	bool	   *nulls;
+	MemoryContext scratch;		/* converted text, reset after each tuple */
+} SampleColumns;
+
+/* One row of a piece as a tuple in the current memory context. */
+static HeapTuple
+form_row(SampleColumns *sc, const PfsCoreRowset *rs, size_t row)
+{
+	const PfsCoreCell *cells = rs->cells + row * rs->ncells;
+	HeapTuple	tuple;
+	int			k;
+
+	memset(sc->nulls, true, sizeof(bool) * sc->tupdesc->natts);
+	for (k = 0; k < rs->ncells; k++)
+	{
+		int			attr = sc->cell_attr[k];
+
+		sc->nulls[attr] = cells[k].isnull;
+		if (cells[k].isnull)
+			sc->values[attr] = (Datum) 0;
+		else if (!sc->cell_text[k])
+			sc->values[attr] = Int64GetDatum(cells[k].value);
+		else if (!sc->convert_text)
+		{
+			char	   *text = rs->text + cells[k].value;
+
+			SET_VARSIZE(text, VARHDRSZ + cells[k].len);
+			sc->values[attr] = PointerGetDatum(text);
+		}
+		else
+		{
+			MemoryContext old = MemoryContextSwitchTo(sc->scratch);
+			char	   *utf8 = pnstrdup(rs->text + cells[k].value + VARHDRSZ, cells[k].len);
+
+			sc->values[attr] = CStringGetTextDatum(pg_any_to_server(utf8, (int) cells[k].len, PG_UTF8));
+			MemoryContextSwitchTo(old);
+		}
+	}
+	tuple = heap_form_tuple(sc->tupdesc, sc->values, sc->nulls);	/* copies the values */
+	MemoryContextReset(sc->scratch);
+	return tuple;
+}
+
+/*
+ * acquire_sample_rows
+ *		Up to targrows rows chosen at random among all the table's rows, in
+ *		the caller's memory context; *totalrows: the rows read.
+ */
+static int
+acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
+					double *totalrows, double *totaldeadrows)
+{
+	PfsTableOptions opts;
+	SampleColumns sc;
+	int			ncolumns;
+	bool	   *wanted;
+	int		   *core_attr;
+	int			c,
+				k = 0;
+	PfsCoreRegion *region;
+	PfsCoreScan *volatile scan;
+	PfsCoreError err;
+	ReservoirStateData rstate;
+	double		rowstoskip = -1;
+	double		seen = 0;
+	int			numrows = 0;
+
+	pfs_get_table_options(RelationGetRelid(rel), &opts);
+	ncolumns = pfs_core_column_count(opts.table);
+	wanted = palloc(sizeof(bool) * Max(ncolumns, 1));
+	core_attr = palloc(sizeof(int) * Max(ncolumns, 1));
+	pfs_map_columns(rel, &opts, core_attr);
+	sc.tupdesc = RelationGetDescr(rel);
+	sc.cell_attr = palloc(sizeof(int) * Max(ncolumns, 1));
+	sc.cell_text = palloc(sizeof(bool) * Max(ncolumns, 1));
+	for (c = 0; c < ncolumns; c++)
+	{
+		wanted[c] = core_attr[c] >= 0;
+		if (!wanted[c])
+			continue;
+		sc.cell_attr[k] = core_attr[c];
+		sc.cell_text[k] = pfs_core_column_type(opts.table, c) == PFS_CORE_TEXT;
+		k++;
+	}
+	sc.convert_text = GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII;
+	sc.values = palloc(sizeof(Datum) * Max(sc.tupdesc->natts, 1));
+	sc.nulls = palloc(sizeof(bool) * Max(sc.tupdesc->natts, 1));
+	sc.scratch = AllocSetContextCreate(CurrentMemoryContext, "perfschema_fdw analyze",
+									   ALLOCSET_SMALL_SIZES);
+
+	region = pfs_core_region_get(opts.serverid, opts.region, &err);
+	if (region == NULL)
+		pfs_report_core_error(&err);
+	scan = pfs_core_scan_begin(region, opts.table, wanted, NULL, 0, VARHDRSZ,
+							   PFS_ANALYZE_PIECE_BYTES, &err);
+	if (scan == NULL)
+		pfs_report_core_error(&err);
+
+	reservoir_init_selection_state(&rstate, targrows);
+	PG_TRY();
+	{
+		for (;;)
+		{
+			const PfsCoreRowset *rs;
+			size_t		r;
+
+			vacuum_delay_point();
+			rs = pfs_core_scan_next(scan, INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL,
+									&err);
+			if (rs == NULL)
+			{
+				if (err.kind != PFS_CORE_INTERRUPTED)
+					pfs_report_core_error(&err);
+				CHECK_FOR_INTERRUPTS();
+				continue;
+			}
+			for (r = 0; r < rs->nrows; r++)
+			{
+				if (numrows < targrows)
+					rows[numrows++] = form_row(&sc, rs, r);
+				else
+				{
+					/* Algorithm Z, as acquire_sample_rows of analyze.c */
+					if (rowstoskip < 0)
+						rowstoskip = reservoir_get_next_S(&rstate, seen, targrows);
+					if (rowstoskip <= 0)
+					{
+						int			replaced = (int) (targrows * sampler_random_fract(&rstate.randstate));
+
+						heap_freetuple(rows[replaced]);
+						rows[replaced] = form_row(&sc, rs, r);
+					}
+					rowstoskip -= 1;
+				}
+				seen += 1;
+			}
+			if (rs->last)
+				break;
+		}
+	}
+	PG_FINALLY();
+	{
+		pfs_core_scan_end(scan);
+	}
+	PG_END_TRY();
+	MemoryContextDelete(sc.scratch);
+
+	*totalrows = seen;
+	*totaldeadrows = 0;
+	ereport(elevel,
+			(errmsg("\"%s\": region table \"%s\" has %.0f rows; %d rows in sample",
+					RelationGetRelationName(rel), opts.table_name, seen, numrows)));
+	return numrows;
+}
+
+/*
+ * pfsAnalyzeForeignTable
+ *		Every perfschema foreign table can be analyzed; the region has no
+ *		pages (one, for ANALYZE's bookkeeping).
+ */
+bool
+pfsAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
+					   BlockNumber *totalpages)
+{
+	*func = acquire_sample_rows;
+	*totalpages = 1;
+	return true;
+}

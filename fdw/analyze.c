@@ -13,67 +13,28 @@
 
 #include "access/htup_details.h"
 #include "commands/vacuum.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
-#include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/sampling.h"
 
-#include "compat.h"
 #include "shim.h"
 
 /* Bytes of rows read at a time (the core's pieces), as scans. */
 #define PFS_ANALYZE_PIECE_BYTES (1024 * 1024)
 
-/* What a sample needs to turn cells into a tuple. */
-typedef struct SampleColumns
-{
-	TupleDesc	tupdesc;
-	int		   *cell_attr;		/* attribute (0-based) of each cell */
-	bool	   *cell_text;
-	bool		convert_text;	/* database encoding is not UTF-8 */
-	Datum	   *values;
-	bool	   *nulls;
-	MemoryContext scratch;		/* converted text, reset after each tuple */
-} SampleColumns;
-
 /* One row of a piece as a tuple in the current memory context. */
 static HeapTuple
-form_row(SampleColumns *sc, const PfsCoreRowset *rs, size_t row)
+form_row(const PfsCellMap *map, TupleDesc tupdesc, const PfsCoreRowset *rs, size_t row,
+		 Datum *values, bool *nulls, MemoryContext scratch)
 {
-	const PfsCoreCell *cells = rs->cells + row * rs->ncells;
+	MemoryContext old = MemoryContextSwitchTo(scratch);	/* converted text */
 	HeapTuple	tuple;
-	int			k;
 
-	memset(sc->nulls, true, sizeof(bool) * sc->tupdesc->natts);
-	for (k = 0; k < rs->ncells; k++)
-	{
-		int			attr = sc->cell_attr[k];
-
-		sc->nulls[attr] = cells[k].isnull;
-		if (cells[k].isnull)
-			sc->values[attr] = (Datum) 0;
-		else if (!sc->cell_text[k])
-			sc->values[attr] = Int64GetDatum(cells[k].value);
-		else if (!sc->convert_text)
-		{
-			char	   *text = rs->text + cells[k].value;
-
-			SET_VARSIZE(text, VARHDRSZ + cells[k].len);
-			sc->values[attr] = PointerGetDatum(text);
-		}
-		else
-		{
-			MemoryContext old = MemoryContextSwitchTo(sc->scratch);
-			char	   *utf8 = pnstrdup(rs->text + cells[k].value + VARHDRSZ, cells[k].len);
-
-			sc->values[attr] = CStringGetTextDatum(pg_any_to_server(utf8, (int) cells[k].len, PG_UTF8));
-			MemoryContextSwitchTo(old);
-		}
-	}
-	tuple = heap_form_tuple(sc->tupdesc, sc->values, sc->nulls);	/* copies the values */
-	MemoryContextReset(sc->scratch);
+	pfs_row_values(map, rs, row, tupdesc->natts, values, nulls);
+	MemoryContextSwitchTo(old);
+	tuple = heap_form_tuple(tupdesc, values, nulls);	/* copies the values */
+	MemoryContextReset(scratch);
 	return tuple;
 }
 
@@ -87,12 +48,15 @@ acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
 					double *totalrows, double *totaldeadrows)
 {
 	PfsTableOptions opts;
-	SampleColumns sc;
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	PfsCellMap	map;
 	int			ncolumns;
 	bool	   *wanted;
 	int		   *core_attr;
-	int			c,
-				k = 0;
+	int			c;
+	Datum	   *values = palloc(sizeof(Datum) * Max(tupdesc->natts, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(tupdesc->natts, 1));
+	MemoryContext scratch;
 	PfsCoreRegion *region;
 	PfsCoreScan *volatile scan;
 	PfsCoreError err;
@@ -106,23 +70,11 @@ acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
 	wanted = palloc(sizeof(bool) * Max(ncolumns, 1));
 	core_attr = palloc(sizeof(int) * Max(ncolumns, 1));
 	pfs_map_columns(rel, &opts, core_attr);
-	sc.tupdesc = RelationGetDescr(rel);
-	sc.cell_attr = palloc(sizeof(int) * Max(ncolumns, 1));
-	sc.cell_text = palloc(sizeof(bool) * Max(ncolumns, 1));
 	for (c = 0; c < ncolumns; c++)
-	{
 		wanted[c] = core_attr[c] >= 0;
-		if (!wanted[c])
-			continue;
-		sc.cell_attr[k] = core_attr[c];
-		sc.cell_text[k] = pfs_core_column_type(opts.table, c) == PFS_CORE_TEXT;
-		k++;
-	}
-	sc.convert_text = GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII;
-	sc.values = palloc(sizeof(Datum) * Max(sc.tupdesc->natts, 1));
-	sc.nulls = palloc(sizeof(bool) * Max(sc.tupdesc->natts, 1));
-	sc.scratch = AllocSetContextCreate(CurrentMemoryContext, "perfschema_fdw analyze",
-									   ALLOCSET_SMALL_SIZES);
+	pfs_cell_map(opts.table, wanted, core_attr, &map);
+	scratch = AllocSetContextCreate(CurrentMemoryContext, "perfschema_fdw analyze",
+									ALLOCSET_SMALL_SIZES);
 
 	region = pfs_core_region_get(opts.serverid, opts.region, &err);
 	if (region == NULL)
@@ -153,7 +105,7 @@ acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
 			for (r = 0; r < rs->nrows; r++)
 			{
 				if (numrows < targrows)
-					rows[numrows++] = form_row(&sc, rs, r);
+					rows[numrows++] = form_row(&map, tupdesc, rs, r, values, nulls, scratch);
 				else
 				{
 					/* Algorithm Z, as acquire_sample_rows of analyze.c */
@@ -164,7 +116,7 @@ acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
 						int			replaced = (int) (targrows * sampler_random_fract(&rstate.randstate));
 
 						heap_freetuple(rows[replaced]);
-						rows[replaced] = form_row(&sc, rs, r);
+						rows[replaced] = form_row(&map, tupdesc, rs, r, values, nulls, scratch);
 					}
 					rowstoskip -= 1;
 				}
@@ -179,7 +131,7 @@ acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
 		pfs_core_scan_end(scan);
 	}
 	PG_END_TRY();
-	MemoryContextDelete(sc.scratch);
+	MemoryContextDelete(scratch);
 
 	*totalrows = seen;
 	*totaldeadrows = 0;

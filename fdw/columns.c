@@ -2,14 +2,19 @@
  *
  * columns.c
  *	  Maps the columns of a foreign table to the columns of its region table,
- *	  for scans (perfschema_fdw.c) and writes (modify.c).
+ *	  for scans (perfschema_fdw.c), ANALYZE (analyze.c) and writes (modify.c),
+ *	  and the cells of the core's pieces to Datums.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
 #include "utils/rel.h"
+
+#include "compat.h"
 
 #include "shim.h"
 
@@ -103,5 +108,84 @@ pfs_column_type_name(int type)
 			return "timestamp with time zone";
 		default:
 			return "bigint";
+	}
+}
+
+/*
+ * pfs_cell_map
+ *		For a scan returning the region columns marked in wanted (core_attr as
+ *		pfs_map_columns gives it): the attribute of each cell of a piece (the
+ *		wanted columns in ascending order) and whether it is text.
+ */
+void
+pfs_cell_map(int table, const bool *wanted, const int *core_attr, PfsCellMap *map)
+{
+	int			ncolumns = pfs_core_column_count(table);
+	int			c,
+				k = 0;
+
+	map->cell_attr = palloc(sizeof(int) * Max(ncolumns, 1));
+	map->cell_text = palloc(sizeof(bool) * Max(ncolumns, 1));
+	for (c = 0; c < ncolumns; c++)
+	{
+		if (!wanted[c])
+			continue;
+		map->cell_attr[k] = core_attr[c];
+		map->cell_text[k] = pfs_core_column_type(table, c) == PFS_CORE_TEXT;
+		k++;
+	}
+	map->convert_text = GetDatabaseEncoding() != PG_UTF8 &&
+		GetDatabaseEncoding() != PG_SQL_ASCII;
+}
+
+/*
+ * text_datum
+ *		A text cell as a Datum.  In a UTF-8 (or SQL_ASCII) database it points
+ *		into the piece: the varlena header goes in the room the core left before
+ *		each text.  Otherwise it is converted from UTF-8 (the region's encoding)
+ *		in the current memory context.
+ */
+static Datum
+text_datum(const PfsCellMap *map, const PfsCoreRowset *rows, const PfsCoreCell *cell)
+{
+	char	   *text = rows->text + cell->value;
+	char	   *converted;
+
+	if (!map->convert_text)
+	{
+		SET_VARSIZE(text, VARHDRSZ + cell->len);
+		return PointerGetDatum(text);
+	}
+	text += VARHDRSZ;
+	converted = pg_any_to_server(text, (int) cell->len, PG_UTF8);
+	if (converted == text)		/* nothing to convert: not NUL-terminated */
+		return PointerGetDatum(cstring_to_text_with_len(text, (int) cell->len));
+	return CStringGetTextDatum(converted);
+}
+
+/*
+ * pfs_row_values
+ *		Row `row` of a piece as the Datums of its attributes; attributes
+ *		without a cell are NULL (natts of them).
+ */
+void
+pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row, int natts,
+			   Datum *values, bool *isnull)
+{
+	const PfsCoreCell *cells = rows->cells + row * rows->ncells;
+	int			k;
+
+	memset(isnull, true, sizeof(bool) * natts);
+	for (k = 0; k < rows->ncells; k++)
+	{
+		int			attr = map->cell_attr[k];
+
+		isnull[attr] = cells[k].isnull;
+		if (cells[k].isnull)
+			values[attr] = (Datum) 0;
+		else if (map->cell_text[k])
+			values[attr] = text_datum(map, rows, &cells[k]);
+		else
+			values[attr] = Int64GetDatum(cells[k].value);
 	}
 }

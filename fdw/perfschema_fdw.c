@@ -24,7 +24,6 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "access/table.h"
 #include "optimizer/cost.h"
@@ -87,9 +86,7 @@ typedef struct PfsScanState
 	bool		no_rows;		/* a pushed condition no row passes */
 	const PfsCoreRowset *rows;	/* the current piece; NULL: fetch one */
 	size_t		next;			/* next row of the piece */
-	int		   *cell_attr;		/* slot attribute (0-based) of each cell */
-	bool	   *cell_text;		/* is the cell a text column */
-	bool		convert_text;	/* database encoding is not UTF-8 */
+	PfsCellMap	cells;			/* the pieces' cells as slot attributes */
 	PfsOverlay *overlay;		/* the transaction's pending changes (modify.c) */
 } PfsScanState;
 
@@ -451,8 +448,6 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	PfsScanState *state;
 	int		   *core_attr;
 	int			ncolumns;
-	int			c;
-	int			k = 0;
 
 	cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 								"perfschema_fdw scan", ALLOCSET_SMALL_SIZES);
@@ -479,20 +474,7 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	core_attr = palloc(sizeof(int) * Max(ncolumns, 1));
 	map_columns(rel, &state->opts, linitial(plan->fdw_private), state->wanted, core_attr);
 	state->overlay = pfs_overlay_begin(node, &state->opts, state->wanted, core_attr);
-	state->convert_text = GetDatabaseEncoding() != PG_UTF8 &&
-		GetDatabaseEncoding() != PG_SQL_ASCII;
-
-	/* Every piece holds the wanted columns, in ascending order. */
-	state->cell_attr = palloc(sizeof(int) * Max(ncolumns, 1));
-	state->cell_text = palloc(sizeof(bool) * Max(ncolumns, 1));
-	for (c = 0; c < ncolumns; c++)
-	{
-		if (!state->wanted[c])
-			continue;
-		state->cell_attr[k] = core_attr[c];
-		state->cell_text[k] = pfs_core_column_type(state->opts.table, c) == PFS_CORE_TEXT;
-		k++;
-	}
+	pfs_cell_map(state->opts.table, state->wanted, core_attr, &state->cells);
 	MemoryContextSwitchTo(old);
 }
 
@@ -568,31 +550,6 @@ next_piece(PfsScanState *state)
 }
 
 /*
- * text_datum
- *		A text cell as a Datum.  In a UTF-8 (or SQL_ASCII) database it points
- *		into the row set: the varlena header goes in the room the core left
- *		before each text.  Otherwise it is converted from UTF-8 (the region's
- *		encoding) in the per-tuple memory context.
- */
-static Datum
-text_datum(const PfsScanState *state, const PfsCoreCell *cell)
-{
-	char	   *text = state->rows->text + cell->value;
-	char	   *converted;
-
-	if (!state->convert_text)
-	{
-		SET_VARSIZE(text, VARHDRSZ + cell->len);
-		return PointerGetDatum(text);
-	}
-	text += VARHDRSZ;
-	converted = pg_any_to_server(text, (int) cell->len, PG_UTF8);
-	if (converted == text)		/* nothing to convert: not NUL-terminated */
-		return PointerGetDatum(cstring_to_text_with_len(text, (int) cell->len));
-	return CStringGetTextDatum(converted);
-}
-
-/*
  * next_copied_row
  *		Return the next row as a virtual tuple; columns the query does not
  *		read are NULL.
@@ -603,8 +560,6 @@ next_copied_row(ForeignScanState *node)
 	PfsScanState *state = node->fdw_state;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 	const PfsCoreRowset *rows;
-	const PfsCoreCell *cells;
-	int			k;
 
 	ExecClearTuple(slot);
 	if (state->scan == NULL && !state->no_rows)
@@ -620,20 +575,8 @@ next_copied_row(ForeignScanState *node)
 	rows = state->rows;
 	CHECK_FOR_INTERRUPTS();
 
-	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
-	cells = rows->cells + state->next * rows->ncells;
-	for (k = 0; k < rows->ncells; k++)
-	{
-		int			attr = state->cell_attr[k];
-
-		slot->tts_isnull[attr] = cells[k].isnull;
-		if (cells[k].isnull)
-			slot->tts_values[attr] = (Datum) 0;
-		else if (state->cell_text[k])
-			slot->tts_values[attr] = text_datum(state, &cells[k]);
-		else
-			slot->tts_values[attr] = Int64GetDatum(cells[k].value);
-	}
+	pfs_row_values(&state->cells, rows, state->next, slot->tts_tupleDescriptor->natts,
+				   slot->tts_values, slot->tts_isnull);
 	ExecStoreVirtualTuple(slot);
 	state->next++;
 	return slot;

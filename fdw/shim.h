@@ -38,6 +38,20 @@ extern void pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core
 /* The region column of each attribute whose name and type match one (else -1); no error. */
 extern void pfs_attr_columns(Relation rel, const PfsTableOptions *opts, int *attr_column);
 extern Oid	pfs_column_type_oid(int table, int column);
+/*
+ * The cells of the core's pieces as Datums: the attribute of each cell, and
+ * whether it is text (pfs_cell_map builds it once per scan).
+ */
+typedef struct PfsCellMap
+{
+	int		   *cell_attr;		/* attribute (0-based) of each cell */
+	bool	   *cell_text;		/* is the cell a text column */
+	bool		convert_text;	/* database encoding is not UTF-8 */
+} PfsCellMap;
+
+extern void pfs_cell_map(int table, const bool *wanted, const int *core_attr, PfsCellMap *map);
+extern void pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row,
+						   int natts, Datum *values, bool *isnull);
 /* The SQL type of a column type ("bigint", "text", ...). */
 extern const char *pfs_column_type_name(int type);
 

@@ -178,8 +178,7 @@ class scanner {
   void flush() {
     if (!pending_ || stopped) return;
     pending_ = false;
-    const std::uint64_t skip = head_checked_ ? kHeadColumns : 0;
-    head_checked_ = false;
+    const std::uint64_t skip = row_head_checked_ ? kHeadColumns : 0;
     if (out_.filter != nullptr && !out_.filter->matches(cur_.slots.data(), skip)) return;
     if (!out_.row(cur_.slots.data(), cur_.n)) stopped = true;
   }
@@ -206,7 +205,7 @@ class scanner {
     if (!f->may_match_int(0, clamp64(thread_id)) || !f->may_match_int(1, clamp64(event_id)) ||
         !f->may_match_text(3, event_name))
       return true;
-    head_checked_ = true;
+    head_checked_ = true;  // for the row add_row starts next
     return false;
   }
   // The same test on a record's fields read one by one before the record is copied
@@ -278,6 +277,8 @@ class scanner {
   row_builder& add_row() {
     flush();
     pending_ = true;
+    row_head_checked_ = head_checked_;
+    head_checked_ = false;
     cur_.n = 0;
     next_text_ = 0;
     return cur_;
@@ -418,7 +419,8 @@ class scanner {
 
   row_sink& out_;
   std::uint64_t start_ = 0;
-  bool head_checked_ = false;               // head_rejected passed the row being built
+  bool head_checked_ = false;               // head_rejected passed the row add_row starts next
+  bool row_head_checked_ = false;           // ... the row being built
   std::vector<std::int8_t> class_verdict_;  // head_prefiltered: -1 unknown, 0 rejected, 1 may match
   row_builder cur_;
   row_builder objects_;

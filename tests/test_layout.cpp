@@ -86,6 +86,8 @@ std::string layout_text() {
   PFS_FIELD(wait_record, object_version);
   PFS_FIELD(wait_record, index_number);
   PFS_FIELD(wait_record, flags);
+  PFS_FIELD(wait_record, blocking_thread_id);
+  PFS_FIELD(wait_record, blocking_event_id);
   PFS_RECORD(batch_record);
   PFS_FIELD(batch_record, owner);
   PFS_RECORD(sync_instance);
@@ -94,6 +96,8 @@ std::string layout_text() {
   PFS_FIELD(sync_instance, identity);
   PFS_FIELD(sync_instance, owner_thread_id);
   PFS_FIELD(sync_instance, readers);
+  PFS_FIELD(sync_instance, owner_source);
+  PFS_FIELD(sync_instance, owner_event_id);
   PFS_FIELD(sync_instance, stat);
   PFS_RECORD(actor_record);
   PFS_FIELD(actor_record, lock);

@@ -284,7 +284,10 @@ TEST(ReaderCatalog, TablesAndColumns) {
                                           "nesting_event_type",
                                           "operation",
                                           "number_of_bytes",
-                                          "flags"};
+                                          "flags",
+                                          "blocking_thread_id",
+                                          "blocking_event_id",
+                                          "signalling_thread_id"};
   for (table_id id : {table_id::events_waits_current, table_id::events_waits_history,
                       table_id::events_waits_history_long}) {
     ASSERT_EQ(T(id).columns.size(), waits.size());

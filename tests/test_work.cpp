@@ -230,14 +230,23 @@ TEST(Work, WaitHistogramsCountEveryTimedWait) {
   in_child([] {
     ASSERT_TRUE(init(work_options("work_whist"))) << last_error();
     mutex m{"test", "hist"};
+    // Whether the thread waits on the mutex now (its running wait is in
+    // events_waits_current): a sleep alone does not make sure it got there.
+    auto waiting = [](std::uint64_t tid) {
+      for (const auto& r : scan("events_waits_current"))
+        if (I(r, "thread_id") == static_cast<std::int64_t>(tid) && I(r, "end_event_id") == -1 &&
+            S(r, "event_name") == "wait/synch/mutex/test/hist")
+          return true;
+      return false;
+    };
     for (int i = 0; i < 5; ++i) {
       m.lock();
-      std::atomic<bool> started{false};
+      std::atomic<std::uint64_t> tid{0};
       std::thread t([&] {
-        started = true;
+        tid = thread_id();
         lock_guard g(m);  // waits about 2 ms
       });
-      while (!started) std::this_thread::yield();
+      while (tid == 0 || !waiting(tid)) std::this_thread::sleep_for(std::chrono::microseconds(100));
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       m.unlock();
       t.join();

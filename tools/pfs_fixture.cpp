@@ -264,6 +264,11 @@ class writer {
       w.timer_start = raw_ns(r.start_ns);
       w.timer_end = raw_ns(r.start_ns + r.wait_ns);
     }
+    // Thread 1's second lock waited for thread 3 (its event 5); its condition wait
+    // was ended by thread 2's signal.
+    m_.array<wait_record>(kArrayHistoryLong)[1].blocking_thread_id = 3;
+    m_.array<wait_record>(kArrayHistoryLong)[1].blocking_event_id = 5;
+    m_.array<wait_record>(kArrayHistoryLong)[5].blocking_thread_id = 2;
     wait_record& running = wait(kArrayHistoryLong, slot++, 1, 11, kQueueLock, kOpLock);
     running.state = kWaitRunning;
     wait_record& read = wait(kArrayHistoryLong, slot++, 3, 1, kLogFile, kOpFileRead);

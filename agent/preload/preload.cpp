@@ -337,7 +337,7 @@ template <sync_kind Kind, class Block>
 [[gnu::noinline]] int contended(wait_locker& l, const char* source, Block block) {
   {
     errno_keeper keep;
-    start_running(l, source, 0);
+    start_contended(l, source, 0);
   }
   tls.busy = false;
   const int rc = block();
@@ -489,7 +489,9 @@ int cond_wait_common(pthread_cond_t* cond, pthread_mutex_t* mutex, const void* c
   tls.busy = true;
   {
     errno_keeper keep;
-    if (m != nullptr) store_relaxed(m->owner_thread_id, l.thread->thread_id);
+    // Signalled (not timed out): by the last thread that signalled the condition.
+    if (rc == 0) l.event.blocking_thread_id = load_relaxed(c->owner_thread_id);
+    if (m != nullptr) set_owner(l, *m);
     end_wait(l, true);
   }
   tls.busy = false;
@@ -810,12 +812,25 @@ PFS_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clo
   if (fn == nullptr) return spurious_wakeup(m);
   return cond_wait_common(c, m, CALLER, PFS_OP_TIMED_WAIT, [=] { return fn(c, m, clock, at); });
 }
+// The signaller of a condition already in use (SIGNALLING_THREAD_ID of the waits
+// it ends).
+inline void note_cond_signal(pthread_cond_t* c) {
+  if (!should_record()) return;
+  sync_instance* s = find_instance(kCond, c);
+  if (s == nullptr) return;
+  tls.busy = true;
+  ensure_thread();
+  note_signal(s);
+  tls.busy = false;
+}
 PFS_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
   auto fn = get(real.cond_signal);
+  note_cond_signal(c);
   return fn != nullptr ? fn(c) : 0;
 }
 PFS_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   auto fn = get(real.cond_broadcast);
+  note_cond_signal(c);
   return fn != nullptr ? fn(c) : 0;
 }
 

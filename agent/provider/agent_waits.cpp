@@ -44,8 +44,14 @@ using namespace pfs::detail;
 
 extern "C" {
 
+// The C ABI times every call: a lock that another thread holds at the start will
+// wait for it (a try-lock does not wait: nobody blocks it).
 int pfs_start_mutex_wait(pfs_wait_locker* locker, pfs_sync* m, int op, const char* file, unsigned line) {
-  return start_wait(as_locker(locker), as_instance(m), op, file, line) ? 1 : 0;
+  wait_locker& l = as_locker(locker);
+  if (!begin_wait(l, as_instance(m), op)) return 0;
+  if (op == PFS_OP_LOCK) note_blocker(l);
+  start_running(l, file, line);
+  return 1;
 }
 void pfs_end_mutex_wait(pfs_wait_locker* locker, int rc) { end_mutex_wait(as_locker(locker), rc); }
 void pfs_unlock_mutex(pfs_sync* m) {
@@ -53,7 +59,11 @@ void pfs_unlock_mutex(pfs_sync* m) {
 }
 
 int pfs_start_rwlock_wait(pfs_wait_locker* locker, pfs_sync* rw, int op, const char* file, unsigned line) {
-  return start_wait(as_locker(locker), as_instance(rw), op, file, line) ? 1 : 0;
+  wait_locker& l = as_locker(locker);
+  if (!begin_wait(l, as_instance(rw), op)) return 0;
+  if (op == PFS_OP_READ_LOCK || op == PFS_OP_WRITE_LOCK) note_blocker(l);
+  start_running(l, file, line);
+  return 1;
 }
 void pfs_end_rwlock_wait(pfs_wait_locker* locker, int rc) { end_rwlock_wait(as_locker(locker), rc); }
 void pfs_unlock_rwlock(pfs_sync* rw) {
@@ -71,10 +81,15 @@ int pfs_start_cond_wait(pfs_wait_locker* locker, pfs_sync* cond, pfs_sync* m, in
 }
 
 void pfs_end_cond_wait(pfs_wait_locker* locker, int rc) {
-  (void)rc;  // a timed-out wait is a wait too; the mutex is held again either way
   wait_locker& l = as_locker(locker);
-  if (l.cond_mutex != nullptr) store_relaxed(l.cond_mutex->owner_thread_id, l.thread->thread_id);
+  // Signalled (not timed out): by the last thread that signalled the condition.
+  if (rc == 0) l.event.blocking_thread_id = load_relaxed(l.instance->owner_thread_id);
+  // A timed-out wait is a wait too; the mutex is held again either way.
+  if (l.cond_mutex != nullptr) set_owner(l, *l.cond_mutex);
   end_wait(l, true);
 }
+
+void pfs_signal_cond(pfs_sync* cond) { note_signal(as_instance(cond)); }
+void pfs_broadcast_cond(pfs_sync* cond) { note_signal(as_instance(cond)); }
 
 }  // extern "C"

@@ -165,7 +165,8 @@ static_assert(offsetof(wait_record, state) == 4 && offsetof(wait_record, timer) 
 static_assert(offsetof(wait_record, class_index) == 8 && offsetof(wait_record, source_index) == 12);
 static_assert(offsetof(wait_record, object_kind) == 80 && offsetof(wait_record, object_index) == 84 &&
               offsetof(wait_record, object_version) == 88 && offsetof(wait_record, index_number) == 92 &&
-              offsetof(wait_record, flags) == 96 && sizeof(wait_record) == 104);
+              offsetof(wait_record, flags) == 96 && offsetof(wait_record, blocking_thread_id) == 104 &&
+              offsetof(wait_record, blocking_event_id) == 112 && sizeof(wait_record) == 120);
 
 inline void store_word32(void* at, std::uint32_t v) {
   __atomic_store_n(static_cast<word32*>(at), v, __ATOMIC_RELAXED);
@@ -197,6 +198,8 @@ inline void store_word64(void* at, std::uint64_t v) {
   store_word64(base + 80, pair(load_relaxed(e.object_kind), load_relaxed(e.object_index)));
   store_word64(base + 88, pair(load_relaxed(e.object_version), load_relaxed(e.index_number)));
   store_word64(base + 96, std::uint64_t{load_relaxed(e.flags)});
+  store_relaxed(dst.blocking_thread_id, e.blocking_thread_id);
+  store_relaxed(dst.blocking_event_id, e.blocking_event_id);
   end_write(dst, seq);
 }
 
@@ -265,6 +268,9 @@ inline bool begin_wait_flags(wait_locker& l, std::uint32_t key, std::uint8_t cfl
   e.object_version = 0;
   e.index_number = 0;
   e.flags = 0;
+  e.event_id = 0;  // stays 0 when no events_waits_current slot numbers the event
+  e.blocking_thread_id = 0;
+  e.blocking_event_id = 0;
   return true;
 }
 
@@ -321,6 +327,33 @@ inline void start_running(wait_locker& l, const char* file, unsigned line) {
   store_relaxed(t.rec->stack_depth, t.depth);
   store_relaxed(t.rec->event_id, t.next_event_id);
   l.slot = slot;
+}
+
+// Who holds the lock the thread is about to wait for: its THREAD_ID and the
+// EVENT_ID of its acquisition, read as a pair that one acquisition wrote (the
+// owner may change meanwhile: then, or when nobody holds it, unknown).
+inline void note_blocker(wait_locker& l) {
+  const sync_instance& s = *l.instance;
+  const std::uint64_t event = load_relaxed(s.owner_event_id);
+  const std::uint64_t thread = load_relaxed(s.owner_thread_id);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (thread == 0 || load_relaxed(s.owner_event_id) != event) return;
+  l.event.blocking_thread_id = thread;
+  l.event.blocking_event_id = event;
+}
+
+// A lock acquisition that must wait: who blocks it, then the running event.
+inline void start_contended(wait_locker& l, const char* file, unsigned line) {
+  note_blocker(l);
+  start_running(l, file, line);
+}
+
+// The thread now owns the mutex (or the rwlock for writing): the columns of
+// mutex_instances and rwlock_instances, and what note_blocker reads.
+inline void set_owner(wait_locker& l, sync_instance& s) {
+  store_relaxed(s.owner_event_id, l.event.event_id);
+  store_relaxed(s.owner_source, l.event.source_index);
+  store_relaxed(s.owner_thread_id, l.thread->thread_id);
 }
 
 // The latency histogram of the wait's class (events_waits_histogram_global_by_event_name):
@@ -443,7 +476,7 @@ inline bool start_wait(wait_locker& l, sync_instance* s, int op, const char* fil
 
 inline void end_mutex_wait(wait_locker& l, int rc) {
   // The thread holds the mutex now: it is the only writer of its statistics.
-  if (rc == 0) store_relaxed(l.instance->owner_thread_id, l.thread->thread_id);
+  if (rc == 0) set_owner(l, *l.instance);
   l.thread->lock_time += end_wait(l, false);
 }
 
@@ -457,30 +490,38 @@ inline void end_rwlock_wait(wait_locker& l, int rc) {
     if (read)
       __atomic_fetch_add(&l.instance->readers, 1u, __ATOMIC_RELAXED);
     else
-      store_relaxed(l.instance->owner_thread_id, l.thread->thread_id);
+      set_owner(l, *l.instance);
   }
   // Readers hold the lock together, so their statistics need atomic updates.
   l.thread->lock_time += end_wait(l, read);
 }
 
 // A mutex (or a rwlock for writing) taken, or a try-lock tried, without blocking.
+// (The owner is set after the event is numbered: its EVENT_ID is the acquisition's.)
 inline void mutex_instant(wait_locker& l, bool acquired, const char* file, unsigned line) {
-  if (acquired) store_relaxed(l.instance->owner_thread_id, l.thread->thread_id);
   record_instant(l, file, line, false);
+  if (acquired) set_owner(l, *l.instance);
 }
 
 inline void rwlock_instant(wait_locker& l, bool acquired, const char* file, unsigned line) {
   const bool read = is_read_lock(l);
+  record_instant(l, file, line, read);
   if (acquired) {
     if (read)
       __atomic_fetch_add(&l.instance->readers, 1u, __ATOMIC_RELAXED);
     else
-      store_relaxed(l.instance->owner_thread_id, l.thread->thread_id);
+      set_owner(l, *l.instance);
   }
-  record_instant(l, file, line, read);
 }
 
 inline void unlock_mutex(sync_instance* s) { store_relaxed(s->owner_thread_id, std::uint64_t{0}); }
+
+// A condition signalled or broadcast: the signaller, for SIGNALLING_THREAD_ID of
+// the waits it ends.
+inline void note_signal(sync_instance* cond) {
+  if (cond == nullptr || !load_relaxed(g_hot.recording)) return;
+  store_relaxed(cond->owner_thread_id, current_thread()->thread_id);
+}
 
 inline void unlock_rwlock(sync_instance* s) {
   if (load_relaxed(s->owner_thread_id) != 0) {

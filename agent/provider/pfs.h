@@ -118,7 +118,7 @@ class mutex {
       detail::mutex_instant(l, true, at.file_name(), at.line());
       return;
     }
-    detail::start_running(l, at.file_name(), at.line());
+    detail::start_contended(l, at.file_name(), at.line());
     m_.lock();
     detail::end_mutex_wait(l, 0);
   }
@@ -194,7 +194,7 @@ class shared_mutex {
       detail::rwlock_instant(l, true, at.file_name(), at.line());
       return;
     }
-    detail::start_running(l, at.file_name(), at.line());
+    detail::start_contended(l, at.file_name(), at.line());
     block_real();
     detail::end_rwlock_wait(l, 0);
   }
@@ -265,8 +265,14 @@ class condition_variable {
   condition_variable(const condition_variable&) = delete;
   condition_variable& operator=(const condition_variable&) = delete;
 
-  void notify_one() noexcept { cv_.notify_one(); }
-  void notify_all() noexcept { cv_.notify_all(); }
+  void notify_one() noexcept {
+    if (*flags_ & PFS_ENABLED) pfs_signal_cond(psi_);
+    cv_.notify_one();
+  }
+  void notify_all() noexcept {
+    if (*flags_ & PFS_ENABLED) pfs_broadcast_cond(psi_);
+    cv_.notify_all();
+  }
 
   void wait(unique_lock& lock, std::source_location at = std::source_location::current()) {
     instrumented(lock, PFS_OP_WAIT, at, [&](std::unique_lock<std::mutex>& native) {

@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-typedef uint32_t pfs_key; /* 1-based instrument class; 0 = not instrumented */
+typedef uint32_t pfs_key;         /* 1-based instrument class; 0 = not instrumented */
 typedef struct pfs_sync pfs_sync; /* an instrumented mutex, rwlock or condition */
 
 /* The flags byte of a class (pfs_class_flags) or a handle (pfs_sync_flags). */
@@ -81,6 +81,10 @@ void pfs_unlock_rwlock(pfs_sync* rw);
 int pfs_start_cond_wait(pfs_wait_locker* locker, pfs_sync* cond, pfs_sync* m, int op, const char* file,
                         unsigned line);
 void pfs_end_cond_wait(pfs_wait_locker* locker, int rc);
+/* Before signalling or broadcasting a condition: the caller is the thread that
+ * ends the waits (their SIGNALLING_THREAD_ID). */
+void pfs_signal_cond(pfs_sync* cond);
+void pfs_broadcast_cond(pfs_sync* cond);
 
 /* ---------------------------------------------------------------------------
  * File io: classes wait/io/file/<category>/<name>. The wrappers of pfs_io.h

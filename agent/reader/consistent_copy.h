@@ -216,6 +216,8 @@ struct wait_copy {
   std::uint32_t object_version = 0;
   std::uint32_t index_number = 0;
   std::uint32_t flags = 0;
+  std::uint64_t blocking_thread_id = 0;
+  std::uint64_t blocking_event_id = 0;
 };
 
 // Seqlock copy: an even sequence unchanged around the copy.
@@ -245,6 +247,8 @@ inline rd read_wait(const wait_record& r, wait_copy& c) {
     c.object_version = load_relaxed(r.object_version);
     c.index_number = load_relaxed(r.index_number);
     c.flags = load_relaxed(r.flags);
+    c.blocking_thread_id = load_relaxed(r.blocking_thread_id);
+    c.blocking_event_id = load_relaxed(r.blocking_event_id);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (load_relaxed(r.seq) == s1) return rd::ok;
     cpu_relax();

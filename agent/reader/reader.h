@@ -258,7 +258,8 @@ class row_sink {
 // - events_waits_current / _history / _history_long(thread_id, event_id, end_event_id,
 //   event_name, source, timer_start, timer_end, timer_wait, spins, object_schema,
 //   object_name, index_name, object_type, object_instance_begin, nesting_event_id,
-//   nesting_event_type, operation, number_of_bytes, flags).
+//   nesting_event_type, operation, number_of_bytes, flags, + blocking_thread_id,
+//   blocking_event_id, signalling_thread_id: who made the thread wait, NULL when unknown).
 //   current: per allocated thread, its running or completed stack slots; history: per
 //   allocated thread its completed ring slots, oldest first; history_long: completed
 //   slots in array order. current/history rows whose thread_id is not the owning

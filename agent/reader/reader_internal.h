@@ -395,6 +395,8 @@ class scanner {
   // timer_start, timer_end, timer_wait.
   void append_times(row_builder& x, const wait_copy& c);
   void times_cells(const wait_copy& c, cell* out);
+  void blocking_cells(const wait_copy& c, cell* out);
+  static constexpr std::size_t kWaitColumns = 22;  // wait_columns() in tables.cpp
 
   // object_schema, object_name, index_name, object_type.
   void append_object(row_builder& x, const wait_copy& c);

@@ -158,12 +158,12 @@ void scanner::emit_wait(const wait_copy& c) {
     emit_wait_all(x, *cls, c);
     return;
   }
-  // Only the wanted columns of wait_columns() (19, in that order) are computed; the
+  // Only the wanted columns of wait_columns() (22, in that order) are computed; the
   // others keep whatever they held (nobody reads them).
-  if (x.slots.size() < 19) x.slots.resize(19);
-  x.n = 19;
+  if (x.slots.size() < kWaitColumns) x.slots.resize(kWaitColumns);
+  x.n = kWaitColumns;
   cell* o = x.slots.data();
-  for (int k = 0; k < 19; ++k)
+  for (std::size_t k = 0; k < kWaitColumns; ++k)
     if (w[k]) o[k] = cell{};
   if (w[0]) o[0] = int_cell(c.thread_id);
   if (w[1]) o[1] = int_cell(c.event_id);
@@ -188,6 +188,19 @@ void scanner::emit_wait(const wait_copy& c) {
     if (const char* op = operation_name(c.operation)) o[16] = stable_text(std::string_view(op));
   if (w[17] && c.number_of_bytes >= 0) o[17] = int_cell_signed(c.number_of_bytes);
   if (w[18]) o[18] = int_cell(c.flags);
+  if (w[19] || w[20] || w[21]) blocking_cells(c, o + 19);
+}
+
+// blocking_thread_id, blocking_event_id (lock waits), signalling_thread_id
+// (condition waits) into out[0..2].
+void scanner::blocking_cells(const wait_copy& c, cell* out) {
+  out[0] = out[1] = out[2] = null_cell();
+  if (c.operation == kOpWait || c.operation == kOpTimedWait) {
+    out[2] = nullable_int(c.blocking_thread_id);
+  } else if (c.blocking_thread_id != 0) {
+    out[0] = int_cell(c.blocking_thread_id);
+    out[1] = nullable_int(c.blocking_event_id);
+  }
 }
 
 void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c) {
@@ -211,6 +224,9 @@ void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_cop
   // -1 = NULL; other negative values are garbage, NULL too.
   x.push_back(c.number_of_bytes < 0 ? null_cell() : int_cell_signed(c.number_of_bytes));
   x.push_back(int_cell(c.flags));
+  cell blocking[3];
+  blocking_cells(c, blocking);
+  for (const cell& v : blocking) x.push_back(v);
 }
 
 // timer_start, timer_end, timer_wait into out[0..2].

@@ -159,25 +159,13 @@ std::vector<column_def> with_stats_cols(std::vector<column_def> key) {
 }
 
 std::vector<column_def> wait_columns() {
-  return {I("thread_id"),
-          I("event_id"),
-          I("end_event_id", true),
-          T("event_name"),
-          T("source", true),
-          I("timer_start", true),
-          I("timer_end", true),
-          I("timer_wait", true),
-          I("spins", true),
-          T("object_schema", true),
-          T("object_name", true),
-          T("index_name", true),
-          T("object_type", true),
-          I("object_instance_begin"),
-          I("nesting_event_id", true),
-          T("nesting_event_type", true),
-          T("operation", true),
-          I("number_of_bytes", true),
-          I("flags")};
+  return {I("thread_id"), I("event_id"), I("end_event_id", true), T("event_name"), T("source", true),
+          I("timer_start", true), I("timer_end", true), I("timer_wait", true), I("spins", true),
+          T("object_schema", true), T("object_name", true), T("index_name", true), T("object_type", true),
+          I("object_instance_begin"), I("nesting_event_id", true), T("nesting_event_type", true),
+          T("operation", true), I("number_of_bytes", true), I("flags"),
+          // Beyond MySQL: who made the thread wait (docs/design.md, "Who blocks whom").
+          I("blocking_thread_id", true), I("blocking_event_id", true), I("signalling_thread_id", true)};
 }
 
 std::vector<column_def> with_stats(std::vector<column_def> key) {

@@ -30,7 +30,7 @@
 namespace pfs::layout {
 
 inline constexpr char kMagic[8] = {'P', 'F', 'S', 'R', 'E', 'G', 'N', '1'};
-inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr std::uint32_t kLayoutVersion = 3;
 inline constexpr std::uint32_t kHeaderSize = 4096;
 inline constexpr std::uint64_t kAliveLockByte = 0;
 inline constexpr std::uint64_t kSetupLockByte = 1;
@@ -398,6 +398,13 @@ struct wait_record {
   std::uint32_t index_number;    // table io: 1-based index; 0 = NULL
   std::uint32_t flags;           // FLAGS column (reserved, 0)
   std::uint32_t pad1;
+  // Who made the thread wait (0 = NULL, unknown). A mutex or rwlock wait that did not
+  // get the lock at once: the holder's THREAD_ID (a writer's for a rwlock) and the
+  // EVENT_ID of its acquisition (BLOCKING_THREAD_ID, BLOCKING_EVENT_ID). A condition
+  // wait: blocking_thread_id is the thread whose signal or broadcast ended it
+  // (SIGNALLING_THREAD_ID).
+  std::uint64_t blocking_thread_id;
+  std::uint64_t blocking_event_id;
 };
 
 // history_long is claimed in batches so threads do not share a cache line per
@@ -409,13 +416,16 @@ struct batch_record {
 
 // mutex_instances / rwlock_instances / cond_instances rows (+ their stats).
 struct sync_instance {
-  std::uint32_t lock;             // version+state
-  std::uint32_t class_index;      // 1-based
-  std::uint64_t identity;         // OBJECT_INSTANCE_BEGIN
-  std::uint64_t owner_thread_id;  // mutex LOCKED_BY_THREAD_ID / rwlock WRITE_LOCKED_BY_THREAD_ID; 0 = NULL
-  std::uint32_t readers;          // rwlock READ_LOCKED_BY_COUNT
-  std::uint32_t pad;
-  wait_stat stat;  // events_waits_summary_by_instance
+  std::uint32_t lock;         // version+state
+  std::uint32_t class_index;  // 1-based
+  std::uint64_t identity;     // OBJECT_INSTANCE_BEGIN
+  // mutex LOCKED_BY_THREAD_ID / rwlock WRITE_LOCKED_BY_THREAD_ID; 0 = NULL. A
+  // condition: the thread that signalled it last.
+  std::uint64_t owner_thread_id;
+  std::uint32_t readers;         // rwlock READ_LOCKED_BY_COUNT
+  std::uint32_t owner_source;    // SOURCE (1-based) of the owner's acquisition; 0 = unknown
+  std::uint64_t owner_event_id;  // EVENT_ID of the owner's acquisition; 0 = unknown
+  wait_stat stat;                // events_waits_summary_by_instance
 };
 
 // setup_actors rows.

@@ -1,0 +1,284 @@
+// Who made a thread wait: BLOCKING_THREAD_ID and BLOCKING_EVENT_ID of lock waits
+// (the holder and its acquisition), SIGNALLING_THREAD_ID of condition waits, with
+// real threads holding real locks in a scripted order, read back through the reader
+// while the waiter still waits and afterwards.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/provider/pfs.h"
+#include "agent/provider/pfs_c.h"
+#include "agent/reader/reader.h"
+#include "tests/agent_test_util.h"
+
+namespace {
+
+using namespace pfs;
+using pfs::test::in_child;
+using pfs::test::small_options;
+using named_row = std::map<std::string, reader::cell>;
+
+std::vector<named_row> scan(const char* table) {
+  region_error err;
+  auto r = reader::region_reader::open(current_region()->path(), false, err);
+  EXPECT_TRUE(r) << err.message;
+  if (!r) return {};
+  const reader::table_def* t = reader::find_table(table);
+  std::vector<reader::row> rows;
+  EXPECT_FALSE(r->scan(*t, rows));
+  std::vector<named_row> out;
+  for (const auto& row : rows) {
+    named_row m;
+    for (std::size_t c = 0; c < t->columns.size(); ++c) m[t->columns[c].name] = row[c];
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::int64_t I(const named_row& r, const char* c) { return r.at(c).null ? -1 : r.at(c).i; }
+std::string S(const named_row& r, const char* c) { return r.at(c).null ? "<NULL>" : r.at(c).s; }
+
+// The rows of a thread in a table with this operation, oldest first.
+std::vector<named_row> rows_of(const char* table, std::uint64_t thread, const char* operation) {
+  std::vector<named_row> out;
+  for (auto& r : scan(table))
+    if (I(r, "thread_id") == static_cast<std::int64_t>(thread) && S(r, "operation") == operation)
+      out.push_back(r);
+  return out;
+}
+
+// Polls until pred() holds (a few seconds at most).
+template <class Pred>
+bool eventually(Pred pred) {
+  for (int i = 0; i < 4000; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+// A one-shot gate between the scripted threads (not instrumented).
+struct gate {
+  std::mutex m;
+  std::condition_variable cv;
+  bool open = false;
+  void release() {
+    std::lock_guard g(m);
+    open = true;
+    cv.notify_all();
+  }
+  void wait() {
+    std::unique_lock g(m);
+    cv.wait(g, [&] { return open; });
+  }
+};
+
+options blocking_options(const char* tag) {
+  options o = small_options(tag);
+  o.consumers = "events_waits_current=ON,events_waits_history=ON,events_waits_history_long=ON";
+  return o;
+}
+
+TEST(Blocking, AMutexWaitNamesTheHolderAndItsAcquisition) {
+  in_child([] {
+    ASSERT_TRUE(init(blocking_options("block_mutex"))) << last_error();
+    mutex m{"test", "held"};
+    gate held, done;
+    std::atomic<std::uint64_t> holder_id{0}, waiter_id{0};
+    std::thread holder([&] {
+      holder_id = thread_id();
+      m.lock();
+      held.release();
+      done.wait();
+      m.unlock();
+    });
+    held.wait();
+    std::thread waiter([&] {
+      waiter_id = thread_id();
+      lock_guard g(m);  // blocks until the holder lets go
+    });
+    // While the waiter waits, its running wait names the holder.
+    named_row running;
+    ASSERT_TRUE(eventually([&] {
+      const auto rows = rows_of("events_waits_current", waiter_id, "lock");
+      if (rows.empty() || I(rows.back(), "end_event_id") != -1) return false;
+      running = rows.back();
+      return true;
+    }));
+    const auto acquisition = rows_of("events_waits_history_long", holder_id, "lock");
+    ASSERT_EQ(acquisition.size(), 1u);
+    EXPECT_EQ(I(running, "blocking_thread_id"), static_cast<std::int64_t>(holder_id.load()));
+    EXPECT_EQ(I(running, "blocking_event_id"), I(acquisition[0], "event_id"));
+    EXPECT_EQ(I(running, "signalling_thread_id"), -1);
+    EXPECT_EQ(I(acquisition[0], "blocking_thread_id"), -1);  // taken at the first try
+    done.release();
+    holder.join();
+    waiter.join();
+    // The completed wait keeps them (history_long outlives the threads).
+    for (const char* table : {"events_waits_history_long"}) {
+      const auto waits = rows_of(table, waiter_id, "lock");
+      ASSERT_EQ(waits.size(), 1u) << table;
+      EXPECT_EQ(I(waits[0], "blocking_thread_id"), static_cast<std::int64_t>(holder_id.load())) << table;
+      EXPECT_EQ(I(waits[0], "blocking_event_id"), I(acquisition[0], "event_id")) << table;
+    }
+  });
+}
+
+TEST(Blocking, RwlockReadersNameTheWriterAndWritersBlockedByReadersNameNobody) {
+  in_child([] {
+    ASSERT_TRUE(init(blocking_options("block_rw"))) << last_error();
+    shared_mutex rw{"test", "rw"};
+    gate held, done;
+    std::atomic<std::uint64_t> writer_id{0}, reader_id{0};
+    std::thread writer([&] {
+      writer_id = thread_id();
+      rw.lock();
+      held.release();
+      done.wait();
+      rw.unlock();
+    });
+    held.wait();
+    std::thread reader([&] {
+      reader_id = thread_id();
+      rw.lock_shared();
+      rw.unlock_shared();
+    });
+    ASSERT_TRUE(eventually([&] {
+      const auto rows = rows_of("events_waits_current", reader_id, "read_lock");
+      return !rows.empty() && I(rows.back(), "end_event_id") == -1;
+    }));
+    done.release();
+    writer.join();
+    reader.join();
+    const auto write = rows_of("events_waits_history_long", writer_id, "write_lock");
+    const auto read = rows_of("events_waits_history_long", reader_id, "read_lock");
+    ASSERT_EQ(write.size(), 1u);
+    ASSERT_EQ(read.size(), 1u);
+    EXPECT_EQ(I(read[0], "blocking_thread_id"), static_cast<std::int64_t>(writer_id.load()));
+    EXPECT_EQ(I(read[0], "blocking_event_id"), I(write[0], "event_id"));
+
+    // A writer blocked by readers: several holders, none named.
+    gate reading, finish;
+    std::atomic<std::uint64_t> writer2_id{0};
+    std::thread reader2([&] {
+      rw.lock_shared();
+      reading.release();
+      finish.wait();
+      rw.unlock_shared();
+    });
+    reading.wait();
+    std::thread writer2([&] {
+      writer2_id = thread_id();
+      rw.lock();
+      rw.unlock();
+    });
+    ASSERT_TRUE(eventually([&] {
+      const auto rows = rows_of("events_waits_current", writer2_id, "write_lock");
+      return !rows.empty() && I(rows.back(), "end_event_id") == -1;
+    }));
+    finish.release();
+    reader2.join();
+    writer2.join();
+    const auto blocked = rows_of("events_waits_history_long", writer2_id, "write_lock");
+    ASSERT_EQ(blocked.size(), 1u);
+    EXPECT_EQ(I(blocked[0], "blocking_thread_id"), -1);
+    EXPECT_EQ(I(blocked[0], "blocking_event_id"), -1);
+  });
+}
+
+TEST(Blocking, AConditionWaitNamesTheThreadThatSignalledIt) {
+  in_child([] {
+    ASSERT_TRUE(init(blocking_options("block_cond"))) << last_error();
+    mutex m{"test", "m"};
+    condition_variable cv{"test", "cv"};
+    bool ready = false;
+    std::atomic<std::uint64_t> waiter_id{0}, signaller_id{0};
+    std::thread waiter([&] {
+      waiter_id = thread_id();
+      unique_lock g(m);
+      cv.wait(g, [&] { return ready; });
+      // A wait that times out was signalled by nobody.
+      cv.wait_for(g, std::chrono::milliseconds(5));
+    });
+    ASSERT_TRUE(eventually([&] {
+      const auto rows = rows_of("events_waits_current", waiter_id, "wait");
+      return !rows.empty() && I(rows.back(), "end_event_id") == -1;
+    }));
+    std::thread signaller([&] {
+      signaller_id = thread_id();
+      {
+        lock_guard g(m);
+        ready = true;
+      }
+      cv.notify_one();
+    });
+    signaller.join();
+    waiter.join();
+    const auto waits = rows_of("events_waits_history_long", waiter_id, "wait");
+    ASSERT_FALSE(waits.empty());
+    EXPECT_EQ(I(waits.back(), "signalling_thread_id"), static_cast<std::int64_t>(signaller_id.load()));
+    EXPECT_EQ(I(waits.back(), "blocking_thread_id"), -1);
+    const auto timed = rows_of("events_waits_history_long", waiter_id, "timed_wait");
+    ASSERT_EQ(timed.size(), 1u);
+    EXPECT_EQ(I(timed[0], "signalling_thread_id"), -1);
+  });
+}
+
+TEST(Blocking, TheCAbiNamesTheHolderOfALockHeldAtTheStart) {
+  in_child([] {
+    ASSERT_TRUE(init(blocking_options("block_c"))) << last_error();
+    const pfs_key key = pfs_register_mutex("test", "c_mutex");
+    std::mutex real;
+    pfs_sync* m = pfs_init_mutex(key, &real);
+    ASSERT_NE(m, nullptr);
+    gate held, done;
+    std::atomic<std::uint64_t> holder_id{0}, waiter_id{0};
+    auto lock = [&] {
+      pfs_wait_locker l;
+      const int rec = pfs_start_mutex_wait(&l, m, PFS_OP_LOCK, __FILE__, __LINE__);
+      real.lock();
+      if (rec) pfs_end_mutex_wait(&l, 0);
+    };
+    auto unlock = [&] {
+      pfs_unlock_mutex(m);
+      real.unlock();
+    };
+    std::thread holder([&] {
+      holder_id = thread_id();
+      lock();
+      held.release();
+      done.wait();
+      unlock();
+    });
+    held.wait();
+    std::thread waiter([&] {
+      waiter_id = thread_id();
+      lock();
+      unlock();
+    });
+    ASSERT_TRUE(eventually([&] {
+      const auto rows = rows_of("events_waits_current", waiter_id, "lock");
+      return !rows.empty() && I(rows.back(), "end_event_id") == -1;
+    }));
+    done.release();
+    holder.join();
+    waiter.join();
+    const auto acquisition = rows_of("events_waits_history_long", holder_id, "lock");
+    const auto waits = rows_of("events_waits_history_long", waiter_id, "lock");
+    ASSERT_EQ(acquisition.size(), 1u);
+    ASSERT_EQ(waits.size(), 1u);
+    EXPECT_EQ(I(acquisition[0], "blocking_thread_id"), -1);  // free at its start
+    EXPECT_EQ(I(waits[0], "blocking_thread_id"), static_cast<std::int64_t>(holder_id.load()));
+    EXPECT_EQ(I(waits[0], "blocking_event_id"), I(acquisition[0], "event_id"));
+    pfs_destroy_sync(m);
+  });
+}
+
+}  // namespace

@@ -42,8 +42,12 @@ inside=$(q "SELECT count(*) FROM ps.events_waits_history_long w
   JOIN ps.events_stages_history_long s ON s.thread_id = w.thread_id AND s.event_id = w.nesting_event_id
   WHERE w.nesting_event_type = 'STAGE' AND NOT (w.event_id > s.event_id AND w.event_id <= s.end_event_id)")
 check "a wait's EVENT_ID lies between its stage's EVENT_ID and END_EVENT_ID ($inside outside)" "[ $inside -eq 0 ]"
-orphan_stages=$(q "SELECT count(*) FROM ps.events_stages_history_long g
-  WHERE g.nesting_event_type = 'STATEMENT' AND g.nesting_event_id >= (SELECT min(event_id) FROM ps.events_statements_history_long s WHERE s.thread_id = g.thread_id)
+# (The oldest statement each thread still has, computed once: a subquery per stage
+# would read history_long once per stage, tens of thousands of times.)
+orphan_stages=$(q "WITH kept AS (SELECT thread_id, min(event_id) AS oldest
+                                   FROM ps.events_statements_history_long GROUP BY thread_id)
+  SELECT count(*) FROM ps.events_stages_history_long g JOIN kept k ON k.thread_id = g.thread_id
+  WHERE g.nesting_event_type = 'STATEMENT' AND g.nesting_event_id >= k.oldest
     AND NOT EXISTS (SELECT 1 FROM ps.events_statements_history_long s
                      WHERE s.thread_id = g.thread_id AND s.event_id = g.nesting_event_id)")
 check "every stage nests in a statement the table holds ($orphan_stages missing)" "[ $orphan_stages -eq 0 ]"

@@ -17,33 +17,17 @@
 #include "agent/provider/pfs_c.h"
 #include "agent/reader/reader.h"
 #include "tests/agent_test_util.h"
+#include "tests/named_rows.h"
 
 namespace {
 
 using namespace pfs;
+using pfs::test::I;
 using pfs::test::in_child;
+using pfs::test::named_row;
+using pfs::test::S;
+using pfs::test::scan;
 using pfs::test::small_options;
-using named_row = std::map<std::string, reader::cell>;
-
-std::vector<named_row> scan(const char* table) {
-  region_error err;
-  auto r = reader::region_reader::open(current_region()->path(), false, err);
-  EXPECT_TRUE(r) << err.message;
-  if (!r) return {};
-  const reader::table_def* t = reader::find_table(table);
-  std::vector<reader::row> rows;
-  EXPECT_FALSE(r->scan(*t, rows));
-  std::vector<named_row> out;
-  for (const auto& row : rows) {
-    named_row m;
-    for (std::size_t c = 0; c < t->columns.size(); ++c) m[t->columns[c].name] = row[c];
-    out.push_back(std::move(m));
-  }
-  return out;
-}
-
-std::int64_t I(const named_row& r, const char* c) { return r.at(c).null ? -1 : r.at(c).i; }
-std::string S(const named_row& r, const char* c) { return r.at(c).null ? "<NULL>" : r.at(c).s; }
 
 // The rows of a thread in a table with this operation, oldest first.
 std::vector<named_row> rows_of(const char* table, std::uint64_t thread, const char* operation) {

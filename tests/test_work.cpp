@@ -16,6 +16,7 @@
 #include "agent/region/histogram.h"
 #include "agent/region/setup.h"
 #include "tests/agent_test_util.h"
+#include "tests/named_rows.h"
 #include "timers/timer.h"
 
 namespace {
@@ -24,29 +25,10 @@ using namespace pfs;
 using pfs::test::in_child;
 using pfs::test::small_options;
 
-// Rows of a table as maps column -> cell, for readable checks.
-using named_row = std::map<std::string, reader::cell>;
-
-std::vector<named_row> scan(const char* table) {
-  region_error err;
-  auto r = reader::region_reader::open(current_region()->path(), false, err);
-  EXPECT_TRUE(r) << err.message;
-  if (!r) return {};
-  const reader::table_def* t = reader::find_table(table);
-  EXPECT_NE(t, nullptr) << table;
-  std::vector<reader::row> rows;
-  EXPECT_FALSE(r->scan(*t, rows));
-  std::vector<named_row> out;
-  for (const auto& row : rows) {
-    named_row m;
-    for (std::size_t c = 0; c < t->columns.size(); ++c) m[t->columns[c].name] = row[c];
-    out.push_back(std::move(m));
-  }
-  return out;
-}
-
-std::int64_t I(const named_row& r, const char* c) { return r.at(c).null ? -1 : r.at(c).i; }
-std::string S(const named_row& r, const char* c) { return r.at(c).null ? "<NULL>" : r.at(c).s; }
+using pfs::test::I;
+using pfs::test::named_row;
+using pfs::test::S;
+using pfs::test::scan;
 
 const named_row* find(const std::vector<named_row>& rows, const char* column, const std::string& value) {
   for (const auto& r : rows)

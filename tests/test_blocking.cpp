@@ -48,6 +48,18 @@ bool eventually(Pred pred) {
   return false;
 }
 
+// The thread's running wait with this operation, once it shows in
+// events_waits_current (a few seconds at most); false if it never does. thread is
+// read at each look: the thread sets it when it starts.
+bool running_wait(const std::atomic<std::uint64_t>& thread, const char* operation, named_row* out = nullptr) {
+  return eventually([&] {
+    const auto rows = rows_of("events_waits_current", thread.load(), operation);
+    if (rows.empty() || I(rows.back(), "end_event_id") != -1) return false;
+    if (out != nullptr) *out = rows.back();
+    return true;
+  });
+}
+
 // A one-shot gate between the scripted threads (not instrumented).
 struct gate {
   std::mutex m;
@@ -90,12 +102,7 @@ TEST(Blocking, AMutexWaitNamesTheHolderAndItsAcquisition) {
     });
     // While the waiter waits, its running wait names the holder.
     named_row running;
-    ASSERT_TRUE(eventually([&] {
-      const auto rows = rows_of("events_waits_current", waiter_id, "lock");
-      if (rows.empty() || I(rows.back(), "end_event_id") != -1) return false;
-      running = rows.back();
-      return true;
-    }));
+    ASSERT_TRUE(running_wait(waiter_id, "lock", &running));
     const auto acquisition = rows_of("events_waits_history_long", holder_id, "lock");
     ASSERT_EQ(acquisition.size(), 1u);
     EXPECT_EQ(I(running, "blocking_thread_id"), static_cast<std::int64_t>(holder_id.load()));
@@ -134,10 +141,7 @@ TEST(Blocking, RwlockReadersNameTheWriterAndWritersBlockedByReadersNameNobody) {
       rw.lock_shared();
       rw.unlock_shared();
     });
-    ASSERT_TRUE(eventually([&] {
-      const auto rows = rows_of("events_waits_current", reader_id, "read_lock");
-      return !rows.empty() && I(rows.back(), "end_event_id") == -1;
-    }));
+    ASSERT_TRUE(running_wait(reader_id, "read_lock"));
     done.release();
     writer.join();
     reader.join();
@@ -163,10 +167,7 @@ TEST(Blocking, RwlockReadersNameTheWriterAndWritersBlockedByReadersNameNobody) {
       rw.lock();
       rw.unlock();
     });
-    ASSERT_TRUE(eventually([&] {
-      const auto rows = rows_of("events_waits_current", writer2_id, "write_lock");
-      return !rows.empty() && I(rows.back(), "end_event_id") == -1;
-    }));
+    ASSERT_TRUE(running_wait(writer2_id, "write_lock"));
     finish.release();
     reader2.join();
     writer2.join();
@@ -191,10 +192,7 @@ TEST(Blocking, AConditionWaitNamesTheThreadThatSignalledIt) {
       // A wait that times out was signalled by nobody.
       cv.wait_for(g, std::chrono::milliseconds(5));
     });
-    ASSERT_TRUE(eventually([&] {
-      const auto rows = rows_of("events_waits_current", waiter_id, "wait");
-      return !rows.empty() && I(rows.back(), "end_event_id") == -1;
-    }));
+    ASSERT_TRUE(running_wait(waiter_id, "wait"));
     std::thread signaller([&] {
       signaller_id = thread_id();
       {
@@ -247,10 +245,7 @@ TEST(Blocking, TheCAbiNamesTheHolderOfALockHeldAtTheStart) {
       lock();
       unlock();
     });
-    ASSERT_TRUE(eventually([&] {
-      const auto rows = rows_of("events_waits_current", waiter_id, "lock");
-      return !rows.empty() && I(rows.back(), "end_event_id") == -1;
-    }));
+    ASSERT_TRUE(running_wait(waiter_id, "lock"));
     done.release();
     holder.join();
     waiter.join();

@@ -93,15 +93,7 @@ acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
 			size_t		r;
 
 			vacuum_delay_point();
-			rs = pfs_core_scan_next(scan, INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL,
-									&err);
-			if (rs == NULL)
-			{
-				if (err.kind != PFS_CORE_INTERRUPTED)
-					pfs_report_core_error(&err);
-				CHECK_FOR_INTERRUPTS();
-				continue;
-			}
+			rs = pfs_next_piece(scan);
 			for (r = 0; r < rs->nrows; r++)
 			{
 				if (numrows < targrows)

@@ -3,13 +3,14 @@
  * columns.c
  *	  Maps the columns of a foreign table to the columns of its region table,
  *	  for scans (perfschema_fdw.c), ANALYZE (analyze.c) and writes (modify.c),
- *	  and the cells of the core's pieces to Datums.
+ *	  and reads the core's pieces and turns their cells into Datums.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
@@ -187,5 +188,28 @@ pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row, int
 			values[attr] = text_datum(map, rows, &cells[k]);
 		else
 			values[attr] = Int64GetDatum(cells[k].value);
+	}
+}
+
+/*
+ * pfs_next_piece
+ *		The core's next piece of rows of a scan (scans and ANALYZE).  The core
+ *		polls the interrupt flag; when it stops for an interrupt that does not
+ *		end the query, the piece is read again.
+ */
+const PfsCoreRowset *
+pfs_next_piece(PfsCoreScan *scan)
+{
+	for (;;)
+	{
+		PfsCoreError err;
+		const PfsCoreRowset *rows;
+
+		CHECK_FOR_INTERRUPTS();
+		rows = pfs_core_scan_next(scan, INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL, &err);
+		if (rows != NULL)
+			return rows;
+		if (err.kind != PFS_CORE_INTERRUPTED)
+			pfs_report_core_error(&err);
 	}
 }

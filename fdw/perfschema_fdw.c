@@ -525,31 +525,6 @@ start_core_scan(ForeignScanState *node)
 }
 
 /*
- * next_piece
- *		The core's next piece of rows.  The core polls the interrupt flag;
- *		when it stops for an interrupt that does not end the query, the piece
- *		is read again.
- */
-static void
-next_piece(PfsScanState *state)
-{
-	for (;;)
-	{
-		PfsCoreError err;
-
-		CHECK_FOR_INTERRUPTS();
-		state->rows = pfs_core_scan_next(state->scan,
-										 INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL,
-										 &err);
-		state->next = 0;
-		if (state->rows != NULL)
-			return;
-		if (err.kind != PFS_CORE_INTERRUPTED)
-			pfs_report_core_error(&err);
-	}
-}
-
-/*
  * next_copied_row
  *		Return the next row as a virtual tuple; columns the query does not
  *		read are NULL.
@@ -570,7 +545,8 @@ next_copied_row(ForeignScanState *node)
 	{
 		if (state->rows != NULL && state->rows->last)
 			return slot;
-		next_piece(state);
+		state->rows = pfs_next_piece(state->scan);
+		state->next = 0;
 	}
 	rows = state->rows;
 	CHECK_FOR_INTERRUPTS();

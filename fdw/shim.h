@@ -52,6 +52,8 @@ typedef struct PfsCellMap
 extern void pfs_cell_map(int table, const bool *wanted, const int *core_attr, PfsCellMap *map);
 extern void pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row,
 						   int natts, Datum *values, bool *isnull);
+/* The next piece of a core scan; errors are reported (ereport). */
+extern const PfsCoreRowset *pfs_next_piece(PfsCoreScan *scan);
 /* The SQL type of a column type ("bigint", "text", ...). */
 extern const char *pfs_column_type_name(int type);
 

@@ -80,6 +80,8 @@ only_trace=$(q "SELECT count(*) FROM (SELECT * FROM trace.traced EXCEPT ALL SELE
 only_table=$(q "SELECT count(*) FROM (SELECT * FROM trace.shown EXCEPT ALL SELECT * FROM trace.traced) x")
 shown=$(q "SELECT count(*) FROM trace.shown")
 check "events_waits_history_long shows $shown rows of the traced threads" "[ $shown -eq $((threads * ops)) ]"
+blocked=$(q "SELECT count(*) FROM trace.traced WHERE blocking_thread_id IS NOT NULL")
+echo "traced waits that queued behind a holder (blocking_thread_id set): $blocked"
 check "every end line matches a history_long row, column for column ($only_trace differ)" "[ $only_trace -eq 0 ]"
 check "every history_long row of the traced threads is in the trace ($only_table differ)" "[ $only_table -eq 0 ]"
 q "SELECT thread_id, event_id, end_event_id, event_name, source, timer_wait, operation

@@ -6,6 +6,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -13,6 +15,7 @@
 #include "agent/provider/pfs_io.h"
 #include "agent/region/setup.h"
 #include "agent_test_util.h"
+#include "tests/named_rows.h"
 
 using namespace pfs;
 using namespace pfs::layout;
@@ -93,21 +96,67 @@ TEST(Trace, ExactLinesForAScriptedWorkload) {
     EXPECT_EQ(lines[1], "INSERT INTO events_waits_current VALUES (" + std::to_string(tid) +
                             ", 2, NULL, 'wait/synch/mutex/app/m', " + src +
                             ", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " + m_addr +
-                            ", NULL, NULL, 'lock', NULL, 0);");
+                            ", NULL, NULL, 'lock', NULL, 0, NULL, NULL, NULL);");
     EXPECT_EQ(lines[2], "INSERT INTO events_waits_current VALUES (" + std::to_string(tid) +
                             ", 2, 3, 'wait/synch/mutex/app/m', " + src +
                             ", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, " + m_addr +
-                            ", NULL, NULL, 'lock', NULL, 0);");
+                            ", NULL, NULL, 'lock', NULL, 0, NULL, NULL, NULL);");
     const std::string fname = "'" + dir + "/it''s data'";
-    EXPECT_NE(lines[3].find(", 3, NULL, 'wait/io/file/app/data', 'test_trace.cpp:" + std::to_string(open_line) +
-                            "', NULL, NULL, NULL, NULL, NULL, " + fname + ", NULL, 'FILE', "),
-              std::string::npos)
+    EXPECT_NE(
+        lines[3].find(", 3, NULL, 'wait/io/file/app/data', 'test_trace.cpp:" + std::to_string(open_line) +
+                      "', NULL, NULL, NULL, NULL, NULL, " + fname + ", NULL, 'FILE', "),
+        std::string::npos)
         << lines[3];
-    EXPECT_NE(lines[3].find(", NULL, NULL, 'create', NULL, 0);"), std::string::npos) << lines[3];
+    EXPECT_NE(lines[3].find(", NULL, NULL, 'create', NULL, 0, NULL, NULL, NULL);"), std::string::npos)
+        << lines[3];
     EXPECT_NE(lines[6].find("'test_trace.cpp:" + std::to_string(write_line) + "'"), std::string::npos);
-    EXPECT_NE(lines[6].find(", 'write', 3, 0);"), std::string::npos) << lines[6];  // NUMBER_OF_BYTES at the end
-    EXPECT_NE(lines[5].find(", 'write', NULL, 0);"), std::string::npos) << lines[5];
-    EXPECT_NE(lines[8].find(", 'close', NULL, 0);"), std::string::npos) << lines[8];
+    EXPECT_NE(lines[6].find(", 'write', 3, 0, NULL, NULL, NULL);"), std::string::npos)
+        << lines[6];  // NUMBER_OF_BYTES at the end
+    EXPECT_NE(lines[5].find(", 'write', NULL, 0, NULL, NULL, NULL);"), std::string::npos) << lines[5];
+    EXPECT_NE(lines[8].find(", 'close', NULL, 0, NULL, NULL, NULL);"), std::string::npos) << lines[8];
+  });
+}
+
+// A wait that had to queue: its end line names the holder and the holder's
+// acquisition, the same values as its events_waits_history_long row.
+TEST(Trace, AContendedWaitNamesItsBlocker) {
+  const std::string dir = make_dir("trace_blocked");
+  in_child([&] {
+    options o = trace_options("trace_blocked", dir);
+    o.consumers = "events_waits_current=ON,events_waits_history_long=ON";
+    ASSERT_TRUE(init(o)) << last_error();
+    trace_actor(*current_region(), true);
+    pfs::mutex m{"app", "m"};
+    const std::uint64_t holder = thread_id();
+    m.lock();
+    std::atomic<std::uint64_t> waiter{0};
+    std::thread t([&] {
+      waiter = thread_id();
+      pfs::lock_guard g(m);
+    });
+    // unlock only once the waiter's wait is running (it then has to queue)
+    bool waiting = false;
+    for (int i = 0; i < 4000 && !waiting; ++i) {
+      for (const auto& row : pfs::test::scan("events_waits_current"))
+        if (pfs::test::I(row, "thread_id") == static_cast<std::int64_t>(waiter.load()) &&
+            pfs::test::I(row, "end_event_id") == -1 && pfs::test::S(row, "operation") == "lock")
+          waiting = true;
+      if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_TRUE(waiting);
+    m.unlock();
+    t.join();
+    std::int64_t held_by = -1;
+    for (const auto& row : pfs::test::scan("events_waits_history_long"))
+      if (pfs::test::I(row, "thread_id") == static_cast<std::int64_t>(holder))
+        held_by = pfs::test::I(row, "event_id");
+    ASSERT_NE(held_by, -1);
+    pfs::shutdown();
+    const auto lines = lines_of(dir + "/thread.background." + std::to_string(waiter.load()));
+    ASSERT_EQ(lines.size(), 3u);  // header, start, end
+    const std::string tail =
+        ", 'lock', NULL, 0, " + std::to_string(holder) + ", " + std::to_string(held_by) + ", NULL);";
+    EXPECT_EQ(lines[2].substr(lines[2].size() - tail.size()), tail) << lines[2];
   });
 }
 
@@ -218,7 +267,8 @@ TEST(Trace, MergeToolOrdersThreadsByTimerStart) {
   });
   ASSERT_EQ(files_in(dir).size(), 2u);
   const std::string merged = dir + "/merged.sql";
-  const std::string cmd = std::string(PFS_BUILD_DIR) + "/tools/pfs_trace_merge '" + dir + "' > '" + merged + "'";
+  const std::string cmd =
+      std::string(PFS_BUILD_DIR) + "/tools/pfs_trace_merge '" + dir + "' > '" + merged + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const auto lines = lines_of(merged);
   ASSERT_EQ(lines.size(), 1u + 2000u);  // one header, every line of both files

@@ -8,17 +8,17 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
-#include <charconv>
 #include <cstring>
 #include <ctime>
 #include <string>
 
 #include "agent/provider/agent_internal.h"
 #include "agent/provider/io_path.h"
-#include "agent/region/setup.h"
 #include "agent/provider/trace.h"
+#include "agent/region/setup.h"
 
 namespace pfs::detail {
 
@@ -98,8 +98,8 @@ struct line_writer {
 
 void sanitize(std::string& s) {
   for (char& c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-          c == '.'))
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-' || c == '.'))
       c = '_';
 }
 
@@ -185,7 +185,10 @@ void format_event(line_writer& w, const wait_record& e) {
   w.comma();
   w.number(e.event_id);
   w.comma();
-  if (e.end_event_id != 0) w.number(e.end_event_id); else w.null();
+  if (e.end_event_id != 0)
+    w.number(e.end_event_id);
+  else
+    w.null();
   w.comma();
   w.literal(c.name, kNameLen);
   w.comma();
@@ -253,9 +256,32 @@ void format_event(line_writer& w, const wait_record& e) {
   else
     w.null();
   w.comma();
-  if (e.number_of_bytes >= 0) w.signed_number(e.number_of_bytes); else w.null();
+  if (e.number_of_bytes >= 0)
+    w.signed_number(e.number_of_bytes);
+  else
+    w.null();
   w.comma();
   w.number(e.flags);
+  // BLOCKING_THREAD_ID, BLOCKING_EVENT_ID (lock waits), SIGNALLING_THREAD_ID
+  // (condition waits): as the reader shows them (rows_waits.cpp, blocking_cells)
+  w.comma();
+  if (e.operation == kOpWait || e.operation == kOpTimedWait) {
+    w.put("NULL, NULL, ");
+    if (e.blocking_thread_id != 0)
+      w.number(e.blocking_thread_id);
+    else
+      w.null();
+  } else if (e.blocking_thread_id != 0) {
+    w.number(e.blocking_thread_id);
+    w.comma();
+    if (e.blocking_event_id != 0)
+      w.number(e.blocking_event_id);
+    else
+      w.null();
+    w.put(", NULL");
+  } else {
+    w.put("NULL, NULL, NULL");
+  }
   w.put(");\n");
 }
 

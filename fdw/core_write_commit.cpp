@@ -187,6 +187,9 @@ static void apply(const region_map& m, const PfsCoreRegion& region, const pendin
       case kResetWaitHistograms:
         setup::reset_wait_histograms(m);
         break;
+      case kResetLockContention:
+        setup::reset_lock_contention(m);
+        break;
       default:
         break;
     }

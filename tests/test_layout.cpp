@@ -99,6 +99,10 @@ std::string layout_text() {
   PFS_FIELD(sync_instance, owner_source);
   PFS_FIELD(sync_instance, owner_event_id);
   PFS_FIELD(sync_instance, stat);
+  PFS_RECORD(contention_record);
+  PFS_FIELD(contention_record, key);
+  PFS_FIELD(contention_record, incarnation);
+  PFS_FIELD(contention_record, stat);
   PFS_RECORD(actor_record);
   PFS_FIELD(actor_record, lock);
   PFS_FIELD(actor_record, enabled);
@@ -319,7 +323,8 @@ std::string layout_text() {
 #undef PFS_FIELD
 #undef PFS_RECORD
   // The numbering of arrays, lost counters, consumers and kinds is layout too.
-  out << "kArrayCount " << kArrayCount << "\n";
+  out << "kArrayCount " << kArrayCount << " kArrayLockContention " << kArrayLockContention << "\n";
+  out << "kLostLockContention " << kLostLockContention << "\n";
   out << "kLostSlots " << kLostSlots << "\n";
   out << "kConsumerSlots " << kConsumerSlots << "\n";
   out << "kHeaderSize " << kHeaderSize << "\n";

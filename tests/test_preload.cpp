@@ -392,6 +392,64 @@ TEST_F(Preload, EveryCallRecordedWithResultsAndErrnoUntouched) {
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }
 
+// Who blocks whom under the interposer: the contended lock of pl_calls names main
+// (its holder) and main's acquisition; lock_contention_by_instance counts that
+// wait under main's call site; the signalled condition wait names the signaller.
+TEST_F(Preload, ContendedWaitsNameTheirHolderAndSignaller) {
+  run_result r = run({program("pl_calls"), dir_}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  const auto waits = t.rows("events_waits_history_long");
+  auto by_event = [&](std::int64_t thread, std::int64_t event) {
+    for (const auto& e : waits)
+      if (e.at("thread_id").i == thread && e.at("event_id").i == event) return e;
+    return std::map<std::string, pfs::reader::cell>{};
+  };
+  int contended = 0;
+  for (const auto& e : waits) {
+    if (e.at("event_name").s != "wait/synch/mutex/pl_calls/static" ||
+        e.at("timer_wait").i < std::int64_t{20} * 1000 * 1000 * 1000)
+      continue;
+    ++contended;  // the contender's lock, held 30 ms by main
+    ASSERT_FALSE(e.at("blocking_thread_id").null);
+    ASSERT_FALSE(e.at("blocking_event_id").null);
+    EXPECT_NE(e.at("blocking_thread_id").i, e.at("thread_id").i);
+    const auto held = by_event(e.at("blocking_thread_id").i, e.at("blocking_event_id").i);
+    ASSERT_FALSE(held.empty()) << "the holder's acquisition is in history_long";
+    EXPECT_EQ(held.at("operation").s, "lock");
+    EXPECT_EQ(held.at("object_instance_begin").i, e.at("object_instance_begin").i);
+    EXPECT_TRUE(matches(held.at("source").s, "pl_calls:main+")) << held.at("source").s;
+    // lock_contention_by_instance: that one wait, under main's call site.
+    int rows = 0;
+    for (const auto& c : t.rows("lock_contention_by_instance")) {
+      if (c.at("object_instance_begin").i != e.at("object_instance_begin").i) continue;
+      ++rows;
+      EXPECT_EQ(c.at("blocking_source").s, held.at("source").s);
+      EXPECT_EQ(c.at("count_star").i, 1);
+      EXPECT_EQ(c.at("max_timer_wait").i, e.at("timer_wait").i);
+    }
+    EXPECT_EQ(rows, 1);
+  }
+  EXPECT_EQ(contended, 1);
+  // The condition wait that the signaller thread ended, and the one that timed out.
+  int signalled = 0, timed_out = 0;
+  for (const auto& e : waits) {
+    if (e.at("event_name").s != "wait/synch/cond/pl_calls/main") continue;
+    EXPECT_TRUE(e.at("blocking_thread_id").null);
+    if (e.at("operation").s == "wait") {
+      ++signalled;
+      ASSERT_FALSE(e.at("signalling_thread_id").null);
+      EXPECT_NE(e.at("signalling_thread_id").i, e.at("thread_id").i);
+    } else {
+      ++timed_out;
+      EXPECT_TRUE(e.at("signalling_thread_id").null);
+    }
+  }
+  EXPECT_EQ(signalled, 1);
+  EXPECT_EQ(timed_out, 1);
+}
+
 TEST_F(Preload, InstrumentsOffOrNoRegionChangeNothing) {
   // No rule: every instrument off (the classes exist, nothing is counted).
   run_result off = run({program("pl_calls"), dir_}, env(""));

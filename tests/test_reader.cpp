@@ -1150,7 +1150,7 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::setup_objects), 16);
   EXPECT_EQ(static_cast<int>(table_id::table_io_waits_summary_by_index_usage), 21);
   EXPECT_EQ(static_cast<int>(table_id::events_stages_current), 22);
-  EXPECT_EQ(static_cast<int>(table_id::count), 41);
+  EXPECT_EQ(static_cast<int>(table_id::count), 42);
 
   EXPECT_EQ(names_of(T(table_id::setup_objects)),
             (std::vector<std::string>{"object_type", "object_schema", "object_name", "enabled", "timed"}));

@@ -150,6 +150,8 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
     store_relaxed(s.class_index, key);
     store_relaxed(s.identity, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(identity)));
     store_relaxed(s.owner_thread_id, std::uint64_t{0});
+    store_relaxed(s.owner_event_id, std::uint64_t{0});
+    store_relaxed(s.owner_source, 0u);
     store_relaxed(s.readers, 0u);
     store_relaxed(s.stat.count, std::uint64_t{0});
     store_relaxed(s.stat.sum, std::uint64_t{0});

@@ -45,11 +45,13 @@ using namespace pfs::detail;
 extern "C" {
 
 // The C ABI times every call: a lock that another thread holds at the start will
-// wait for it (a try-lock does not wait: nobody blocks it).
+// wait for it (a try-lock does not wait: nobody blocks it). Such a wait is also
+// the one lock_contention_by_instance counts (the C ABI makes no try first, so a
+// wait for a lock held only by readers is not seen as contended).
 int pfs_start_mutex_wait(pfs_wait_locker* locker, pfs_sync* m, int op, const char* file, unsigned line) {
   wait_locker& l = as_locker(locker);
   if (!begin_wait(l, as_instance(m), op)) return 0;
-  if (op == PFS_OP_LOCK) note_blocker(l);
+  if (op == PFS_OP_LOCK) l.contended = note_blocker(l);
   start_running(l, file, line);
   return 1;
 }
@@ -61,7 +63,7 @@ void pfs_unlock_mutex(pfs_sync* m) {
 int pfs_start_rwlock_wait(pfs_wait_locker* locker, pfs_sync* rw, int op, const char* file, unsigned line) {
   wait_locker& l = as_locker(locker);
   if (!begin_wait(l, as_instance(rw), op)) return 0;
-  if (op == PFS_OP_READ_LOCK || op == PFS_OP_WRITE_LOCK) note_blocker(l);
+  if (op == PFS_OP_READ_LOCK || op == PFS_OP_WRITE_LOCK) l.contended = note_blocker(l);
   start_running(l, file, line);
   return 1;
 }

@@ -102,18 +102,23 @@ void bump_lost(lost_id id);
 void trace_event(thread_context& t, const wait_record& e);  // one line of the thread's trace file
 // The first timed wait of a (thread, class), or one whose histogram is shared.
 void add_to_histogram_slow(thread_context& t, std::uint32_t class_index, std::uint64_t ps);
+struct wait_locker;
+// A contended lock wait ended: lock_contention_by_instance (agent_contention.cpp).
+void add_contention(const wait_locker& l, std::uint64_t ps);
 
 // The state of one wait in progress, on the caller's stack (pfs_wait_locker in C).
 struct wait_locker {
   thread_context* thread;
   sync_instance* instance;
-  sync_instance* cond_mutex;  // condition waits: the mutex waited with
-  wait_record* slot;          // its events_waits_current slot, or nullptr
-  void* object;               // file io: file_instance*; table io: table_share*
-  std::uint8_t class_flags;   // class derived flags at start
-  std::uint8_t thread_flags;  // thread derived flags at start
-  std::uint8_t created;       // file name waits: the start created the file instance
-  wait_record event;          // the event as it is written (kept local, stored with no reloads)
+  sync_instance* cond_mutex;      // condition waits: the mutex waited with
+  wait_record* slot;              // its events_waits_current slot, or nullptr
+  void* object;                   // file io: file_instance*; table io: table_share*
+  std::uint8_t class_flags;       // class derived flags at start
+  std::uint8_t thread_flags;      // thread derived flags at start
+  std::uint8_t created;           // file name waits: the start created the file instance
+  std::uint8_t contended;         // a lock wait that had to queue (lock_contention_by_instance)
+  std::uint32_t blocking_source;  // contended: SOURCE of the holder's acquisition (0 = unknown)
+  wait_record event;              // the event as it is written (kept local, stored with no reloads)
 };
 
 // Traced: the class has TRACE_ENABLED and the thread's actor too (trace worklog).
@@ -255,10 +260,12 @@ inline bool begin_wait_flags(wait_locker& l, std::uint32_t key, std::uint8_t cfl
   l.class_flags = cflags;
   l.thread_flags = load_relaxed(t.rec->derived);
   l.created = 0;
+  l.contended = 0;
   wait_record& e = l.event;
   e.timer = (cflags & kFlagTimed) ? load_relaxed(g_hot.header->wait_timer) : std::uint8_t{0};
   e.operation = static_cast<std::uint8_t>(op);
   e.class_index = key;
+  e.source_index = 0;  // set when a slot numbers the event (set_owner keeps it)
   e.timer_start = 0;
   e.timer_end = 0;
   e.object_instance_begin = identity;
@@ -329,21 +336,28 @@ inline void start_running(wait_locker& l, const char* file, unsigned line) {
   l.slot = slot;
 }
 
-// Who holds the lock the thread is about to wait for: its THREAD_ID and the
-// EVENT_ID of its acquisition, read as a pair that one acquisition wrote (the
-// owner may change meanwhile: then, or when nobody holds it, unknown).
-inline void note_blocker(wait_locker& l) {
+// Who holds the lock the thread is about to wait for: its THREAD_ID, the EVENT_ID
+// and SOURCE of its acquisition, read as what one acquisition wrote (the owner may
+// change meanwhile: then, or when nobody holds it, unknown). True if a holder is
+// known.
+inline bool note_blocker(wait_locker& l) {
   const sync_instance& s = *l.instance;
   const std::uint64_t event = load_relaxed(s.owner_event_id);
+  const std::uint32_t source = load_relaxed(s.owner_source);
   const std::uint64_t thread = load_relaxed(s.owner_thread_id);
   std::atomic_thread_fence(std::memory_order_acquire);
-  if (thread == 0 || load_relaxed(s.owner_event_id) != event) return;
+  if (thread == 0 || load_relaxed(s.owner_event_id) != event) return false;
   l.event.blocking_thread_id = thread;
   l.event.blocking_event_id = event;
+  l.blocking_source = source;
+  return true;
 }
 
-// A lock acquisition that must wait: who blocks it, then the running event.
+// A lock acquisition that must wait (its try-lock failed): who blocks it, then
+// the running event.
 inline void start_contended(wait_locker& l, const char* file, unsigned line) {
+  l.contended = 1;
+  l.blocking_source = 0;
   note_blocker(l);
   start_running(l, file, line);
 }
@@ -477,7 +491,10 @@ inline bool start_wait(wait_locker& l, sync_instance* s, int op, const char* fil
 inline void end_mutex_wait(wait_locker& l, int rc) {
   // The thread holds the mutex now: it is the only writer of its statistics.
   if (rc == 0) set_owner(l, *l.instance);
-  l.thread->lock_time += end_wait(l, false);
+  const std::uint64_t ps = end_wait(l, false);
+  l.thread->lock_time += ps;
+  if (l.contended) [[unlikely]]
+    add_contention(l, ps);
 }
 
 inline bool is_read_lock(const wait_locker& l) {
@@ -493,7 +510,10 @@ inline void end_rwlock_wait(wait_locker& l, int rc) {
       set_owner(l, *l.instance);
   }
   // Readers hold the lock together, so their statistics need atomic updates.
-  l.thread->lock_time += end_wait(l, read);
+  const std::uint64_t ps = end_wait(l, read);
+  l.thread->lock_time += ps;
+  if (l.contended) [[unlikely]]
+    add_contention(l, ps);
 }
 
 // A mutex (or a rwlock for writing) taken, or a try-lock tried, without blocking.

@@ -110,14 +110,17 @@ inline rd read_thread(const thread_record& r, thread_copy& c, std::uint32_t* loc
       lock_out);
 }
 
-inline rd read_sync(const sync_instance& r, sync_copy& c) {
-  return read_versioned(r, [&c](const sync_instance& s) {
-    c.class_index = load_relaxed(s.class_index);
-    c.identity = load_relaxed(s.identity);
-    c.owner_thread_id = load_relaxed(s.owner_thread_id);
-    c.readers = load_relaxed(s.readers);
-    c.stat = load_stat(s.stat);
-  });
+inline rd read_sync(const sync_instance& r, sync_copy& c, std::uint32_t* lock_out = nullptr) {
+  return read_versioned(
+      r,
+      [&c](const sync_instance& s) {
+        c.class_index = load_relaxed(s.class_index);
+        c.identity = load_relaxed(s.identity);
+        c.owner_thread_id = load_relaxed(s.owner_thread_id);
+        c.readers = load_relaxed(s.readers);
+        c.stat = load_stat(s.stat);
+      },
+      lock_out);
 }
 
 inline rd read_actor(const actor_record& r, actor_copy& c) {

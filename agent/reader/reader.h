@@ -119,6 +119,8 @@ enum class table_id : std::uint32_t {
   events_statements_histogram_global,
   events_statements_histogram_by_digest,
   events_waits_histogram_global_by_event_name,
+  // Who blocks whom (beyond MySQL).
+  lock_contention_by_instance,
   count,
 };
 
@@ -154,6 +156,7 @@ enum truncate_effect : unsigned {
   kResetStatementHistogram = 1u << 25,  // events_statements_histogram_global
   kResetDigestHistograms = 1u << 26,    // events_statements_histogram_by_digest
   kResetWaitHistograms = 1u << 27,      // events_waits_histogram_global_by_event_name
+  kResetLockContention = 1u << 28,      // lock_contention_by_instance
 };
 
 // The changes SQL may make (write_rules::ops).

@@ -125,6 +125,7 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayStatementHistogram, sizeof(latency_histogram), "events_statements_histogram_global"},
     {kArrayWaitHistograms, sizeof(thread_histogram), "wait_histograms"},
     {kArrayClassWaitHistograms, sizeof(latency_histogram), "events_waits_histogram_global_by_event_name"},
+    {kArrayLockContention, sizeof(contention_record), "lock_contention_by_instance"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -139,7 +140,7 @@ inline constexpr const char* kLostNames[] = {
     "locker_lost",           "sources_lost",           "trace_errors",
     "region_faults",         "stage_classes_lost",     "statement_classes_lost",
     "digest_lost",           "nested_statement_lost",  "work_call_errors",
-    "sql_text_truncated",    "wait_histograms_shared",
+    "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -272,6 +273,7 @@ class scanner {
   void digests();
   void statement_histogram(bool by_digest);
   void wait_histograms();
+  void lock_contention();  // rows_contention.cpp
 
  private:
   row_builder& add_row() {

@@ -497,6 +497,14 @@ const std::vector<table_entry>& registry() noexcept {
         [](scanner& s) { s.wait_histograms(); },
         [](const impl& r) { return r.classes * kHistogramBuckets; },
         truncatable(kResetWaitHistograms, kResetWaitHistograms | kResetWait));
+    // Beyond MySQL: the contended waits of each lock instance by the SOURCE of the
+    // holder's acquisition (NULL: the holder was not known, e.g. readers).
+    add(table_id::lock_contention_by_instance, "lock_contention_by_instance",
+        with_stats({T("event_name"), I("object_instance_begin"), T("blocking_source", true)}),
+        "PFS_LOCK_CONTENTION_SIZE",
+        [](scanner& s) { s.lock_contention(); },
+        [](const impl& r) { return r.count(kArrayLockContention); },
+        truncatable(kResetLockContention, kResetLockContention));
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

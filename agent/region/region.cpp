@@ -123,6 +123,7 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayStatementHistogram, 1, sizeof(latency_histogram)},
       {kArrayWaitHistograms, s.wait_histograms, sizeof(thread_histogram)},
       {kArrayClassWaitHistograms, s.max_classes, sizeof(latency_histogram)},
+      {kArrayLockContention, s.lock_contention_size, sizeof(contention_record)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -165,6 +166,8 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
       return sizeof(latency_histogram);
     case kArrayWaitHistograms:
       return sizeof(thread_histogram);
+    case kArrayLockContention:
+      return sizeof(contention_record);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -314,6 +317,7 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_MAX_SQL_TEXT_LENGTH", &max_sql_text_length},
       {"PFS_DIGESTS_SIZE", &digest_size},
       {"PFS_WAIT_HISTOGRAMS", &wait_histograms},
+      {"PFS_LOCK_CONTENTION_SIZE", &lock_contention_size},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);

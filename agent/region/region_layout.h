@@ -92,6 +92,7 @@ enum array_id : std::uint32_t {
   kArrayStatementHistogram = 33,      // histogram[1]: events_statements_histogram_global
   kArrayWaitHistograms = 34,          // thread_histogram[wait_histograms]: per (thread, class)
   kArrayClassWaitHistograms = 35,     // histogram[max_classes]: exited threads, and overflow
+  kArrayLockContention = 36,          // contention_record[lock_contention_size]: waits by blocking source
   kArrayCount = 48,
 };
 
@@ -158,6 +159,7 @@ enum lost_id : std::uint32_t {
   kWorkCallErrors,        // an end without a start, unbalanced nesting, a stage with no class...
   kSqlTextTruncated,      // statements whose SQL_TEXT was cut at max_sql_text_length
   kWaitHistogramsShared,  // (thread, class) pairs without a histogram of their own
+  kLostLockContention,    // contended waits not counted in lock_contention_by_instance (table full)
   kLostCount,
   kLostSlots = 32,
 };
@@ -428,6 +430,30 @@ struct sync_instance {
   wait_stat stat;                // events_waits_summary_by_instance
 };
 
+// lock_contention_by_instance: the waits a mutex or rwlock instance made threads
+// queue for, by the SOURCE of the holder's acquisition. An open-addressing table:
+// a contended wait claims its entry with one CAS on key (0 = free), then adds to
+// it with atomic adds (several waiters of one lock at once). An entry belongs to
+// one life of its instance (incarnation: the instance's lock word when it was
+// claimed), so a destroyed lock's counts never pass to the next lock in its slot;
+// readers show an entry while its instance is that life still. Two threads
+// claiming the same key at once may make two entries: readers add them up.
+inline constexpr std::uint64_t kContentionMutex = 1;
+inline constexpr std::uint64_t kContentionRwlock = 2;
+inline constexpr std::uint32_t kContentionProbes = 8;  // slots tried before a wait is counted lost
+// key = kind << 62 | instance index (1-based) << 32 | blocking source (1-based; 0 = unknown holder)
+inline constexpr std::uint64_t contention_key(std::uint64_t kind, std::uint64_t instance,
+                                              std::uint32_t source) {
+  return kind << 62 | instance << 32 | source;
+}
+struct contention_record {
+  std::uint64_t key;
+  std::uint32_t incarnation;
+  std::uint32_t pad;
+  wait_stat stat;  // COUNT_STAR, SUM/MIN/MAX_TIMER_WAIT (min UINT64_MAX while none was timed)
+  std::uint64_t pad2[2];
+};
+
 // setup_actors rows.
 struct actor_record {
   std::uint32_t lock;  // version+state
@@ -603,6 +629,7 @@ static_assert(sizeof(region_header) <= kHeaderSize);
 static_assert(std::is_trivially_copyable_v<wait_record> && std::is_standard_layout_v<wait_record>);
 static_assert(sizeof(wait_record) % 8 == 0);
 static_assert(sizeof(batch_record) == 64);
+static_assert(sizeof(contention_record) == 64);
 
 // The memory orders every side uses on these plain-data records (GCC/Clang
 // builtins on plain fields: no std::atomic members, so the records stay C-like

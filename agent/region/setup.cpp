@@ -669,6 +669,19 @@ void reset_wait_histograms(const region_map& region) {
   bump_generation(region);
 }
 
+void reset_lock_contention(const region_map& region) {
+  // Every entry freed: hidden first (a waiter compares the incarnation before it
+  // adds), then free for the next contended wait to claim (a claim starts its
+  // counts). A waiter adding to an entry as it is freed loses that wait (the usual
+  // reset race).
+  auto* e = region.array<contention_record>(kArrayLockContention);
+  for (std::uint64_t i = 0; i < region.count(kArrayLockContention); ++i) {
+    store_release(e[i].incarnation, 0u);
+    store_release(e[i].key, std::uint64_t{0});
+  }
+  bump_generation(region);
+}
+
 void reset_digests(const region_map& region) {
   // MySQL's TRUNCATE of the digest table empties it: the rows are freed and
   // claimed again by the next statements. A provider updating a row while it is

@@ -124,6 +124,7 @@ void reset_transaction_summaries(const region_map& region, bool by_thread);
 void reset_digest_histograms(const region_map& region);    // events_statements_histogram_by_digest
 void reset_statement_histogram(const region_map& region);  // events_statements_histogram_global
 void reset_wait_histograms(const region_map& region);      // events_waits_histogram_global_by_event_name
+void reset_lock_contention(const region_map& region);      // lock_contention_by_instance
 void reset_digests(const region_map& region);  // events_statements_summary_by_digest (+ its histograms)
 
 }  // namespace pfs::setup

@@ -1,0 +1,58 @@
+// Row builder of lock_contention_by_instance: the contended waits of each mutex
+// and rwlock instance, by the SOURCE of the holder's acquisition.
+#include <map>
+#include <tuple>
+
+#include "agent/reader/reader_internal.h"
+
+namespace pfs::reader::detail {
+
+void scanner::lock_contention() {
+  load_classes();
+  const std::uint64_t n = r_.count(kArrayLockContention);
+  // (kind, instance index, source, incarnation) -> the waits; the entries of one
+  // key added up (two waiters claiming one key at once may have made two).
+  using entry_key = std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>;
+  std::map<entry_key, wait_stat> waits;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const contention_record& e = *r_.at<contention_record>(kArrayLockContention, i);
+    const std::uint32_t incarnation = load_acquire(e.incarnation);
+    const std::uint64_t key = load_relaxed(e.key);
+    if (key == 0 || incarnation == 0) continue;
+    const wait_stat stat = load_stat(e.stat);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    // Freed (TRUNCATE) and claimed again meanwhile: its counts may be anyone's.
+    if (load_relaxed(e.key) != key || load_relaxed(e.incarnation) != incarnation) continue;
+    const std::uint64_t kind = key >> 62;
+    const std::uint64_t index = (key >> 32) & 0x3FFFFFFFu;
+    const array_id arr = kind == kContentionMutex ? kArrayMutexes : kArrayRwlocks;
+    if ((kind != kContentionMutex && kind != kContentionRwlock) || index == 0 || index > r_.count(arr)) {
+      ++invalid;
+      continue;
+    }
+    merge_stat(waits.try_emplace({kind, index, static_cast<std::uint32_t>(key), incarnation}, kZeroStat)
+                   .first->second,
+               stat);
+  }
+  // Only entries of the instance's present life: a lock destroyed and another
+  // created in its slot starts with no contention.
+  for (const auto& [key, stat] : waits) {
+    const auto& [kind, index, source, incarnation] = key;
+    const array_id arr = kind == kContentionMutex ? kArrayMutexes : kArrayRwlocks;
+    sync_copy s;
+    std::uint32_t lock = 0;
+    if (read_sync(*r_.at<sync_instance>(arr, index - 1), s, &lock) != rd::ok || lock != incarnation) continue;
+    const class_entry* c = class_at(s.class_index);
+    if (c == nullptr) {
+      ++invalid;
+      continue;
+    }
+    auto& x = add_row();
+    x.push_back(text_cell(std::string_view(c->name)));
+    x.push_back(int_cell(s.identity));
+    x.push_back(source_cell(source));
+    append_stat_cells(x, stat);
+  }
+}
+
+}  // namespace pfs::reader::detail

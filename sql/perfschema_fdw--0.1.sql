@@ -267,7 +267,101 @@ BEGIN
                      AND s.event_id = CASE w.nesting_event_type WHEN 'STATEMENT' THEN w.nesting_event_id
                                                                 WHEN 'STAGE' THEN g.nesting_event_id END
          GROUP BY s.event_name, s.digest_text, s.digest, w.event_name
-         ORDER BY sum(w.timer_wait) DESC NULLS LAST, 1, 3 $$)
+         ORDER BY sum(w.timer_wait) DESC NULLS LAST, 1, 3 $$),
+      -- Who blocks whom (the shape of sys.innodb_lock_waits, for every instrumented
+      -- mutex and rwlock): each lock wait running now, the thread it waits for, what
+      -- that thread is doing now and how long it has held the lock. Empty when the
+      -- process is not running (its last waits are not waits any more).
+      ('lock_waits',
+       ARRAY['events_waits_current', 'events_waits_history', 'events_waits_history_long',
+             'events_stages_current', 'events_statements_current', 'threads', 'status'], $$
+        WITH running AS MATERIALIZED (
+               SELECT w.*
+                 FROM %1$s.events_waits_current w
+                WHERE w.end_event_id IS NULL
+                  AND EXISTS (SELECT FROM %1$s.status
+                               WHERE variable_name = 'provider_alive' AND variable_value = 1)),
+             innermost_wait AS (
+               SELECT DISTINCT ON (thread_id) thread_id, event_name, source, timer_wait
+                 FROM running ORDER BY thread_id, event_id DESC),
+             stage AS (
+               SELECT DISTINCT ON (thread_id) thread_id, event_name
+                 FROM %1$s.events_stages_current WHERE end_event_id IS NULL
+                ORDER BY thread_id, event_id DESC),
+             statement AS (
+               SELECT DISTINCT ON (thread_id) thread_id, sql_text
+                 FROM %1$s.events_statements_current WHERE end_event_id IS NULL
+                ORDER BY thread_id, event_id DESC),
+             acquired AS (
+               SELECT thread_id, event_id, source, timer_end FROM %1$s.events_waits_history
+               UNION SELECT thread_id, event_id, source, timer_end FROM %1$s.events_waits_history_long
+               UNION SELECT thread_id, event_id, source, timer_end FROM %1$s.events_waits_current
+                      WHERE end_event_id IS NOT NULL)
+        SELECT %2$s(w.timer_wait) AS wait_age,
+               w.event_name AS locked_lock,
+               w.object_instance_begin AS locked_instance,
+               w.operation AS waiting_lock_mode,
+               w.thread_id AS waiting_thread_id,
+               wt.name AS waiting_thread,
+               w.event_id AS waiting_event_id,
+               w.source AS waiting_source,
+               ws.event_name AS waiting_stage,
+               wq.sql_text AS waiting_statement,
+               w.blocking_thread_id,
+               bt.name AS blocking_thread,
+               w.blocking_event_id,
+               a.source AS blocking_lock_source,
+               %2$s(w.timer_end - a.timer_end) AS blocking_lock_held,
+               bw.event_name AS blocking_current_wait,
+               %2$s(bw.timer_wait) AS blocking_current_wait_age,
+               bs.event_name AS blocking_stage,
+               bq.sql_text AS blocking_statement
+          FROM running w
+          LEFT JOIN %1$s.threads wt ON wt.thread_id = w.thread_id
+          LEFT JOIN stage ws ON ws.thread_id = w.thread_id
+          LEFT JOIN statement wq ON wq.thread_id = w.thread_id
+          LEFT JOIN %1$s.threads bt ON bt.thread_id = w.blocking_thread_id
+          LEFT JOIN acquired a ON a.thread_id = w.blocking_thread_id AND a.event_id = w.blocking_event_id
+          LEFT JOIN innermost_wait bw ON bw.thread_id = w.blocking_thread_id
+          LEFT JOIN stage bs ON bs.thread_id = w.blocking_thread_id
+          LEFT JOIN statement bq ON bq.thread_id = w.blocking_thread_id
+         WHERE w.operation IN ('lock', 'read_lock', 'write_lock')
+         ORDER BY w.timer_wait DESC, w.thread_id $$),
+      -- Deadlocks: cycles in the wait-for graph of the running lock waits (each
+      -- waiting thread points to the holder its wait names), by a recursive walk
+      -- from every waiter. One row per cycle, listed from its smallest thread id,
+      -- for as long as it lasts. A writer blocked by readers names no holder, so a
+      -- cycle through it is not seen.
+      ('lock_wait_cycles', ARRAY['events_waits_current', 'threads', 'status'], $$
+        WITH RECURSIVE edges AS MATERIALIZED (
+               SELECT thread_id AS waiter, blocking_thread_id AS holder, event_name, object_instance_begin,
+                      source, timer_wait
+                 FROM %1$s.events_waits_current
+                WHERE end_event_id IS NULL AND operation IN ('lock', 'read_lock', 'write_lock')
+                  AND blocking_thread_id IS NOT NULL
+                  AND EXISTS (SELECT FROM %1$s.status
+                               WHERE variable_name = 'provider_alive' AND variable_value = 1)),
+             walk AS (
+               SELECT waiter AS first, holder AS next, ARRAY[waiter] AS threads, ARRAY[event_name] AS locks,
+                      ARRAY[object_instance_begin] AS instances, ARRAY[source] AS sources, timer_wait AS age
+                 FROM edges
+               UNION ALL
+               SELECT w.first, e.holder, w.threads || e.waiter, w.locks || e.event_name,
+                      w.instances || e.object_instance_begin, w.sources || e.source, least(w.age, e.timer_wait)
+                 FROM walk w JOIN edges e ON e.waiter = w.next
+                WHERE w.next <> w.first AND e.waiter <> ALL (w.threads))
+        SELECT cardinality(c.threads) AS threads_in_cycle,
+               c.threads AS thread_ids,
+               (SELECT array_agg(coalesce(t.name, '?') ORDER BY u.n)
+                  FROM unnest(c.threads) WITH ORDINALITY AS u(id, n)
+                  LEFT JOIN %1$s.threads t ON t.thread_id = u.id) AS thread_names,
+               c.locks AS waiting_for_locks,
+               c.instances AS waiting_for_instances,
+               c.sources AS waiting_sources,
+               %2$s(c.age) AS cycle_age
+          FROM walk c
+         WHERE c.next = c.first AND c.first = (SELECT min(x) FROM unnest(c.threads) AS x)
+         ORDER BY c.age DESC, c.threads $$)
     ) AS d(name, tables, body)
   LOOP
     SELECT array_agg(format('"%s"', t)) INTO missing
@@ -290,4 +384,4 @@ END
 $function$;
 
 COMMENT ON FUNCTION perfschema_create_views(name, name) IS
-  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement, when present) in target_schema over an imported performance_schema in source_schema';
+  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement; lock waits and lock wait cycles, when present) in target_schema over an imported performance_schema in source_schema';

@@ -47,6 +47,9 @@ SELECT * FROM ps.events_waits_summary_by_instance ORDER BY object_instance_begin
 
 SELECT * FROM ps.mutex_instances ORDER BY object_instance_begin;
 SELECT * FROM ps.rwlock_instances ORDER BY object_instance_begin;
+-- lock_contention_by_instance: entries of one key added up, an earlier life of
+-- a lock's slot not shown
+SELECT * FROM ps.lock_contention_by_instance ORDER BY event_name, blocking_source;
 SELECT * FROM ps.cond_instances ORDER BY object_instance_begin;
 
 -- status: the rows of the wait arrays and their lost counters (arrays added to

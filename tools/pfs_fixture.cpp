@@ -327,6 +327,15 @@ class writer {
     sync_instance& rw = set_sync(kArrayRwlocks, 0, kCacheRw, 0x3000, {3, 0, kNoMin, 0});
     rw.readers = 2;
     set_sync(kArrayConds, 0, kQueueNotEmpty, 0x4000, {1, 60000000, 60000000, 60000000});
+    // lock_contention_by_instance: queue_lock's waits behind queue.cpp:42, in two
+    // entries of one key (two waiters claimed it at once: shown as one row);
+    // cache_rw's waits behind readers (no source); an entry of an earlier life of
+    // cache_lock's slot (another incarnation: not shown).
+    auto* c = m_.array<contention_record>(kArrayLockContention);
+    c[0] = {contention_key(kContentionMutex, 1, 1), m1.lock, 0, {2, 5000000, 2000000, 3000000}, {}};
+    c[3] = {contention_key(kContentionMutex, 1, 1), m1.lock, 0, {1, 1000000, 1000000, 1000000}, {}};
+    c[5] = {contention_key(kContentionRwlock, 1, 0), rw.lock, 0, {1, 4000000, 4000000, 4000000}, {}};
+    c[6] = {contention_key(kContentionMutex, 2, 2), m1.lock + kVersionInc, 0, {9, 9, 1, 1}, {}};
   }
 
   // events_waits_summary_by_thread_by_event_name: a few non-zero cells.
@@ -494,6 +503,7 @@ int main(int argc, char** argv) {
   s.max_tables = 2;
   s.max_indexes_per_table = 2;
   s.setup_objects_size = 2;
+  s.lock_contention_size = 8;
 
   region_error err;  // create replaces an earlier file, unless a live provider owns it
   region_map m = region_map::create(o.path, s, o.mode, err);

@@ -15,10 +15,14 @@
 //                   --burst-threads threads that each lock live/burst_lock
 //                   --burst-ops times and exit (their trace files are complete
 //                   then), and writes "<file>.done"
+//   deadlocks       (--deadlocks=2,3) for each length N, N threads each lock
+//                   their own live/deadlockN_lock and then the next one's: a
+//                   cycle in the wait-for graph that lasts until the process is
+//                   killed (it then ends with _exit: the threads never return)
 //
 //   PFS_REGION=/path pfs_live [--seconds=N] [--hot-threads=N] [--burst-ops-per-ms=N]
 //       [--slow=0|1] [--hold-us=N] [--probe-file=PATH] [--burst-file=PATH]
-//       [--burst-threads=N] [--burst-ops=N] [--group=NAME]
+//       [--burst-threads=N] [--burst-ops=N] [--deadlocks=N,...] [--group=NAME]
 //
 // Defaults when the variables are not set: PFS_INSTRUMENT='%=ON', and the region
 // mode 0660 with the group of --group (default "postgres" when that group exists),
@@ -27,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -35,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -60,6 +66,7 @@ struct settings {
   std::string burst_file;
   int burst_threads = 4;
   int burst_ops = 1000;
+  std::vector<int> deadlocks;  // cycle lengths
   std::string group = "postgres";
 };
 
@@ -68,7 +75,7 @@ struct settings {
                "pfs_live: %s\n"
                "usage: PFS_REGION=/path pfs_live [--seconds=N] [--hot-threads=N] [--burst-ops-per-ms=N]\n"
                "       [--slow=0|1] [--hold-us=N] [--probe-file=PATH] [--burst-file=PATH]\n"
-               "       [--burst-threads=N] [--burst-ops=N] [--group=NAME]\n",
+               "       [--burst-threads=N] [--burst-ops=N] [--deadlocks=N,...] [--group=NAME]\n",
                why);
   std::exit(2);
 }
@@ -102,7 +109,16 @@ settings parse(int argc, char** argv) {
       s.burst_threads = number("--burst-threads=");
     else if (a.starts_with("--burst-ops="))
       s.burst_ops = number("--burst-ops=");
-    else if (a.starts_with("--group="))
+    else if (a.starts_with("--deadlocks=")) {
+      const std::string list = text("--deadlocks=");
+      for (std::size_t at = 0; at < list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const int n = std::atoi(list.substr(at, comma - at).c_str());
+        if (n < 2 || n > 8) usage("--deadlocks: cycle lengths from 2 to 8");
+        s.deadlocks.push_back(n);
+        at = comma + 1;
+      }
+    } else if (a.starts_with("--group="))
       s.group = text("--group=");
     else
       usage("unrecognized argument");
@@ -218,6 +234,24 @@ void burst(objects& o, const settings& s) {
   if (FILE* f = std::fopen(done.c_str(), "w")) std::fclose(f);
 }
 
+// A cycle of n threads over n locks: thread k holds lock k, then waits for lock
+// k + 1 (mod n), which thread k + 1 holds. Never undone: the objects are leaked
+// and the threads detached.
+void start_deadlock(int n) {
+  const std::string name = "deadlock" + std::to_string(n) + "_lock";
+  auto* locks = new std::vector<std::unique_ptr<pfs::mutex>>();
+  for (int k = 0; k < n; ++k) locks->push_back(std::make_unique<pfs::mutex>("live", name.c_str()));
+  auto* holding = new std::atomic<int>(0);
+  for (int k = 0; k < n; ++k)
+    std::thread([locks, holding, n, k] {
+      pfs::register_thread("live", "deadlocked");
+      (*locks)[static_cast<std::size_t>(k)]->lock();
+      holding->fetch_add(1);
+      while (holding->load() < n) sleep_for_us(1000);
+      (*locks)[static_cast<std::size_t>((k + 1) % n)]->lock();  // never returns
+    }).detach();
+}
+
 // The region's group, so the PostgreSQL server's user may write the setup.
 void share_region(const std::string& group) {
   const pfs::region_map* r = pfs::current_region();
@@ -255,6 +289,7 @@ int main(int argc, char** argv) {
     }
     if (!s.probe_file.empty()) threads.emplace_back(probe, s.probe_file);
     if (!s.burst_file.empty()) threads.emplace_back(burst, std::ref(obj), std::cref(s));
+    for (int n : s.deadlocks) start_deadlock(n);
     std::printf("pfs_live: pid %d, %zu threads, region %s\n", static_cast<int>(getpid()), threads.size(),
                 o.region_path.c_str());
     std::fflush(stdout);
@@ -264,6 +299,10 @@ int main(int argc, char** argv) {
     for (auto& t : threads) t.join();
     std::printf("pfs_live: %llu hot lock/unlock pairs\n",
                 static_cast<unsigned long long>(obj.hot_ops.load()));
+    if (!s.deadlocks.empty()) {
+      std::fflush(stdout);
+      std::_Exit(0);  // deadlocked threads cannot be joined, nor their locks destroyed
+    }
   }
   pfs::shutdown();
   return 0;

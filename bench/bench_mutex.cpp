@@ -1,8 +1,11 @@
 // Uncontended lock+unlock: std::mutex against pfs::mutex with the instrument
 // disabled, counted (summaries only; and with events_waits_current), timed
-// (current + summaries) and timed with history (current, history, history_long).
+// (current + summaries) and timed with history (current, history, history_long);
+// the contended path's own cost (contended_path against contended_path_base), and
+// two threads queueing on one mutex (shared).
 // The agent is started once for the whole binary (a region in /tmp, removed at exit).
 #include <benchmark/benchmark.h>
+
 #include <mutex>
 #include <string>
 
@@ -68,6 +71,66 @@ void BM_MutexTraced(benchmark::State& state) {
   state.counters["events_per_iter"] = 1;
 }
 
+// The contended path's own cost, with no second thread: what a lock pays besides
+// its wait when its try-lock failed. The instance keeps an owner (this thread's
+// previous acquisition; the real lock is never taken), so every iteration names
+// a holder and adds to lock_contention_by_instance as a queued wait does.
+// contended_path: the path as it is (start_contended, end_mutex_wait);
+// contended_path_base: the same without who-blocks-whom (start_running,
+// set_owner, end_wait), the path before it existed. Their difference is the
+// price of BLOCKING_* and lock_contention_by_instance.
+// timed = false: a COUNTED instrument, without the two timer reads whose cost
+// (and noise) on a kvm-clock guest is larger than the difference measured.
+void run_contended_path(benchmark::State& state, const char* name, bool blocking, bool timed = true) {
+  pfs::bench::start_agent();
+  pfs::mutex m{"bench", name};
+  if (!timed) pfs::set_instrument(("wait/synch/mutex/bench/" + std::string(name)).c_str(), true, false);
+  { pfs::lock_guard warm(m); }
+  set_my_history(true);
+  auto* s = pfs::detail::as_instance(m.psi());
+  for (auto _ : state) {
+    pfs::detail::wait_locker l;
+    if (!pfs::detail::begin_wait(l, s, PFS_OP_LOCK)) continue;
+    if (blocking) {
+      pfs::detail::start_contended(l, __FILE__, __LINE__);
+      pfs::detail::end_mutex_wait(l, 0);
+    } else {
+      pfs::detail::start_running(l, __FILE__, __LINE__);
+      pfs::detail::set_owner(l, *s);
+      l.thread->lock_time += pfs::detail::end_wait(l, false);
+    }
+    benchmark::ClobberMemory();
+  }
+  pfs::detail::unlock_mutex(s);
+  state.counters["events_per_iter"] = 1;
+}
+void BM_MutexContendedPath(benchmark::State& state) { run_contended_path(state, "contended", true); }
+void BM_MutexContendedPathBase(benchmark::State& state) {
+  run_contended_path(state, "contended_base", false);
+}
+void BM_MutexContendedPathCounted(benchmark::State& state) {
+  run_contended_path(state, "contended_counted", true, false);
+}
+void BM_MutexContendedPathCountedBase(benchmark::State& state) {
+  run_contended_path(state, "contended_counted_base", false, false);
+}
+
+// Two threads on one mutex: real queueing (wall time per lock+unlock per thread).
+void BM_MutexShared(benchmark::State& state) {
+  pfs::bench::start_agent();
+  static pfs::mutex* shared = new pfs::mutex{"bench", "shared"};
+  { pfs::lock_guard warm(*shared); }
+  set_my_history(true);
+  std::uint64_t x = 1;
+  for (auto _ : state) {
+    shared->lock();
+    for (int i = 0; i < 16; ++i) x = x * 6364136223846793005u + 1;  // a short critical section
+    shared->unlock();
+  }
+  benchmark::DoNotOptimize(x);
+  state.counters["events_per_iter"] = 1;
+}
+
 const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw);
   benchmark::RegisterBenchmark("BM_Mutex/disabled", BM_MutexDisabled);
@@ -79,6 +142,11 @@ const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/traced", BM_MutexTraced)->Iterations(200000);
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw)->Threads(2);
   benchmark::RegisterBenchmark("BM_Mutex/timed_history", BM_MutexTimedHistory)->Threads(2);
+  benchmark::RegisterBenchmark("BM_Mutex/contended_path_base", BM_MutexContendedPathBase);
+  benchmark::RegisterBenchmark("BM_Mutex/contended_path", BM_MutexContendedPath);
+  benchmark::RegisterBenchmark("BM_Mutex/contended_path_counted_base", BM_MutexContendedPathCountedBase);
+  benchmark::RegisterBenchmark("BM_Mutex/contended_path_counted", BM_MutexContendedPathCounted);
+  benchmark::RegisterBenchmark("BM_Mutex/shared", BM_MutexShared)->Threads(2)->UseRealTime();
   return true;
 }();
 

@@ -1,7 +1,7 @@
 // lock_contention_by_instance: a contended mutex or rwlock wait, added to the
 // entry of (its lock instance, the SOURCE of the holder's acquisition). Only the
-// contended path comes here; the waiter has just waited, so a few atomic
-// operations on a shared entry cost nothing it would notice.
+// contended path comes here, and it pays a hash lookup and four stores (the
+// waiter now holds the lock, so nobody else writes the lock's entries).
 #include "agent/provider/agent_internal.h"
 
 namespace pfs::detail {
@@ -13,9 +13,12 @@ namespace {
 contention_record* find_or_claim(contention_record* table, std::uint64_t n, std::uint64_t key,
                                  std::uint32_t incarnation) {
   const std::uint64_t hash = (key ^ (std::uint64_t{incarnation} << 17)) * 0x9E3779B97F4A7C15ull;
-  const std::uint64_t start = (hash >> 32) % n;
-  for (std::uint32_t probe = 0; probe < kContentionProbes && probe < n; ++probe) {
-    contention_record& r = table[(start + probe) % n];
+  // The high 32 bits of the hash scaled to [0, n) with a multiply, not a division
+  // (a 64-bit division is the slowest instruction of this path).
+  std::uint64_t slot = ((hash >> 32) * n) >> 32;
+  for (std::uint32_t probe = 0; probe < kContentionProbes && probe < n; ++probe, ++slot) {
+    if (slot == n) slot = 0;
+    contention_record& r = table[slot];
     std::uint64_t k = load_acquire(r.key);
     if (k == 0) {
       if (__atomic_compare_exchange_n(&r.key, &k, key, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -38,28 +41,39 @@ contention_record* find_or_claim(contention_record* table, std::uint64_t n, std:
 
 }  // namespace
 
-void add_contention(const wait_locker& l, std::uint64_t ps) {
-  agent_state* a = g_agent;
-  if (a == nullptr || (l.class_flags & kFlagInstanceStats) == 0) return;
+void add_contention(const wait_locker& l, std::uint64_t ps, bool exclusive) {
+  const agent_state* a = g_agent;
+  if (a == nullptr || a->contention == nullptr || (l.class_flags & kFlagInstanceStats) == 0) return;
+  // The instance's kind and index from its address: no class lookup.
   const sync_instance* s = l.instance;
-  const std::uint32_t key_class = l.event.class_index;
-  if (s == nullptr || key_class == 0 || key_class > a->max_classes) return;
-  const std::uint8_t kind = a->classes[key_class - 1].kind;
-  if (kind != kKindMutex && kind != kKindRwlock) return;
-  const array_id id = kind == kKindMutex ? kArrayMutexes : kArrayRwlocks;
-  const sync_instance* base = a->region.array<sync_instance>(id);
-  auto* table = a->region.array<contention_record>(kArrayLockContention);
-  const std::uint64_t n = a->region.count(kArrayLockContention);
-  if (base == nullptr || table == nullptr) return;
-  const auto index = static_cast<std::uint64_t>(s - base) + 1;
-  const std::uint64_t key =
-      contention_key(kind == kKindMutex ? kContentionMutex : kContentionRwlock, index, l.blocking_source);
-  contention_record* r = find_or_claim(table, n, key, load_relaxed(s->lock));
+  const auto at = reinterpret_cast<std::uintptr_t>(s);
+  const auto in = [at](const sync_instance* base, std::uint64_t count) {
+    const auto first = reinterpret_cast<std::uintptr_t>(base);
+    return base != nullptr && at >= first && (at - first) / sizeof(sync_instance) < count;
+  };
+  std::uint64_t kind = 0, index = 0;
+  if (in(a->mutexes, a->mutex_count)) {
+    kind = kContentionMutex;
+    index = static_cast<std::uint64_t>(s - a->mutexes) + 1;
+  } else if (in(a->rwlocks, a->rwlock_count)) {
+    kind = kContentionRwlock;
+    index = static_cast<std::uint64_t>(s - a->rwlocks) + 1;
+  } else {
+    return;  // a condition: not a lock
+  }
+  contention_record* r = find_or_claim(a->contention, a->contention_count,
+                                       contention_key(kind, index, l.blocking_source), load_relaxed(s->lock));
   if (r == nullptr) {
     bump_lost(kLostLockContention);
     return;
   }
-  aggregate_shared(r->stat, l.event.timer != 0, ps);
+  // A waiter that now holds the lock alone is the only writer of the lock's
+  // entries (as of its instance statistics): plain stores. Readers, and a wait
+  // that failed, share them: atomic adds.
+  if (exclusive)
+    aggregate_single(r->stat, l.event.timer != 0, ps);
+  else
+    aggregate_shared(r->stat, l.event.timer != 0, ps);
 }
 
 }  // namespace pfs::detail

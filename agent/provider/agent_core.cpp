@@ -327,6 +327,12 @@ bool init(const options& opts) {
   a->batch_count = static_cast<std::uint32_t>(a->region.count(kArrayHistoryLongBatches));
   a->sources = a->region.array<source_record>(kArraySources);
   a->source_count = static_cast<std::uint32_t>(a->region.count(kArraySources));
+  a->contention = a->region.array<contention_record>(kArrayLockContention);
+  a->contention_count = a->region.count(kArrayLockContention);
+  a->mutexes = a->region.array<sync_instance>(kArrayMutexes);
+  a->mutex_count = a->region.count(kArrayMutexes);
+  a->rwlocks = a->region.array<sync_instance>(kArrayRwlocks);
+  a->rwlock_count = a->region.count(kArrayRwlocks);
   a->contexts.resize(h.max_threads);
   g_hot.header = &h;
   g_hot.classes = a->classes;

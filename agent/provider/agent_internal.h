@@ -32,6 +32,13 @@ struct agent_state {
   std::uint32_t batch_count = 0;
   source_record* sources = nullptr;
   std::uint32_t source_count = 0;
+  // lock_contention_by_instance and the instances its keys index (agent_contention.cpp)
+  contention_record* contention = nullptr;
+  std::uint64_t contention_count = 0;
+  const sync_instance* mutexes = nullptr;
+  std::uint64_t mutex_count = 0;
+  const sync_instance* rwlocks = nullptr;
+  std::uint64_t rwlock_count = 0;
   std::vector<thread_context> contexts;     // one per thread slot, sized at init
   std::vector<std::uint32_t> histogram_of;  // per thread slot and class: thread_context::wait_histogram_of
   // Per thread slot: its units of work in progress (thread_context::work). Allocated

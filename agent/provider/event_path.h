@@ -104,7 +104,9 @@ void trace_event(thread_context& t, const wait_record& e);  // one line of the t
 void add_to_histogram_slow(thread_context& t, std::uint32_t class_index, std::uint64_t ps);
 struct wait_locker;
 // A contended lock wait ended: lock_contention_by_instance (agent_contention.cpp).
-void add_contention(const wait_locker& l, std::uint64_t ps);
+// exclusive: the waiter now holds the lock alone (a mutex, or a rwlock for
+// writing), so no other waiter of it updates its entries meanwhile.
+void add_contention(const wait_locker& l, std::uint64_t ps, bool exclusive);
 
 // The state of one wait in progress, on the caller's stack (pfs_wait_locker in C).
 struct wait_locker {
@@ -494,7 +496,7 @@ inline void end_mutex_wait(wait_locker& l, int rc) {
   const std::uint64_t ps = end_wait(l, false);
   l.thread->lock_time += ps;
   if (l.contended) [[unlikely]]
-    add_contention(l, ps);
+    add_contention(l, ps, rc == 0);
 }
 
 inline bool is_read_lock(const wait_locker& l) {
@@ -513,7 +515,7 @@ inline void end_rwlock_wait(wait_locker& l, int rc) {
   const std::uint64_t ps = end_wait(l, read);
   l.thread->lock_time += ps;
   if (l.contended) [[unlikely]]
-    add_contention(l, ps);
+    add_contention(l, ps, rc == 0 && !read);
 }
 
 // A mutex (or a rwlock for writing) taken, or a try-lock tried, without blocking.

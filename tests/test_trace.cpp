@@ -71,7 +71,8 @@ TEST(Trace, ExactLinesForAScriptedWorkload) {
     ASSERT_TRUE(init(trace_options("trace_exact", dir))) << last_error();
     const region_map& r = *current_region();
     pfs::mutex m{"app", "m"};
-    { pfs::lock_guard g(m); }  // not traced yet: the actor row says NO
+    trace_actor(r, false);
+    { pfs::lock_guard g(m); }  // not traced: the actor row says NO
     trace_actor(r, true);
     { pfs::lock_guard g(m); }
     const unsigned line = __LINE__ - 1;
@@ -114,6 +115,22 @@ TEST(Trace, ExactLinesForAScriptedWorkload) {
         << lines[6];  // NUMBER_OF_BYTES at the end
     EXPECT_NE(lines[5].find(", 'write', NULL, 0, NULL, NULL, NULL);"), std::string::npos) << lines[5];
     EXPECT_NE(lines[8].find(", 'close', NULL, 0, NULL, NULL, NULL);"), std::string::npos) << lines[8];
+  });
+}
+
+// PFS_TRACE_ALL=1 traces from the first event: the default actor row starts with
+// TRACE_ENABLED YES (seed 004).
+TEST(Trace, TraceAllTracesFromTheFirstEvent) {
+  const std::string dir = make_dir("trace_all");
+  in_child([&] {
+    ASSERT_TRUE(init(trace_options("trace_all", dir))) << last_error();
+    pfs::mutex m{"app", "first"};
+    { pfs::lock_guard g(m); }
+    const std::uint64_t tid = thread_id();
+    pfs::shutdown();
+    const auto lines = lines_of(dir + "/thread.background." + std::to_string(tid));
+    ASSERT_EQ(lines.size(), 3u);  // header, start and end of the first wait
+    EXPECT_NE(lines[2].find("'wait/synch/mutex/app/first'"), std::string::npos) << lines[2];
   });
 }
 
@@ -186,6 +203,7 @@ TEST(Trace, OneFilePerThreadNamedByActor) {
       setup_lock_guard lock(r);
       ASSERT_EQ(setup::insert_actor(r, "%", "harry", "%", true, true, true), setup::actor_result::ok);
     }
+    trace_actor(r, false);  // the default row (PFS_TRACE_ALL made it YES)
     pfs::mutex m{"app", "m"};
     std::vector<std::uint64_t> ids;
     std::mutex ids_mutex;

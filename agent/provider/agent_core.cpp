@@ -352,8 +352,10 @@ bool init(const options& opts) {
 
   init_io(*a, opts.sizes);
   init_work(*a);
-  // MySQL's default setup_actors and setup_objects rows.
-  setup::insert_actor(a->region, "%", "%", "%", true, true);
+  // MySQL's default setup_actors and setup_objects rows. PFS_TRACE_ALL=1 traces
+  // from the first event (seed 004: enabled means traced before the first user),
+  // so the default actor row starts with TRACE_ENABLED YES too.
+  setup::insert_actor(a->region, "%", "%", "%", true, true, a->trace_all);
   setup::insert_default_objects(a->region);
   setup::recompute_derived(a->region);
 

@@ -39,6 +39,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "lib/stringinfo.h"
@@ -50,6 +51,7 @@
 #include "optimizer/inherit.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -68,6 +70,7 @@ typedef struct PfsModifyState
 	bool	   *set;			/* UPDATE: is the column in the SET list */
 	AttrNumber	wholerow;		/* UPDATE, DELETE: junk column of the old row */
 	bool		skip_duplicate; /* INSERT ... ON CONFLICT DO NOTHING */
+	int			trace_column;	/* setup_actors: trace_enabled's region column, else -1 */
 	PfsCoreValue *old_row;		/* ncolumns values */
 	PfsCoreValue *new_row;
 	MemoryContext temp_cxt;		/* reset for every row */
@@ -539,6 +542,9 @@ begin_state(EState *estate, Relation rel)
 
 	table_of(rel, &state->opts);
 	state->ncolumns = pfs_core_column_count(state->opts.table);
+	state->trace_column =
+		strcmp(pfs_core_table_name(state->opts.table), "setup_actors") == 0
+		? pfs_core_column_find(state->opts.table, "trace_enabled") : -1;
 	state->core_attr = palloc(sizeof(int) * state->ncolumns);
 	state->text = palloc(sizeof(bool) * state->ncolumns);
 	state->set = palloc0(sizeof(bool) * state->ncolumns);
@@ -659,6 +665,33 @@ typedef enum PfsRowChange
 } PfsRowChange;
 
 /*
+ * check_trace_privilege
+ *		Setting TRACE_ENABLED of a setup_actors row to YES makes the instrumented
+ *		program write trace files on this host, so it takes what writing server
+ *		files takes (seed 004: MySQL's FILE privilege), not only UPDATE on the
+ *		table.  Called after the core normalized the row ('yes' is 'YES' then);
+ *		the error aborts the transaction, which discards the recorded change.
+ */
+static void
+check_trace_privilege(const PfsModifyState *state, bool insert)
+{
+	int			c = state->trace_column;
+	const PfsCoreValue *v;
+
+	if (c < 0 || (!insert && !state->set[c]))
+		return;
+	v = &state->new_row[c];
+	if (v->isnull || v->len != 3 || memcmp(v->text, "YES", 3) != 0)
+		return;
+	if (!has_privs_of_role(GetUserId(), ROLE_PG_WRITE_SERVER_FILES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to set trace_enabled of setup_actors"),
+				 errdetail("Traced threads write trace files on the server; only superusers and roles with privileges of the \"pg_write_server_files\" role may turn tracing on."),
+				 errhint("Ask a superuser to grant you pg_write_server_files, or leave trace_enabled at 'NO'.")));
+}
+
+/*
  * execute_row_change
  *		Record one row change with the core (the three ExecForeign* callbacks).
  *
@@ -711,6 +744,8 @@ execute_row_change(EState *estate, ResultRelInfo *rinfo, PfsRowChange change,
 	MemoryContextSwitchTo(old);
 	if (!ok)
 		report_write_error(&err);
+	if (!skipped && change != PFS_ROW_DELETE)
+		check_trace_privilege(state, change == PFS_ROW_INSERT);
 	if (skipped)
 		return NULL;
 	if (change == PFS_ROW_DELETE)

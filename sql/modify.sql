@@ -289,6 +289,22 @@ UPDATE psw.setup_instruments SET enabled = 'NO' WHERE name = 'wait/synch/cond/ap
 UPDATE psw.setup_instruments SET timed = 'NO' WHERE name = 'wait/synch/cond/app/queue_not_empty';
 RESET ROLE;
 SELECT name, enabled, timed FROM file.setup_instruments WHERE name LIKE 'wait/synch/cond/%';
+-- turning tracing on writes files on the server: UPDATE on setup_actors is not
+-- enough, it takes pg_write_server_files (seed 004: MySQL's FILE privilege)
+GRANT UPDATE, INSERT, DELETE ON psw.setup_actors TO regress_pfs_dba;
+SET ROLE regress_pfs_dba;
+INSERT INTO psw.setup_actors (host, "user", role, trace_enabled) VALUES ('t', 't', 't', 'YES');
+INSERT INTO psw.setup_actors (host, "user", role) VALUES ('t', 't', 't');
+UPDATE psw.setup_actors SET trace_enabled = 'yes' WHERE host = 't';
+UPDATE psw.setup_actors SET trace_enabled = 'NO', enabled = 'NO' WHERE host = 't' RETURNING *;
+RESET ROLE;
+GRANT pg_write_server_files TO regress_pfs_dba;
+SET ROLE regress_pfs_dba;
+UPDATE psw.setup_actors SET trace_enabled = 'yes' WHERE host = 't' RETURNING *;
+DELETE FROM psw.setup_actors WHERE host = 't';
+RESET ROLE;
+SELECT count(*) FROM file.setup_actors WHERE host = 't';
+REVOKE pg_write_server_files FROM regress_pfs_dba;
 REVOKE ALL ON psw.setup_instruments, psw.setup_actors FROM regress_pfs_dba;
 REVOKE ALL ON SCHEMA psw FROM regress_pfs_dba;
 DROP ROLE regress_pfs_dba;

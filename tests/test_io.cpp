@@ -30,7 +30,8 @@ const file_instance* find_file(const region_map& r, const std::string& name) {
 const table_share* find_table(const region_map& r, const std::string& schema, const std::string& name) {
   auto* t = r.array<table_share>(kArrayTables);
   for (std::uint64_t i = 0; i < r.count(kArrayTables); ++i)
-    if ((t[i].lock & kStateMask) == kStateAllocated && schema == t[i].schema && name == t[i].name) return &t[i];
+    if ((t[i].lock & kStateMask) == kStateAllocated && schema == t[i].schema && name == t[i].name)
+      return &t[i];
   return nullptr;
 }
 
@@ -52,24 +53,24 @@ TEST(FileIo, ScriptedWorkloadHasExactCountsAndBytes) {
 
     int fd = file::open(data, path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0600);  // create
     ASSERT_GE(fd, 0);
-    ASSERT_EQ(file::write(fd, buf, 1000), 1000);                               // write 1000
-    ASSERT_EQ(file::pwrite(fd, buf, 24, 1000), 24);                            // write 24
+    ASSERT_EQ(file::write(fd, buf, 1000), 1000);     // write 1000
+    ASSERT_EQ(file::pwrite(fd, buf, 24, 1000), 24);  // write 24
     iovec iov[2] = {{buf, 100}, {buf + 100, 200}};
-    ASSERT_EQ(file::writev(fd, iov, 2), 300);                                  // write 300
-    ASSERT_EQ(file::fsync(fd), 0);                                             // sync
-    ASSERT_EQ(file::lseek(fd, 0, SEEK_SET), 0);                                // seek
-    ASSERT_EQ(file::lseek(fd, 0, SEEK_CUR), 0);                                // tell
+    ASSERT_EQ(file::writev(fd, iov, 2), 300);    // write 300
+    ASSERT_EQ(file::fsync(fd), 0);               // sync
+    ASSERT_EQ(file::lseek(fd, 0, SEEK_SET), 0);  // seek
+    ASSERT_EQ(file::lseek(fd, 0, SEEK_CUR), 0);  // tell
     ASSERT_EQ(file::read(fd, buf, 4096), 1300);  // read 1300 (writev overwrote the pwrite's 24 bytes)
-    ASSERT_EQ(file::pread(fd, buf, 10, 5), 10);                                // read 10
-    ASSERT_EQ(file::read(fd, buf, 10), 0);                                     // read 0 (EOF)
+    ASSERT_EQ(file::pread(fd, buf, 10, 5), 10);  // read 10
+    ASSERT_EQ(file::read(fd, buf, 10), 0);       // read 0 (EOF)
     struct stat st;
-    ASSERT_EQ(file::fstat(fd, &st), 0);                                        // stat
-    ASSERT_EQ(file::ftruncate(fd, 100), 0);                                    // chsize
+    ASSERT_EQ(file::fstat(fd, &st), 0);      // stat
+    ASSERT_EQ(file::ftruncate(fd, 100), 0);  // chsize
     const file_instance* f = find_file(r, path);
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->open_count, 1u);
-    ASSERT_EQ(file::close(fd), 0);                                             // close
-    EXPECT_EQ(f->open_count, 0u);  // stays in file_instances, as in MySQL
+    ASSERT_EQ(file::close(fd), 0);  // close
+    EXPECT_EQ(f->open_count, 0u);   // stays in file_instances, as in MySQL
 
     EXPECT_EQ(f->stats.read.count, 3u);
     EXPECT_EQ(f->stats.read.bytes, 1310u);
@@ -81,8 +82,8 @@ TEST(FileIo, ScriptedWorkloadHasExactCountsAndBytes) {
     std::vector<int> ops;
     for (const auto& e : pfs::test::history_long(r))
       if (e.object_kind == kObjectFile) ops.push_back(e.operation);
-    const std::vector<int> expected = {kOpFileCreate, kOpFileWrite, kOpFileWrite, kOpFileWrite, kOpFileSync,
-                                       kOpFileSeek,   kOpFileTell,  kOpFileRead,  kOpFileRead,  kOpFileRead,
+    const std::vector<int> expected = {kOpFileCreate, kOpFileWrite,  kOpFileWrite, kOpFileWrite, kOpFileSync,
+                                       kOpFileSeek,   kOpFileTell,   kOpFileRead,  kOpFileRead,  kOpFileRead,
                                        kOpFileStat,   kOpFileChsize, kOpFileClose};
     EXPECT_EQ(ops, expected);
     const auto hl = pfs::test::history_long(r);
@@ -162,6 +163,23 @@ TEST(FileIo, FullArraysCountLostAndIoStillWorks) {
   });
 }
 
+// With no PFS_INSTRUMENT rule, table io is on and timed (MySQL's
+// wait/io/table/sql/handler YES YES, seed 003) while other waits are off.
+TEST(TableIo, TheHandlerInstrumentIsOnAndTimedByDefault) {
+  in_child([] {
+    options o = small_options("tableio_default");
+    o.instrument.clear();
+    ASSERT_TRUE(init(o)) << last_error();
+    const region_map& r = *current_region();
+    const pfs_key handler = table::register_class("sql");
+    const pfs_key data = file::register_class("sql", "data");
+    const auto& classes = r.array<class_record>(kArrayClasses);
+    EXPECT_EQ(std::string(classes[handler - 1].name), "wait/io/table/sql/handler");
+    EXPECT_EQ(classes[handler - 1].flags, kFlagEnabled | kFlagTimed);
+    EXPECT_EQ(classes[data - 1].flags, 0);
+  });
+}
+
 TEST(TableIo, MolecularWaitsNestingAndDoubleTiming) {
   in_child([] {
     ASSERT_TRUE(init(small_options("tableio"))) << last_error();
@@ -202,8 +220,8 @@ TEST(TableIo, MolecularWaitsNestingAndDoubleTiming) {
     { table::io del(orders, PFS_TABLE_DELETE); }
     const table_share* t = find_table(r, "shop", "orders");
     ASSERT_NE(t, nullptr);
-    const index_stat& ix = r.array<index_stat>(kArrayTableIndexes)[(t - r.array<table_share>(kArrayTables)) *
-                                                                     r.header().max_indexes_per_table];
+    const index_stat& ix = r.array<index_stat>(
+        kArrayTableIndexes)[(t - r.array<table_share>(kArrayTables)) * r.header().max_indexes_per_table];
     EXPECT_EQ(std::string(ix.name), "PRIMARY");
     EXPECT_EQ(ix.stat.fetch.count, 25u);  // rows
     EXPECT_GT(ix.stat.fetch.sum, 0u);
@@ -216,7 +234,8 @@ TEST(TableIo, MolecularWaitsNestingAndDoubleTiming) {
     EXPECT_EQ(c.stat.sum, 0u);
     std::uint32_t slot = 0;
     pfs::test::find_thread(r, tid, &slot);
-    const wait_stat& ts = r.array<wait_stat>(kArrayThreadClassStats)[slot * r.header().max_classes + handler - 1];
+    const wait_stat& ts =
+        r.array<wait_stat>(kArrayThreadClassStats)[slot * r.header().max_classes + handler - 1];
     EXPECT_EQ(ts.count, 28u);
     EXPECT_EQ(ts.sum, 0u);
     // The sums agree: by index + no index = the class count = the thread's count.

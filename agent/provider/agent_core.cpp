@@ -84,9 +84,11 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full) {
     class_record& c = a->classes[i];
     if ((load_acquire(c.lock) & kStateMask) != kStateAllocated) {
       // Classes are never freed, so the first free slot ends the search.
-      // MySQL's defaults where no rule matches: statements, transactions and idle
-      // on and timed; waits and stages off.
-      bool enabled = kind == kKindStatement || kind == kKindTransaction || kind == kKindIdle;
+      // MySQL's defaults where no rule matches: statements, transactions, idle
+      // and table io (wait/io/table/sql/handler YES YES, seed 003) on and timed;
+      // the other waits and stages off.
+      bool enabled =
+          kind == kKindStatement || kind == kKindTransaction || kind == kKindIdle || kind == kKindTable;
       bool timed = enabled;
       if (const instrument_rule* r = match_rule(a->rules, full)) {
         enabled = r->enabled;

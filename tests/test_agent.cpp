@@ -24,9 +24,10 @@ TEST(InstrumentRules, LikeMatching) {
 TEST(InstrumentRules, LongestPatternWins) {
   std::vector<instrument_rule> rules;
   std::string error;
-  ASSERT_TRUE(parse_instrument_rules("wait/synch/mutex/%=ON, wait/synch/cond/%=COUNTED,%=OFF,"
-                                     "wait/synch/mutex/app/noisy=OFF",
-                                     rules, error))
+  ASSERT_TRUE(
+      parse_instrument_rules("wait/synch/mutex/%=ON, wait/synch/cond/%=COUNTED,%=OFF,"
+                             "wait/synch/mutex/app/noisy=OFF",
+                             rules, error))
       << error;
   const instrument_rule* r = match_rule(rules, "wait/synch/mutex/app/a");
   ASSERT_NE(r, nullptr);
@@ -424,25 +425,31 @@ TEST(Agent, RwlockAndConditionWaits) {
     const sync_instance* ci = pfs::test::find_instance(r, kArrayConds, &cv);
     const sync_instance* mi = pfs::test::find_instance(r, kArrayMutexes, &m);
     bool ready = false;
-    std::thread waker([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      pfs::lock_guard g(m);
-      ready = true;
-      cv.notify_all();
-    });
+    std::thread waker_thread;
     {
+      // The waker starts while this thread holds m, so it sets ready only once
+      // the wait below has released m: the wait is a real one, however late this
+      // thread gets there on a loaded machine.
       pfs::unique_lock l(m);
+      std::thread waker([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        pfs::lock_guard g(m);
+        ready = true;
+        cv.notify_all();
+      });
       cv.wait(l, [&] { return ready; });
+      waker_thread = std::move(waker);
       EXPECT_EQ(mi->owner_thread_id, thread_id());
       EXPECT_EQ(cv.wait_for(l, std::chrono::milliseconds(1)), std::cv_status::timeout);
     }
-    waker.join();
+    waker_thread.join();
     EXPECT_GE(ci->stat.count, 2u);
     EXPECT_GE(ci->stat.max, 900'000'000u);  // one wait of at least ~1 ms, in ps
     const wait_record* stack = pfs::test::stack_of(r, thread_id());
     bool saw_timed_wait = false;
     for (const auto& e : pfs::test::history_of(r, thread_id()))
-      saw_timed_wait |= e.operation == kOpTimedWait && e.object_instance_begin == reinterpret_cast<std::uintptr_t>(&cv);
+      saw_timed_wait |=
+          e.operation == kOpTimedWait && e.object_instance_begin == reinterpret_cast<std::uintptr_t>(&cv);
     EXPECT_TRUE(saw_timed_wait);
     (void)stack;
   });

@@ -1,10 +1,13 @@
 // Agent core: naming, rules, flags, events, rings, summaries, nesting, lost counters.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "agent/region/setup.h"
 #include "agent_test_util.h"
+#include "tests/named_rows.h"
 
 using namespace pfs;
 using namespace pfs::layout;
@@ -554,4 +557,65 @@ TEST(Agent, RegionOutlivesTheProcessAndTellsItExited) {
   EXPECT_FALSE(r.provider_alive());
   EXPECT_EQ(r.header().exited, 0u);  // the child never called shutdown(): a crash looks like this
   r.unlink_file();
+}
+
+// threads.PARENT_THREAD_ID: the thread that spawned it, through pfs::thread (a
+// std::thread drop-in), the C ABI's pfs_spawn_thread, and a grandchild; NULL for
+// a thread std::thread made. Each thread reads its own record while it lives.
+std::uint64_t my_parent() {
+  std::uint32_t slot = 0;
+  const thread_record* t = pfs::test::find_thread(*current_region(), thread_id(), &slot);
+  return t == nullptr ? UINT64_MAX : t->parent_thread_id;
+}
+
+TEST(Agent, ThreadsRecordTheThreadThatSpawnedThem) {
+  in_child([] {
+    ASSERT_TRUE(init(small_options("parents"))) << last_error();
+    register_thread("app", "main");
+    const std::uint64_t main_id = thread_id();
+    EXPECT_EQ(my_parent(), 0u);
+    std::atomic<std::uint64_t> child_id{0}, child_parent{0}, grandchild_parent{0}, c_parent{0},
+        plain_parent{1};
+    pfs::thread t(
+        [&](int registered) {
+          if (registered) register_thread("app", "child");
+          child_id = thread_id();
+          child_parent = my_parent();
+          pfs::thread g([&] { grandchild_parent = my_parent(); });  // registers on its first event
+          g.join();
+        },
+        1);
+    t.join();
+    EXPECT_EQ(child_parent.load(), main_id);
+    EXPECT_EQ(grandchild_parent.load(), child_id.load());
+    pthread_t ct;
+    ASSERT_EQ(pfs_spawn_thread(
+                  &ct, nullptr,
+                  [](void* p) -> void* {
+                    static_cast<std::atomic<std::uint64_t>*>(p)->store(my_parent());
+                    return nullptr;
+                  },
+                  &c_parent),
+              0);
+    pthread_join(ct, nullptr);
+    EXPECT_EQ(c_parent.load(), main_id);
+    std::thread s([&] { plain_parent = my_parent(); });
+    s.join();
+    EXPECT_EQ(plain_parent.load(), 0u);  // NULL: std::thread says nothing
+    // The reader shows it as threads.PARENT_THREAD_ID.
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> live_id{0};
+    pfs::thread live([&] {
+      live_id = thread_id();
+      while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+    while (live_id == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::int64_t shown = -2;
+    for (const auto& r : pfs::test::scan("threads"))
+      if (pfs::test::I(r, "thread_id") == static_cast<std::int64_t>(live_id.load()))
+        shown = pfs::test::I(r, "parent_thread_id");
+    done = true;
+    live.join();
+    EXPECT_EQ(shown, static_cast<std::int64_t>(main_id));
+  });
 }

@@ -554,6 +554,31 @@ TEST_F(Preload, StatementsOfTheProgramContainItsInterposedWaits) {
   EXPECT_EQ(writes, 400);
 }
 
+// pthread_create under the interposer: the creating thread is the new thread's
+// PARENT_THREAD_ID (main -> child -> grandchild). Under a sanitizer its runtime's
+// pthread_create comes first in LD_PRELOAD and the interposer never sees the call.
+TEST_F(Preload, ThreadsRecordTheThreadThatCreatedThem) {
+  if (kSanitized) GTEST_SKIP() << "the sanitizer's pthread_create precedes the interposer's";
+  run_result r = run({program("pl_spawn")}, env(), 60);
+  ASSERT_EQ(r.status, 0) << r.out;
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  std::map<std::int64_t, std::int64_t> id_of_os, parent_of;  // THREAD_OS_ID -> THREAD_ID; THREAD_ID -> parent
+  for (auto& th : t.rows("threads")) {
+    id_of_os[th["thread_os_id"].i] = th["thread_id"].i;
+    parent_of[th["thread_id"].i] = th["parent_thread_id"].null ? -1 : th["parent_thread_id"].i;
+  }
+  const std::int64_t main_id = id_of_os[value(r, "main_tid")];
+  const std::int64_t child_id = id_of_os[value(r, "child_tid")];
+  const std::int64_t grandchild_id = id_of_os[value(r, "grandchild_tid")];
+  ASSERT_NE(main_id, 0);
+  ASSERT_NE(child_id, 0);
+  ASSERT_NE(grandchild_id, 0);
+  EXPECT_EQ(parent_of[main_id], -1);
+  EXPECT_EQ(parent_of[child_id], main_id);
+  EXPECT_EQ(parent_of[grandchild_id], child_id);
+}
+
 TEST_F(Preload, ManyShortLivedThreads) {
   run_result r = run({program("pl_many_threads"), dir_, "2000", "16"}, env(), 120);
   ASSERT_EQ(r.status, 0) << r.out;

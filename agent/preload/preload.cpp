@@ -144,6 +144,7 @@ struct real_functions {
   int (*cond_clockwait)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*) = nullptr;
   int (*cond_signal)(pthread_cond_t*) = nullptr;
   int (*cond_broadcast)(pthread_cond_t*) = nullptr;
+  int (*thread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) = nullptr;
   int (*open)(const char*, int, mode_t) = boot_open;  // called with the mode always
   int (*open64)(const char*, int, mode_t) = boot_open;
   int (*openat)(int, const char*, int, mode_t) = boot_openat;
@@ -226,6 +227,7 @@ bool resolve_all() {
   resolve_one(r.cond_clockwait, "pthread_cond_clockwait");
   resolve_one(r.cond_signal, "pthread_cond_signal", "GLIBC_2.3.2");
   resolve_one(r.cond_broadcast, "pthread_cond_broadcast", "GLIBC_2.3.2");
+  resolve_one(r.thread_create, "pthread_create");
   resolve_one(r.open, "open");
   resolve_one(r.open64, "open64");
   resolve_one(r.openat, "openat");
@@ -832,6 +834,38 @@ PFS_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   auto fn = get(real.cond_broadcast);
   note_cond_signal(c);
   return fn != nullptr ? fn(c) : 0;
+}
+
+// Threads: the creating thread becomes the new thread's PARENT_THREAD_ID.
+struct spawn_args {
+  void* (*start)(void*);
+  void* arg;
+  std::uint64_t parent;
+};
+void* spawned(void* p) {
+  const spawn_args a = *static_cast<spawn_args*>(p);
+  std::free(p);
+  pfs_set_thread_parent(a.parent);
+  return a.start(a.arg);
+}
+PFS_EXPORT int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*),
+                              void* arg) noexcept {
+  auto fn = get(real.thread_create);
+  if (fn == nullptr) return EAGAIN;  // only while dlsym itself runs
+  if (!should_record()) return fn(t, attr, start, arg);
+  spawn_args* a = nullptr;
+  {
+    tls.busy = true;
+    errno_keeper keep;
+    ensure_thread();
+    a = static_cast<spawn_args*>(std::malloc(sizeof(spawn_args)));
+    if (a != nullptr) *a = {start, arg, tls_context != nullptr ? tls_context->thread_id : 0};
+    tls.busy = false;
+  }
+  if (a == nullptr) return fn(t, attr, start, arg);  // no parent then
+  const int rc = fn(t, attr, spawned, a);
+  if (rc != 0) std::free(a);
+  return rc;
 }
 
 // Files: open and create

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <new>
 
 #include "agent/provider/agent_internal.h"
 #include "agent/provider/trace.h"
@@ -72,6 +73,9 @@ void fork_child() {
 }  // namespace
 
 __attribute__((tls_model("initial-exec"))) constinit thread_local thread_context* tls_context = nullptr;
+// PARENT_THREAD_ID for this thread's record: the THREAD_ID of the thread that
+// spawned it (pfs_set_thread_parent, set before the thread registers).
+__attribute__((tls_model("initial-exec"))) constinit thread_local std::uint64_t tls_parent_thread_id = 0;
 
 thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
   reattach_if_restored();
@@ -114,8 +118,7 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
       store_relaxed(s.min, UINT64_MAX);
       store_relaxed(s.max, std::uint64_t{0});
     }
-    const std::uint64_t parent =
-        tls_context != nullptr && tls_context != &g_no_context ? tls_context->thread_id : 0;
+    const std::uint64_t parent = tls_parent_thread_id;
     store_relaxed(r.class_index, thread_class);
     store_relaxed(r.thread_id, t.thread_id);
     store_relaxed(r.os_thread_id, static_cast<std::uint64_t>(syscall(SYS_gettid)));
@@ -207,6 +210,36 @@ void pfs_set_thread_actor(const char* user, const char* host, const char* role) 
 uint64_t pfs_current_thread_id(void) {
   if (g_agent == nullptr || !agent_running()) return 0;
   return current_thread()->thread_id;
+}
+
+namespace {
+struct spawn_args {
+  void* (*start)(void*);
+  void* arg;
+  std::uint64_t parent;
+};
+void* spawned(void* p) {
+  const spawn_args a = *static_cast<spawn_args*>(p);
+  delete static_cast<spawn_args*>(p);
+  pfs_set_thread_parent(a.parent);
+  return a.start(a.arg);
+}
+}  // namespace
+
+int pfs_spawn_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+  auto* a = new (std::nothrow) spawn_args{start, arg, pfs_current_thread_id()};
+  if (a == nullptr) return pthread_create(thread, attr, start, arg);  // no parent then
+  const int rc = pthread_create(thread, attr, spawned, a);
+  if (rc != 0) delete a;
+  return rc;
+}
+
+void pfs_set_thread_parent(uint64_t parent_thread_id) {
+  tls_parent_thread_id = parent_thread_id;
+  // Already registered: its record shows the parent from now on.
+  thread_context* t = tls_context;
+  if (t != nullptr && t->rec != nullptr && t->thread_id != 0)
+    store_relaxed(t->rec->parent_thread_id, parent_thread_id);
 }
 
 void pfs_unregister_current_thread(void) {

@@ -15,10 +15,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <shared_mutex>
 #include <source_location>
 #include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "agent/provider/event_path.h"
@@ -252,6 +256,37 @@ class unique_lock {
  private:
   mutex* m_;
   bool owns_ = false;
+};
+
+// Drop-in for std::thread that records the creating thread as the new thread's
+// parent (threads.PARENT_THREAD_ID, MySQL's PSI spawn_thread). The new thread
+// registers as usual (register_thread, or on its first event).
+class thread {
+ public:
+  using id = std::thread::id;
+  using native_handle_type = std::thread::native_handle_type;
+
+  thread() noexcept = default;
+  template <class F, class... Args>
+  requires(!std::is_same_v<std::remove_cvref_t<F>, thread>) explicit thread(F&& f, Args&&... args)
+      : t_([parent = pfs_current_thread_id(), fn = std::forward<F>(f),
+            ... a = std::forward<Args>(args)]() mutable {
+          pfs_set_thread_parent(parent);
+          std::invoke(std::move(fn), std::move(a)...);
+        }) {}
+  thread(thread&&) noexcept = default;
+  thread& operator=(thread&&) noexcept = default;
+
+  bool joinable() const noexcept { return t_.joinable(); }
+  id get_id() const noexcept { return t_.get_id(); }
+  native_handle_type native_handle() { return t_.native_handle(); }
+  void join() { t_.join(); }
+  void detach() { t_.detach(); }
+  void swap(thread& other) noexcept { t_.swap(other.t_); }
+  static unsigned hardware_concurrency() noexcept { return std::thread::hardware_concurrency(); }
+
+ private:
+  std::thread t_;
 };
 
 // Condition variable working with pfs::mutex: wait/synch/cond/<category>/<name>.

@@ -17,6 +17,7 @@
 #ifndef PFS_C_H
 #define PFS_C_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -228,6 +229,12 @@ void pfs_register_current_thread(pfs_key thread_class, const char* name);
 void pfs_set_thread_actor(const char* user, const char* host, const char* role);
 uint64_t pfs_current_thread_id(void); /* THREAD_ID, 0 if none */
 void pfs_unregister_current_thread(void);
+/* threads.PARENT_THREAD_ID (MySQL's PSI spawn_thread). pfs_spawn_thread is
+ * pthread_create that records the calling thread as the new thread's parent. Code
+ * that creates threads its own way passes pfs_current_thread_id() of the creating
+ * thread to pfs_set_thread_parent, called first thing in the new thread. */
+int pfs_spawn_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg);
+void pfs_set_thread_parent(uint64_t parent_thread_id);
 
 #ifdef __cplusplus
 }

@@ -121,6 +121,10 @@ class writer {
     h_.creation_time_ns = 1700000000000000000ull;
     for (auto& t : h_.timers) t = {};
     h_.timers[kNanosecond] = {kRawBase, 1000, 0, 1, 1e9};
+    // MICROSECOND and MILLISECOND too (performance_timers shows the provider's
+    // timers); CYCLE stays unavailable, as on a machine without a usable TSC.
+    h_.timers[static_cast<int>(timers::timer_kind::microsecond)] = {kRawBase, 1000000, 0, 1, 1e6};
+    h_.timers[static_cast<int>(timers::timer_kind::millisecond)] = {kRawBase, 1000000000, 0, 1, 1e3};
     h_.wait_timer = kNanosecond;
     for (std::uint32_t c = 0; c < kConsumerCount; ++c) h_.consumers[c] = 1;
     h_.consumers[kConsumerWaitsSummaryByInstance] = 0;

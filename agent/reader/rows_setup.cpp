@@ -1,6 +1,7 @@
 // Row builders of the setup tables, threads, performance_timers and status.
 #include "agent/reader/reader_internal.h"
 #include "agent/region/setup.h"
+#include "timers/timer_detail.h"
 
 namespace pfs::reader::detail {
 
@@ -50,19 +51,32 @@ void scanner::setup_actors() {
   }
 }
 
+// performance_timers: TIMER_FREQUENCY is the provider's calibration, read from
+// the region (what its raw values are converted with; NULL where the provider
+// could not use the timer). TIMER_RESOLUTION and TIMER_OVERHEAD are this host's,
+// measured by the reader: the resolution once per process, the overhead at every
+// scan (seed 000: the table is recomputed at each SELECT); NULL where this
+// process cannot read the timer.
 void scanner::performance_timers() {
   for (int k = 1; k < timers::timer_kind_count; ++k) {
     const auto kind = static_cast<timers::timer_kind>(k);
-    const timers::timer_info& ti = timers::info(kind);
+    const auto& d = h_.timers[k];
+    const std::uint32_t available = load_relaxed(d.available);
+    double frequency = 0;
+    __atomic_load(&d.frequency, &frequency, __ATOMIC_RELAXED);
     auto& x = add_row();
     x.push_back(text_cell(timers::timer_name(kind)));
-    if (ti.available && std::isfinite(ti.frequency) && ti.frequency > 0) {
-      const double f = std::round(ti.frequency);
+    if (available != 0 && std::isfinite(frequency) && frequency > 0) {
+      const double f = std::round(frequency);
       x.push_back(int_cell(f >= 9.2e18 ? kInt64Max : static_cast<std::uint64_t>(f)));
-      x.push_back(int_cell(ti.resolution));
-      x.push_back(int_cell(ti.overhead));
     } else {
       x.push_back(null_cell());
+    }
+    const timers::timer_info& here = timers::info(kind);
+    if (here.available) {
+      x.push_back(int_cell(here.resolution));
+      x.push_back(int_cell(timers::detail::measure_overhead(kind)));
+    } else {
       x.push_back(null_cell());
       x.push_back(null_cell());
     }

@@ -368,6 +368,11 @@ bool init(const options& opts) {
   return true;
 }
 
+// Every program that links the agent has the service table for its plugins
+// (pfs_service.h; agent_service.cpp would otherwise be left out of a static link).
+extern "C" const void* pfs_get_interface(int version);
+[[gnu::used]] const void* (*const g_keep_service)(int) = &pfs_get_interface;
+
 const std::string& last_error() { return detail::g_last_error; }
 bool active() { return agent_running(); }
 

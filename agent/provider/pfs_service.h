@@ -1,0 +1,107 @@
+/* The instrumentation service for dynamically loaded plugins (seed 002's PSI
+ * service): a versioned table of the C ABI's functions that a plugin obtains at
+ * run time, so it needs no link with the agent and keeps working with newer ones.
+ *
+ *   typedef const void* (*pfs_get_interface_fn)(int);
+ *   pfs_get_interface_fn get = (pfs_get_interface_fn)dlsym(RTLD_DEFAULT, "pfs_get_interface");
+ *   const pfs_service_v1* pfs = get ? get(PFS_SERVICE_VERSION_1) : NULL;
+ *   if (pfs) { pfs_key k = pfs->register_mutex("plugin", "lock"); ... }
+ *
+ * pfs_get_interface(version) returns the table of that version, or NULL for a
+ * version this agent does not know (a plugin newer than the agent then runs
+ * uninstrumented). A version's table never changes: a later version is a new
+ * struct that starts with all of the previous one's members, in order, and adds
+ * its own at the end. size is sizeof the struct as this agent built it. */
+#ifndef PFS_SERVICE_H
+#define PFS_SERVICE_H
+
+#include "agent/provider/pfs_c.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PFS_SERVICE_VERSION_1 1
+
+typedef struct pfs_service_v1 {
+  uint32_t version; /* PFS_SERVICE_VERSION_1 */
+  uint32_t size;    /* sizeof(pfs_service_v1) */
+  int (*init_from_env)(void);
+  const char* (*last_error)(void);
+  int (*active)(void);
+  void (*shutdown)(void);
+  pfs_key (*register_mutex)(const char* category, const char* name);
+  pfs_key (*register_rwlock)(const char* category, const char* name);
+  pfs_key (*register_cond)(const char* category, const char* name);
+  pfs_key (*register_thread)(const char* category, const char* name);
+  const volatile unsigned char* (*class_flags)(pfs_key key);
+  pfs_sync* (*init_mutex)(pfs_key key, const void* identity);
+  pfs_sync* (*init_rwlock)(pfs_key key, const void* identity);
+  pfs_sync* (*init_cond)(pfs_key key, const void* identity);
+  void (*destroy_sync)(pfs_sync* handle);
+  int (*start_mutex_wait)(pfs_wait_locker* locker, pfs_sync* m, int op, const char* file, unsigned line);
+  void (*end_mutex_wait)(pfs_wait_locker* locker, int rc);
+  void (*unlock_mutex)(pfs_sync* m);
+  int (*start_rwlock_wait)(pfs_wait_locker* locker, pfs_sync* rw, int op, const char* file, unsigned line);
+  void (*end_rwlock_wait)(pfs_wait_locker* locker, int rc);
+  void (*unlock_rwlock)(pfs_sync* rw);
+  int (*start_cond_wait)(pfs_wait_locker* locker, pfs_sync* cond, pfs_sync* m, int op, const char* file,
+                         unsigned line);
+  void (*end_cond_wait)(pfs_wait_locker* locker, int rc);
+  void (*signal_cond)(pfs_sync* cond);
+  void (*broadcast_cond)(pfs_sync* cond);
+  pfs_key (*register_file)(const char* category, const char* name);
+  int (*start_file_name_wait)(pfs_wait_locker* locker, pfs_key key, int op, const char* path,
+                              const char* file, unsigned line);
+  void (*end_file_open_wait)(pfs_wait_locker* locker, int fd);
+  void (*end_file_name_wait)(pfs_wait_locker* locker, int rc, const char* new_path);
+  int (*start_file_wait)(pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line);
+  void (*end_file_wait)(pfs_wait_locker* locker, int64_t bytes);
+  void (*end_file_close_wait)(pfs_wait_locker* locker, int fd);
+  void (*forget_fd)(int fd);
+  pfs_key (*register_table_io)(const char* category);
+  pfs_table* (*declare_table)(pfs_key key, int object_type, const char* schema, const char* name);
+  unsigned (*declare_table_index)(pfs_table* table, const char* index_name);
+  void (*drop_table)(pfs_table* table);
+  int (*start_table_io_wait)(pfs_wait_locker* locker, pfs_table* table, int op, unsigned index,
+                             unsigned flags, const char* file, unsigned line);
+  void (*end_table_io_wait)(pfs_wait_locker* locker, uint64_t rows);
+  pfs_key (*register_stage)(const char* category, const char* name);
+  pfs_key (*register_statement)(const char* category, const char* name);
+  int (*statement_start)(pfs_key key, const char* schema, const char* file, unsigned line);
+  void (*statement_set_text)(const char* text, size_t length);
+  void (*statement_set_digest_text)(const char* normalized, size_t length);
+  void (*statement_set_rows)(uint64_t affected, uint64_t sent, uint64_t examined);
+  void (*statement_set_error)(unsigned mysql_errno, const char* sqlstate, const char* message);
+  void (*statement_add_warnings)(unsigned count);
+  void (*statement_end)(int level);
+  uint64_t (*stage_start)(pfs_key key, const char* file, unsigned line);
+  void (*stage_set_progress)(uint64_t completed, uint64_t estimated);
+  void (*stage_end)(void);
+  void (*stage_end_event)(uint64_t event_id);
+  int (*transaction_start)(int read_only, int isolation, int autocommit, const char* file, unsigned line);
+  void (*transaction_set_gtid)(const char* gtid);
+  void (*transaction_set_trx_id)(uint64_t trx_id);
+  void (*transaction_set_xid)(long format_id, const char* gtrid, const char* bqual);
+  void (*transaction_savepoint)(int kind);
+  void (*transaction_end)(int committed);
+  int (*start_idle_wait)(pfs_wait_locker* locker, const char* file, unsigned line);
+  void (*end_idle_wait)(pfs_wait_locker* locker);
+  void (*set_thread_connection)(uint64_t processlist_id, int connection_type);
+  void (*register_current_thread)(pfs_key thread_class, const char* name);
+  void (*set_thread_actor)(const char* user, const char* host, const char* role);
+  uint64_t (*current_thread_id)(void);
+  void (*unregister_current_thread)(void);
+  int (*spawn_thread)(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg);
+  void (*set_thread_parent)(uint64_t parent_thread_id);
+} pfs_service_v1;
+
+/* The table of a version, NULL if unknown. Exported by the agent (the program's
+ * executable when it links libpfs_agent.a with -rdynamic, or libpfs_preload.so). */
+const void* pfs_get_interface(int version);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PFS_SERVICE_H */

@@ -12,6 +12,10 @@
 // run uninstrumented at the cost of one predictable branch per operation.
 #pragma once
 
+#ifdef PFS_NO_INSTRUMENTATION
+#include "agent/provider/pfs_off.h"
+#else
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -370,3 +374,5 @@ class condition_variable {
 };
 
 }  // namespace pfs
+
+#endif  // PFS_NO_INSTRUMENTATION

@@ -21,6 +21,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* PFS_NO_INSTRUMENTATION: the program is built without the agent. Every function
+ * below is then a static inline that does nothing (a wait start returns 0, a
+ * handle is NULL, pfs_spawn_thread is pthread_create), from pfs_c_off.h. */
+#ifdef PFS_NO_INSTRUMENTATION
+#define PFS_C_API static inline
+#else
+#define PFS_C_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -50,42 +59,44 @@ typedef struct pfs_wait_locker {
 /* Start-up. pfs_init_from_env reads PFS_REGION and the other PFS_* variables;
  * returns 0 on success, -1 if the agent stays disabled (the reason is in
  * pfs_last_error()). Idempotent. */
-int pfs_init_from_env(void);
-const char* pfs_last_error(void);
-int pfs_active(void);
-void pfs_shutdown(void);
+PFS_C_API int pfs_init_from_env(void);
+PFS_C_API const char* pfs_last_error(void);
+PFS_C_API int pfs_active(void);
+PFS_C_API void pfs_shutdown(void);
 
 /* Classes: names become wait/synch/mutex/<category>/<name> and so on.
  * Registering the same name twice returns the same key. */
-pfs_key pfs_register_mutex(const char* category, const char* name);
-pfs_key pfs_register_rwlock(const char* category, const char* name);
-pfs_key pfs_register_cond(const char* category, const char* name);
-pfs_key pfs_register_thread(const char* category, const char* name);
+PFS_C_API pfs_key pfs_register_mutex(const char* category, const char* name);
+PFS_C_API pfs_key pfs_register_rwlock(const char* category, const char* name);
+PFS_C_API pfs_key pfs_register_cond(const char* category, const char* name);
+PFS_C_API pfs_key pfs_register_thread(const char* category, const char* name);
 /* Pointer to the flags byte the hot path tests (never NULL). */
-const volatile unsigned char* pfs_class_flags(pfs_key key);
+PFS_C_API const volatile unsigned char* pfs_class_flags(pfs_key key);
 
 /* Instances. identity: the address shown as OBJECT_INSTANCE_BEGIN. */
-pfs_sync* pfs_init_mutex(pfs_key key, const void* identity);
-pfs_sync* pfs_init_rwlock(pfs_key key, const void* identity);
-pfs_sync* pfs_init_cond(pfs_key key, const void* identity);
-void pfs_destroy_sync(pfs_sync* handle);
+PFS_C_API pfs_sync* pfs_init_mutex(pfs_key key, const void* identity);
+PFS_C_API pfs_sync* pfs_init_rwlock(pfs_key key, const void* identity);
+PFS_C_API pfs_sync* pfs_init_cond(pfs_key key, const void* identity);
+PFS_C_API void pfs_destroy_sync(pfs_sync* handle);
 
 /* Waits. start returns 1 when the matching end must be called, 0 when nothing
  * more is to be done. rc: the real call's result (0 = acquired). */
-int pfs_start_mutex_wait(pfs_wait_locker* locker, pfs_sync* m, int op, const char* file, unsigned line);
-void pfs_end_mutex_wait(pfs_wait_locker* locker, int rc);
-void pfs_unlock_mutex(pfs_sync* m);
-int pfs_start_rwlock_wait(pfs_wait_locker* locker, pfs_sync* rw, int op, const char* file, unsigned line);
-void pfs_end_rwlock_wait(pfs_wait_locker* locker, int rc);
-void pfs_unlock_rwlock(pfs_sync* rw);
+PFS_C_API int pfs_start_mutex_wait(pfs_wait_locker* locker, pfs_sync* m, int op, const char* file,
+                                   unsigned line);
+PFS_C_API void pfs_end_mutex_wait(pfs_wait_locker* locker, int rc);
+PFS_C_API void pfs_unlock_mutex(pfs_sync* m);
+PFS_C_API int pfs_start_rwlock_wait(pfs_wait_locker* locker, pfs_sync* rw, int op, const char* file,
+                                    unsigned line);
+PFS_C_API void pfs_end_rwlock_wait(pfs_wait_locker* locker, int rc);
+PFS_C_API void pfs_unlock_rwlock(pfs_sync* rw);
 /* m: the mutex the condition waits with (its owner is cleared while waiting). */
-int pfs_start_cond_wait(pfs_wait_locker* locker, pfs_sync* cond, pfs_sync* m, int op, const char* file,
-                        unsigned line);
-void pfs_end_cond_wait(pfs_wait_locker* locker, int rc);
+PFS_C_API int pfs_start_cond_wait(pfs_wait_locker* locker, pfs_sync* cond, pfs_sync* m, int op,
+                                  const char* file, unsigned line);
+PFS_C_API void pfs_end_cond_wait(pfs_wait_locker* locker, int rc);
 /* Before signalling or broadcasting a condition: the caller is the thread that
  * ends the waits (their SIGNALLING_THREAD_ID). */
-void pfs_signal_cond(pfs_sync* cond);
-void pfs_broadcast_cond(pfs_sync* cond);
+PFS_C_API void pfs_signal_cond(pfs_sync* cond);
+PFS_C_API void pfs_broadcast_cond(pfs_sync* cond);
 
 /* ---------------------------------------------------------------------------
  * File io: classes wait/io/file/<category>/<name>. The wrappers of pfs_io.h
@@ -105,22 +116,22 @@ void pfs_broadcast_cond(pfs_sync* cond);
 #define PFS_FILE_RENAME 20
 #define PFS_FILE_SYNC 21
 
-pfs_key pfs_register_file(const char* category, const char* name);
+PFS_C_API pfs_key pfs_register_file(const char* category, const char* name);
 /* Waits on a file named by path (create, open, stat, delete, rename). */
-int pfs_start_file_name_wait(pfs_wait_locker* locker, pfs_key key, int op, const char* path, const char* file,
-                             unsigned line);
+PFS_C_API int pfs_start_file_name_wait(pfs_wait_locker* locker, pfs_key key, int op, const char* path,
+                                       const char* file, unsigned line);
 /* create/open: fd is the real call's result (-1 on failure); binds fd to the file. */
-void pfs_end_file_open_wait(pfs_wait_locker* locker, int fd);
+PFS_C_API void pfs_end_file_open_wait(pfs_wait_locker* locker, int fd);
 /* stat, delete, rename: rc is the real call's result; new_path for rename. */
-void pfs_end_file_name_wait(pfs_wait_locker* locker, int rc, const char* new_path);
+PFS_C_API void pfs_end_file_name_wait(pfs_wait_locker* locker, int rc, const char* new_path);
 /* Waits on an open descriptor (read, write, seek, tell, flush, stat, chsize, sync, close). */
-int pfs_start_file_wait(pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line);
+PFS_C_API int pfs_start_file_wait(pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line);
 /* bytes: what the call transferred, or -1. */
-void pfs_end_file_wait(pfs_wait_locker* locker, int64_t bytes);
+PFS_C_API void pfs_end_file_wait(pfs_wait_locker* locker, int64_t bytes);
 /* close: after the real close; unbinds fd whatever the result. */
-void pfs_end_file_close_wait(pfs_wait_locker* locker, int fd);
+PFS_C_API void pfs_end_file_close_wait(pfs_wait_locker* locker, int fd);
 /* For descriptors the wrappers did not open (dup, sockets): forget fd. */
-void pfs_forget_fd(int fd);
+PFS_C_API void pfs_forget_fd(int fd);
 
 /* ---------------------------------------------------------------------------
  * Table io (WL#4895): classes wait/io/table/<category>/handler. */
@@ -132,19 +143,19 @@ void pfs_forget_fd(int fd);
 #define PFS_OBJECT_TEMPORARY_TABLE 2
 
 typedef struct pfs_table pfs_table;
-pfs_key pfs_register_table_io(const char* category);
+PFS_C_API pfs_key pfs_register_table_io(const char* category);
 /* Declares a table (OBJECT_TYPE, OBJECT_SCHEMA, OBJECT_NAME); declaring it again
  * returns the same share. NULL when the table array is full (counted as lost). */
-pfs_table* pfs_declare_table(pfs_key key, int object_type, const char* schema, const char* name);
+PFS_C_API pfs_table* pfs_declare_table(pfs_key key, int object_type, const char* schema, const char* name);
 /* Declares an index of the table; returns its 1-based number, 0 if lost. */
-unsigned pfs_declare_table_index(pfs_table* table, const char* index_name);
+PFS_C_API unsigned pfs_declare_table_index(pfs_table* table, const char* index_name);
 /* Forgets a dropped table (its statistics go with it). */
-void pfs_drop_table(pfs_table* table);
+PFS_C_API void pfs_drop_table(pfs_table* table);
 /* index: 1-based declared index or 0 (none); flags: the FLAGS column. */
-int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table, int op, unsigned index, unsigned flags,
-                            const char* file, unsigned line);
+PFS_C_API int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table, int op, unsigned index,
+                                      unsigned flags, const char* file, unsigned line);
 /* rows: how many rows the event covers (a batch counts them all). */
-void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
+PFS_C_API void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
 
 /* ---------------------------------------------------------------------------
  * Units of work (MySQL's statements, stages and transactions). They belong to
@@ -166,52 +177,53 @@ void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
  * The set_* calls apply to the innermost running statement: call them only when
  * your start returned non-zero (a statement not recorded, because its class is
  * disabled or the stack is full, must not change the one around it). */
-pfs_key pfs_register_stage(const char* category, const char* name);
-pfs_key pfs_register_statement(const char* category, const char* name);
+PFS_C_API pfs_key pfs_register_stage(const char* category, const char* name);
+PFS_C_API pfs_key pfs_register_statement(const char* category, const char* name);
 
 /* Statements. start returns the statement's stack level (1 for the outermost,
  * 2 inside it ...), or 0 when it is not recorded; pass it to pfs_statement_end,
  * which also ends statements left running inside it (counted as errors).
  * schema: CURRENT_SCHEMA (NULL for none). */
-int pfs_statement_start(pfs_key key, const char* schema, const char* file, unsigned line);
+PFS_C_API int pfs_statement_start(pfs_key key, const char* schema, const char* file, unsigned line);
 /* SQL_TEXT (cut at PFS_MAX_SQL_TEXT_LENGTH); the agent computes DIGEST and
  * DIGEST_TEXT from it (literals replaced by '?'). */
-void pfs_statement_set_text(const char* text, size_t length);
+PFS_C_API void pfs_statement_set_text(const char* text, size_t length);
 /* A text the program already normalized: DIGEST is its hash, DIGEST_TEXT the text. */
-void pfs_statement_set_digest_text(const char* normalized, size_t length);
-void pfs_statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined);
+PFS_C_API void pfs_statement_set_digest_text(const char* normalized, size_t length);
+PFS_C_API void pfs_statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined);
 /* An error (ERRORS + 1) with its number, SQLSTATE and message (any may be 0/NULL). */
-void pfs_statement_set_error(unsigned mysql_errno, const char* sqlstate, const char* message);
-void pfs_statement_add_warnings(unsigned count);
-void pfs_statement_end(int level);
+PFS_C_API void pfs_statement_set_error(unsigned mysql_errno, const char* sqlstate, const char* message);
+PFS_C_API void pfs_statement_add_warnings(unsigned count);
+PFS_C_API void pfs_statement_end(int level);
 
 /* Stages: starting one ends the running one (MySQL's rule); the end of the
  * statement ends its stage. work: WORK_COMPLETED / WORK_ESTIMATED. */
 /* Returns the stage's EVENT_ID (0 when it is not recorded). */
-uint64_t pfs_stage_start(pfs_key key, const char* file, unsigned line);
-void pfs_stage_set_progress(uint64_t completed, uint64_t estimated);
-void pfs_stage_end(void);
+PFS_C_API uint64_t pfs_stage_start(pfs_key key, const char* file, unsigned line);
+PFS_C_API void pfs_stage_set_progress(uint64_t completed, uint64_t estimated);
+PFS_C_API void pfs_stage_end(void);
 /* Ends the running stage only if it is this one (scoped stages). */
-void pfs_stage_end_event(uint64_t event_id);
+PFS_C_API void pfs_stage_end_event(uint64_t event_id);
 
 /* Transactions: one running per thread. */
 #define PFS_ISOLATION_READ_UNCOMMITTED 1
 #define PFS_ISOLATION_READ_COMMITTED 2
 #define PFS_ISOLATION_REPEATABLE_READ 3
 #define PFS_ISOLATION_SERIALIZABLE 4
-int pfs_transaction_start(int read_only, int isolation, int autocommit, const char* file, unsigned line);
-void pfs_transaction_set_gtid(const char* gtid);
-void pfs_transaction_set_trx_id(uint64_t trx_id);
-void pfs_transaction_set_xid(long format_id, const char* gtrid, const char* bqual);
+PFS_C_API int pfs_transaction_start(int read_only, int isolation, int autocommit, const char* file,
+                                    unsigned line);
+PFS_C_API void pfs_transaction_set_gtid(const char* gtid);
+PFS_C_API void pfs_transaction_set_trx_id(uint64_t trx_id);
+PFS_C_API void pfs_transaction_set_xid(long format_id, const char* gtrid, const char* bqual);
 #define PFS_SAVEPOINT 1
 #define PFS_ROLLBACK_TO_SAVEPOINT 2
 #define PFS_RELEASE_SAVEPOINT 3
-void pfs_transaction_savepoint(int kind);
-void pfs_transaction_end(int committed);
+PFS_C_API void pfs_transaction_savepoint(int kind);
+PFS_C_API void pfs_transaction_end(int committed);
 
 /* Idle: a thread waiting for work between requests (a wait named "idle"). */
-int pfs_start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line);
-void pfs_end_idle_wait(pfs_wait_locker* locker);
+PFS_C_API int pfs_start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line);
+PFS_C_API void pfs_end_idle_wait(pfs_wait_locker* locker);
 
 /* threads.PROCESSLIST_ID and CONNECTION_TYPE of the calling thread (a connection
  * or session id of the program's own). */
@@ -220,21 +232,26 @@ void pfs_end_idle_wait(pfs_wait_locker* locker);
 #define PFS_CONNECTION_PIPE 3
 #define PFS_CONNECTION_SSL 4
 #define PFS_CONNECTION_SHARED_MEMORY 5
-void pfs_set_thread_connection(uint64_t processlist_id, int connection_type);
+PFS_C_API void pfs_set_thread_connection(uint64_t processlist_id, int connection_type);
 
 /* Threads. A thread that never registers gets a record (thread/pfs/unregistered)
  * on its first event. Registering gives it a class and a name; an actor (user,
  * host, role) makes it a foreground thread matched against setup_actors. */
-void pfs_register_current_thread(pfs_key thread_class, const char* name);
-void pfs_set_thread_actor(const char* user, const char* host, const char* role);
-uint64_t pfs_current_thread_id(void); /* THREAD_ID, 0 if none */
-void pfs_unregister_current_thread(void);
+PFS_C_API void pfs_register_current_thread(pfs_key thread_class, const char* name);
+PFS_C_API void pfs_set_thread_actor(const char* user, const char* host, const char* role);
+PFS_C_API uint64_t pfs_current_thread_id(void); /* THREAD_ID, 0 if none */
+PFS_C_API void pfs_unregister_current_thread(void);
 /* threads.PARENT_THREAD_ID (MySQL's PSI spawn_thread). pfs_spawn_thread is
  * pthread_create that records the calling thread as the new thread's parent. Code
  * that creates threads its own way passes pfs_current_thread_id() of the creating
  * thread to pfs_set_thread_parent, called first thing in the new thread. */
-int pfs_spawn_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg);
-void pfs_set_thread_parent(uint64_t parent_thread_id);
+PFS_C_API int pfs_spawn_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
+                               void* arg);
+PFS_C_API void pfs_set_thread_parent(uint64_t parent_thread_id);
+
+#ifdef PFS_NO_INSTRUMENTATION
+#include "agent/provider/pfs_c_off.h"
+#endif
 
 #ifdef __cplusplus
 }

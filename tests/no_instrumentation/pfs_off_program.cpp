@@ -1,0 +1,54 @@
+// A program written against the agent's API, built with PFS_NO_INSTRUMENTATION
+// and no agent (CMake target pfs_api_off): every instrumented type is the plain
+// std type and every call compiles. tests/test_no_instrumentation.cpp runs it
+// with PFS_REGION set and checks that it works and writes no region.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "agent/provider/pfs.h"
+#include "agent/provider/pfs_io.h"
+#include "agent/provider/pfs_work.h"
+
+#ifndef PFS_NO_INSTRUMENTATION
+#error "built to test PFS_NO_INSTRUMENTATION"
+#endif
+
+int main(int argc, char** argv) {
+  const std::string dir = argc > 1 ? argv[1] : "/tmp";
+  if (pfs::init(pfs::options::from_environment())) return 1;  // no agent: init says no
+  pfs::register_thread("app", "main");
+  pfs::mutex m{"app", "m"};
+  pfs::shared_mutex rw{"app", "rw"};
+  pfs::condition_variable cv{"app", "cv"};
+  int ready = 0, locks = 0;
+  pfs::thread t([&] {
+    pfs::lock_guard g(m);
+    ready = 1;
+    cv.notify_all();
+  });
+  {
+    pfs::unique_lock l(m);
+    cv.wait(l, [&] { return ready == 1; });
+  }
+  t.join();
+  for (int i = 0; i < 1000; ++i) {
+    {
+      pfs::lock_guard g(m);
+      ++locks;
+    }
+    rw.lock_shared();
+    rw.unlock_shared();
+  }
+  const pfs_key data = pfs::file::register_class("app", "data");
+  const std::string path = dir + "/pfs_off_program.data";
+  const int fd = pfs::file::open(data, path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0600);
+  if (fd < 0 || pfs::file::write(fd, "abc", 3) != 3 || pfs::file::close(fd) != 0) return 2;
+  ::unlink(path.c_str());
+  std::printf("locks=%d\nthread_id=%llu\nactive=%d\n", locks,
+              static_cast<unsigned long long>(pfs::thread_id()), pfs::active() ? 1 : 0);
+  return locks == 1000 ? 0 : 3;
+}

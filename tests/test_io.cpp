@@ -10,6 +10,7 @@
 #include "agent/provider/pfs_io.h"
 #include "agent/region/setup.h"
 #include "agent_test_util.h"
+#include "tests/named_rows.h"
 
 using namespace pfs;
 using namespace pfs::layout;
@@ -242,6 +243,47 @@ TEST(TableIo, MolecularWaitsNestingAndDoubleTiming) {
     EXPECT_EQ(sum_counts(ix.stat) + sum_counts(t->no_index), c.stat.count);
     file::close(fd);
     file::unlink(data, path.c_str());
+  });
+}
+
+// Seed 003: events_waits_current has "#1 the latest wait event of any kind, #2 the
+// latest table io wait event": a completed table io stays in slot 0 while later
+// waits come and go above it, until the next table io takes its place.
+TEST(TableIo, TheLatestTableIoStaysUntilTheNextOne) {
+  in_child([] {
+    ASSERT_TRUE(init(small_options("tableio_row2"))) << last_error();
+    const region_map& r = *current_region();
+    const pfs_key handler = table::register_class("store");
+    pfs_table* orders = table::declare(handler, "shop", "orders");
+    pfs::mutex m{"store", "m"};
+    const std::uint64_t tid = thread_id();
+    const wait_record* stack = pfs::test::stack_of(r, tid);
+    { table::io fetch(orders, PFS_TABLE_FETCH); }
+    const std::uint64_t fetch_id = stack[0].event_id;
+    { pfs::lock_guard g(m); }
+    { pfs::lock_guard g(m); }
+    EXPECT_EQ(stack[0].state, kWaitCompleted);  // row #2: the fetch, still
+    EXPECT_EQ(stack[0].operation, kOpTableFetch);
+    EXPECT_EQ(stack[0].event_id, fetch_id);
+    EXPECT_EQ(stack[1].state, kWaitCompleted);  // row #1: the latest wait, the second lock
+    EXPECT_EQ(stack[1].operation, kOpLock);
+    EXPECT_EQ(stack[1].event_id, fetch_id + 2);
+    std::vector<std::string> shown;
+    for (const auto& row : pfs::test::scan("events_waits_current"))
+      if (pfs::test::I(row, "thread_id") == static_cast<std::int64_t>(tid))
+        shown.push_back(pfs::test::S(row, "operation"));
+    EXPECT_EQ(shown, (std::vector<std::string>{"fetch", "lock"}));
+    {
+      table::io ins(orders, PFS_TABLE_INSERT);  // the next table io takes slot 0
+      EXPECT_EQ(stack[0].state, kWaitRunning);
+      EXPECT_EQ(stack[0].operation, kOpTableInsert);
+      EXPECT_EQ(stack[1].state, kWaitEmpty);
+      { pfs::lock_guard g(m); }  // nested in it
+      EXPECT_EQ(stack[1].operation, kOpLock);
+      EXPECT_EQ(stack[1].nesting_event_id, stack[0].event_id);
+    }
+    EXPECT_EQ(stack[0].state, kWaitCompleted);
+    EXPECT_EQ(stack[1].state, kWaitEmpty);
   });
 }
 

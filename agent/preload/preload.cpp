@@ -385,7 +385,7 @@ template <sync_kind Kind>
     __builtin_prefetch(p, 1, 3);
     __builtin_prefetch(static_cast<const char*>(p) + 64, 1, 3);
   };
-  if (t->depth < g_hot.stack_depth) fetch(&t->stack[t->depth]);
+  if (t->depth < t->stack_room) fetch(&t->stack[t->depth]);
   if (t->history != nullptr) fetch(&t->history[t->history_pos]);
   if (t->has_batch && t->batch_next != t->batch_end) fetch(&g_hot.history_long[t->batch_next]);
 }
@@ -836,7 +836,11 @@ PFS_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   return fn != nullptr ? fn(c) : 0;
 }
 
-// Threads: the creating thread becomes the new thread's PARENT_THREAD_ID.
+// Threads: the creating thread becomes the new thread's PARENT_THREAD_ID. Not in
+// sanitizer builds: their runtime comes first in LD_PRELOAD, its pthread_create
+// calls this one with its own start routine, and the trampoline below would run
+// before that routine has set up the sanitizer's state for the new thread.
+#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 struct spawn_args {
   void* (*start)(void*);
   void* arg;
@@ -867,6 +871,7 @@ PFS_EXPORT int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*
   if (rc != 0) std::free(a);
   return rc;
 }
+#endif
 
 // Files: open and create
 PFS_EXPORT int open(const char* path, int flags, ...) {

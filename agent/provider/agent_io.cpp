@@ -362,6 +362,7 @@ int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table, int op, u
                             const char* file, unsigned line) {
   wait_locker& l = as_locker(locker);
   if (!begin_table_wait(l, reinterpret_cast<table_share*>(table), op, index, flags)) return 0;
+  reset_wait_frame(*l.thread);
   start_running(l, file, line);
   return 1;
 }

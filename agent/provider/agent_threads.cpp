@@ -103,7 +103,9 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     t = thread_context{};
     t.rec = &r;
     t.slot = slot;
-    t.stack = a->region.array<wait_record>(kArrayWaitStacks) + std::uint64_t{slot} * a->stack_depth;
+    t.stack = t.stack_base =
+        a->region.array<wait_record>(kArrayWaitStacks) + std::uint64_t{slot} * a->stack_depth;
+    t.stack_room = a->stack_depth;
     t.history = a->history_size == 0
                     ? nullptr
                     : a->region.array<wait_record>(kArrayWaitHistory) + std::uint64_t{slot} * a->history_size;

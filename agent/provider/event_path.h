@@ -59,7 +59,13 @@ inline constexpr std::uint32_t kSharedHistogram = UINT32_MAX;
 // One per thread slot of the region; only its thread writes it.
 struct thread_context {
   thread_record* rec = nullptr;
-  wait_record* stack = nullptr;      // wait_stack_depth slots
+  // events_waits_current: the thread's wait_stack_depth slots start at stack_base;
+  // running waits nest from stack on, with room for stack_room of them. stack is
+  // stack_base + 1 while the latest completed table io is kept in slot 0 (seed
+  // 003's row #2), until the next table io.
+  wait_record* stack = nullptr;
+  wait_record* stack_base = nullptr;
+  std::uint32_t stack_room = 0;
   wait_record* history = nullptr;    // history_per_thread slots
   wait_stat* class_stats = nullptr;  // max_classes entries
   std::uint64_t thread_id = 0;
@@ -301,7 +307,7 @@ inline std::uint64_t read_timer(std::uint8_t timer) {
 inline wait_record* claim_slot(wait_locker& l, const char* file, unsigned line) {
   thread_context& t = *l.thread;
   if ((l.thread_flags & kThreadCurrent) == 0) return nullptr;
-  if (t.depth >= g_hot.stack_depth) [[unlikely]] {
+  if (t.depth >= t.stack_room) [[unlikely]] {
     bump_lost(kLostLocker);
     return nullptr;
   }
@@ -416,7 +422,7 @@ inline void to_history(wait_locker& l) {
 
 // Only the latest completed wait stays visible above the running ones.
 inline void clear_above(thread_context& t, std::uint32_t depth) {
-  if (depth + 1 < g_hot.stack_depth && load_relaxed(t.stack[depth + 1].state) != kWaitEmpty)
+  if (depth + 1 < t.stack_room && load_relaxed(t.stack[depth + 1].state) != kWaitEmpty)
     clear_event(t.stack[depth + 1]);
 }
 

@@ -105,6 +105,25 @@ inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32
   return true;
 }
 
+// A table io starting with no wait running: the table io kept in slot 0 (and the
+// latest wait above it) give way; the new one takes slot 0.
+inline void reset_wait_frame(thread_context& t) {
+  if (t.depth != 0 || t.stack == t.stack_base) return;
+  if (load_relaxed(t.stack[0].state) != kWaitEmpty) clear_event(t.stack[0]);
+  t.stack = t.stack_base;
+  t.stack_room = g_hot.stack_depth;
+}
+
+// A top-level table io just completed in slot 0: it stays there (seed 003: the
+// latest table io is a second row of events_waits_current) and the waits that
+// follow use the slots above it, until the next table io.
+inline void keep_table_io(wait_locker& l) {
+  thread_context& t = *l.thread;
+  if (l.slot == nullptr || l.slot != t.stack_base || t.depth != 0 || g_hot.stack_depth < 2) return;
+  t.stack = t.stack_base + 1;
+  t.stack_room = g_hot.stack_depth - 1;
+}
+
 // rows: how many rows the event covers (a batch, such as a whole scan, is one
 // event of many rows). NUMBER_OF_BYTES shows the row count, as in MySQL 8.
 inline void end_table_wait(wait_locker& l, std::uint64_t rows) {
@@ -133,6 +152,7 @@ inline void end_table_wait(wait_locker& l, std::uint64_t rows) {
     store_relaxed(th.count, load_relaxed(th.count) + rows);
   }
   finish_slot(l);
+  keep_table_io(l);
 }
 
 }  // namespace pfs::detail

@@ -47,7 +47,8 @@ SELECT * FROM ps.events_waits_summary_by_instance ORDER BY object_instance_begin
 
 SELECT * FROM ps.mutex_instances ORDER BY object_instance_begin;
 SELECT * FROM ps.rwlock_instances ORDER BY object_instance_begin;
--- lock_contention_by_instance: entries of one key added up, an earlier life of
+-- lock_contention_by_instance: entries of one key, and of one site interned
+-- twice, added up; an earlier life of
 -- a lock's slot not shown
 SELECT * FROM ps.lock_contention_by_instance ORDER BY event_name, blocking_source;
 SELECT * FROM ps.cond_instances ORDER BY object_instance_begin;

@@ -198,6 +198,7 @@ class writer {
     set_source(1, "queue.cpp:42", kSourceReady);
     set_source(2, "cache.cpp:17", kSourceReady);
     set_source(3, "half_written.cpp:1", kSourceWriting);
+    set_source(4, "queue.cpp:42", kSourceReady);  // the same site interned twice (two threads at once)
   }
 
   // events_waits_current: thread 1 is waiting for queue_lock (running) inside a
@@ -332,13 +333,15 @@ class writer {
     rw.readers = 2;
     set_sync(kArrayConds, 0, kQueueNotEmpty, 0x4000, {1, 60000000, 60000000, 60000000});
     // lock_contention_by_instance: queue_lock's waits behind queue.cpp:42, in two
-    // entries of one key (two waiters claimed it at once: shown as one row);
+    // entries of one key (two waiters claimed it at once) and one of the same site
+    // interned twice (source 4): shown as one row;
     // cache_rw's waits behind readers (no source); an entry of an earlier life of
     // cache_lock's slot (another incarnation: not shown).
     auto* c = m_.array<contention_record>(kArrayLockContention);
     c[0] = {contention_key(kContentionMutex, 1, 1), m1.lock, 0, {2, 5000000, 2000000, 3000000}, {}};
     c[3] = {contention_key(kContentionMutex, 1, 1), m1.lock, 0, {1, 1000000, 1000000, 1000000}, {}};
     c[5] = {contention_key(kContentionRwlock, 1, 0), rw.lock, 0, {1, 4000000, 4000000, 4000000}, {}};
+    c[7] = {contention_key(kContentionMutex, 1, 4), m1.lock, 0, {1, 500000, 500000, 500000}, {}};
     c[6] = {contention_key(kContentionMutex, 2, 2), m1.lock + kVersionInc, 0, {9, 9, 1, 1}, {}};
   }
 

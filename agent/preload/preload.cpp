@@ -838,37 +838,25 @@ PFS_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
 
 // Threads: the creating thread becomes the new thread's PARENT_THREAD_ID. Not in
 // sanitizer builds: their runtime comes first in LD_PRELOAD, its pthread_create
-// calls this one with its own start routine, and the trampoline below would run
+// calls this one with its own start routine, and the trampoline would run
 // before that routine has set up the sanitizer's state for the new thread.
 #if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-struct spawn_args {
-  void* (*start)(void*);
-  void* arg;
-  std::uint64_t parent;
-};
-void* spawned(void* p) {
-  const spawn_args a = *static_cast<spawn_args*>(p);
-  std::free(p);
-  pfs_set_thread_parent(a.parent);
-  return a.start(a.arg);
-}
 PFS_EXPORT int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*),
                               void* arg) noexcept {
   auto fn = get(real.thread_create);
   if (fn == nullptr) return EAGAIN;  // only while dlsym itself runs
   if (!should_record()) return fn(t, attr, start, arg);
-  spawn_args* a = nullptr;
+  void* a = nullptr;
   {
     tls.busy = true;
     errno_keeper keep;
     ensure_thread();
-    a = static_cast<spawn_args*>(std::malloc(sizeof(spawn_args)));
-    if (a != nullptr) *a = {start, arg, tls_context != nullptr ? tls_context->thread_id : 0};
+    a = spawn_trampoline_arg(start, arg, tls_context != nullptr ? tls_context->thread_id : 0);
     tls.busy = false;
   }
   if (a == nullptr) return fn(t, attr, start, arg);  // no parent then
-  const int rc = fn(t, attr, spawned, a);
-  if (rc != 0) std::free(a);
+  const int rc = fn(t, attr, spawn_trampoline, a);
+  if (rc != 0) free_trampoline_arg(a);
   return rc;
 }
 #endif

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "agent/provider/agent_internal.h"
+#include "agent/provider/slow_path.h"
 #include "agent/provider/trace.h"
 #include "agent/region/setup.h"
 
@@ -155,6 +156,27 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
   return &g_no_context;
 }
 
+namespace {
+struct spawn_args {
+  void* (*start)(void*);
+  void* arg;
+  std::uint64_t parent;
+};
+}  // namespace
+
+void* spawn_trampoline_arg(void* (*start)(void*), void* arg, std::uint64_t parent_thread_id) {
+  return new (std::nothrow) spawn_args{start, arg, parent_thread_id};
+}
+
+void free_trampoline_arg(void* trampoline_arg) { delete static_cast<spawn_args*>(trampoline_arg); }
+
+void* spawn_trampoline(void* trampoline_arg) {
+  const spawn_args a = *static_cast<spawn_args*>(trampoline_arg);
+  free_trampoline_arg(trampoline_arg);
+  pfs_set_thread_parent(a.parent);
+  return a.start(a.arg);
+}
+
 }  // namespace pfs::detail
 
 namespace pfs {
@@ -214,25 +236,11 @@ uint64_t pfs_current_thread_id(void) {
   return current_thread()->thread_id;
 }
 
-namespace {
-struct spawn_args {
-  void* (*start)(void*);
-  void* arg;
-  std::uint64_t parent;
-};
-void* spawned(void* p) {
-  const spawn_args a = *static_cast<spawn_args*>(p);
-  delete static_cast<spawn_args*>(p);
-  pfs_set_thread_parent(a.parent);
-  return a.start(a.arg);
-}
-}  // namespace
-
 int pfs_spawn_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
-  auto* a = new (std::nothrow) spawn_args{start, arg, pfs_current_thread_id()};
+  void* a = spawn_trampoline_arg(start, arg, pfs_current_thread_id());
   if (a == nullptr) return pthread_create(thread, attr, start, arg);  // no parent then
-  const int rc = pthread_create(thread, attr, spawned, a);
-  if (rc != 0) delete a;
+  const int rc = pthread_create(thread, attr, spawn_trampoline, a);
+  if (rc != 0) free_trampoline_arg(a);
   return rc;
 }
 

@@ -3,6 +3,7 @@
 // path. Everything else of the provider's state stays in agent_internal.h.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "agent/provider/pfs_c.h"
@@ -21,5 +22,13 @@ layout::sync_instance* create_instance(layout::instrument_kind kind, pfs_key key
 void destroy_instance(layout::sync_instance* s);
 // Stops recording in a child after fork (its region belongs to the parent).
 void stop_in_forked_child();
+
+// PARENT_THREAD_ID across thread creation: spawn_trampoline_arg wraps a start
+// routine and its argument with the parent's THREAD_ID (nullptr when out of
+// memory); spawn_trampoline, as the new thread's start routine, records the parent
+// and runs the routine. If the thread is not created, free_trampoline_arg.
+void* spawn_trampoline_arg(void* (*start)(void*), void* arg, std::uint64_t parent_thread_id);
+void* spawn_trampoline(void* trampoline_arg);
+void free_trampoline_arg(void* trampoline_arg);
 
 }  // namespace pfs::detail

@@ -3,7 +3,6 @@
 #include <map>
 #include <string>
 #include <tuple>
-#include <utility>
 
 #include "agent/reader/reader_internal.h"
 
@@ -39,35 +38,36 @@ void scanner::lock_contention() {
   // Only entries of the instance's present life: a lock destroyed and another
   // created in its slot starts with no contention. One row per SOURCE text: two
   // threads interning a site at once may have given it two source indexes.
-  std::map<std::tuple<std::uint64_t, std::uint64_t, bool, std::string>, std::pair<std::uint64_t, wait_stat>>
-      rows;
+  struct shown {
+    const class_entry* cls;
+    std::uint64_t identity;
+    wait_stat stat;
+  };
+  std::map<std::tuple<std::uint64_t, std::uint64_t, bool, std::string>, shown> rows;
   for (const auto& [key, stat] : waits) {
     const auto& [kind, index, source, incarnation] = key;
     const array_id arr = kind == kContentionMutex ? kArrayMutexes : kArrayRwlocks;
     sync_copy s;
     std::uint32_t lock = 0;
     if (read_sync(*r_.at<sync_instance>(arr, index - 1), s, &lock) != rd::ok || lock != incarnation) continue;
-    const std::string* text = source_ref(source);
-    auto& row = rows.try_emplace({kind, index, text != nullptr, text != nullptr ? *text : std::string()},
-                                 std::pair<std::uint64_t, wait_stat>{s.identity, kZeroStat})
-                    .first->second;
-    merge_stat(row.second, stat);
-  }
-  for (const auto& [key, row] : rows) {
-    const auto& [kind, index, known, text] = key;
-    const array_id arr = kind == kContentionMutex ? kArrayMutexes : kArrayRwlocks;
-    sync_copy s;
-    if (read_sync(*r_.at<sync_instance>(arr, index - 1), s) != rd::ok) continue;
     const class_entry* c = class_at(s.class_index);
     if (c == nullptr) {
       ++invalid;
       continue;
     }
+    const std::string* text = source_ref(source);
+    merge_stat(rows.try_emplace({kind, index, text != nullptr, text != nullptr ? *text : std::string()},
+                                shown{c, s.identity, kZeroStat})
+                   .first->second.stat,
+               stat);
+  }
+  for (const auto& [key, row] : rows) {
+    const bool known = std::get<2>(key);
     auto& x = add_row();
-    x.push_back(text_cell(std::string_view(c->name)));
-    x.push_back(int_cell(row.first));
-    x.push_back(known ? text_cell(std::string_view(text)) : null_cell());
-    append_stat_cells(x, row.second);
+    x.push_back(text_cell(std::string_view(row.cls->name)));
+    x.push_back(int_cell(row.identity));
+    x.push_back(known ? text_cell(std::string_view(std::get<3>(key))) : null_cell());
+    append_stat_cells(x, row.stat);
   }
 }
 

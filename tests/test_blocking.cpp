@@ -151,6 +151,7 @@ TEST(Blocking, RwlockReadersNameTheWriterAndWritersBlockedByReadersNameNobody) {
       done.wait();
       rw.unlock();
     });
+    const unsigned write_line = __LINE__ - 5;
     held.wait();
     std::thread reader([&] {
       reader_id = thread_id();
@@ -191,6 +192,12 @@ TEST(Blocking, RwlockReadersNameTheWriterAndWritersBlockedByReadersNameNobody) {
     ASSERT_EQ(blocked.size(), 1u);
     EXPECT_EQ(I(blocked[0], "blocking_thread_id"), -1);
     EXPECT_EQ(I(blocked[0], "blocking_event_id"), -1);
+    // lock_contention_by_instance: the reader's wait under the writer's source,
+    // the writer's wait behind readers under none (BLOCKING_SOURCE NULL).
+    auto rows = contention_of("wait/synch/rwlock/test/rw");
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(I(rows[source_at(write_line)], "count_star"), 1);
+    EXPECT_EQ(I(rows["<NULL>"], "count_star"), 1);
   });
 }
 
@@ -341,56 +348,6 @@ TEST(Blocking, ContentionIsCountedByTheSourceThatHeldTheLock) {
     rows = contention_of("wait/synch/mutex/test/queue_lock");
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(I(rows[source_at(line_b)], "count_star"), 1);
-  });
-}
-
-TEST(Blocking, ContentionOfRwlocksNamesTheWriterOrNobody) {
-  in_child([] {
-    ASSERT_TRUE(init(blocking_options("block_contention_rw"))) << last_error();
-    shared_mutex rw{"test", "rw"};
-    // A reader queues behind a writer: the writer's source.
-    gate held, done;
-    std::atomic<std::uint64_t> reader_id{0};
-    std::thread writer([&] {
-      rw.lock();
-      held.release();
-      done.wait();
-      rw.unlock();
-    });
-    const unsigned write_line = __LINE__ - 5;
-    held.wait();
-    std::thread reader([&] {
-      reader_id = thread_id();
-      rw.lock_shared();
-      rw.unlock_shared();
-    });
-    ASSERT_TRUE(running_wait(reader_id, "read_lock"));
-    done.release();
-    writer.join();
-    reader.join();
-    // A writer queues behind a reader: no one holder, BLOCKING_SOURCE NULL.
-    gate reading, finish;
-    std::atomic<std::uint64_t> writer2_id{0};
-    std::thread reader2([&] {
-      rw.lock_shared();
-      reading.release();
-      finish.wait();
-      rw.unlock_shared();
-    });
-    reading.wait();
-    std::thread writer2([&] {
-      writer2_id = thread_id();
-      rw.lock();
-      rw.unlock();
-    });
-    ASSERT_TRUE(running_wait(writer2_id, "write_lock"));
-    finish.release();
-    reader2.join();
-    writer2.join();
-    auto rows = contention_of("wait/synch/rwlock/test/rw");
-    ASSERT_EQ(rows.size(), 2u);
-    EXPECT_EQ(I(rows[source_at(write_line)], "count_star"), 1);
-    EXPECT_EQ(I(rows["<NULL>"], "count_star"), 1);
   });
 }
 

@@ -67,10 +67,13 @@ inline const layout::class_record* find_class(const region_map& r, const std::st
 
 inline std::uint32_t class_index(const region_map& r, const std::string& name) {
   const auto* c = find_class(r, name);
-  return c == nullptr ? 0 : static_cast<std::uint32_t>(c - r.array<layout::class_record>(layout::kArrayClasses)) + 1;
+  return c == nullptr
+             ? 0
+             : static_cast<std::uint32_t>(c - r.array<layout::class_record>(layout::kArrayClasses)) + 1;
 }
 
-inline const layout::sync_instance* find_instance(const region_map& r, layout::array_id id, const void* identity) {
+inline const layout::sync_instance* find_instance(const region_map& r, layout::array_id id,
+                                                  const void* identity) {
   auto* s = r.array<layout::sync_instance>(id);
   for (std::uint64_t i = 0; i < r.count(id); ++i)
     if ((s[i].lock & layout::kStateMask) == layout::kStateAllocated &&
@@ -79,7 +82,8 @@ inline const layout::sync_instance* find_instance(const region_map& r, layout::a
   return nullptr;
 }
 
-inline const layout::thread_record* find_thread(const region_map& r, std::uint64_t thread_id, std::uint32_t* slot) {
+inline const layout::thread_record* find_thread(const region_map& r, std::uint64_t thread_id,
+                                                std::uint32_t* slot) {
   auto* t = r.array<layout::thread_record>(layout::kArrayThreads);
   for (std::uint64_t i = 0; i < r.count(layout::kArrayThreads); ++i)
     if ((t[i].lock & layout::kStateMask) == layout::kStateAllocated && t[i].thread_id == thread_id) {
@@ -113,9 +117,20 @@ inline std::vector<layout::wait_record> history_long(const region_map& r) {
 inline const layout::wait_record* stack_of(const region_map& r, std::uint64_t thread_id) {
   std::uint32_t slot = 0;
   if (find_thread(r, thread_id, &slot) == nullptr) return nullptr;
-  return r.array<layout::wait_record>(layout::kArrayWaitStacks) + std::uint64_t{slot} * r.header().wait_stack_depth;
+  return r.array<layout::wait_record>(layout::kArrayWaitStacks) +
+         std::uint64_t{slot} * r.header().wait_stack_depth;
 }
 
 inline std::uint64_t lost(const region_map& r, layout::lost_id id) { return r.header().lost[id]; }
+
+// A live thread's part of events_waits_summary_global_by_event_name for a class
+// (1-based class index); nullptr when the thread has no slot.
+inline const layout::wait_stat* global_stat_of(const region_map& r, std::uint64_t thread_id,
+                                               std::uint32_t key) {
+  std::uint32_t slot = 0;
+  if (find_thread(r, thread_id, &slot) == nullptr || key == 0) return nullptr;
+  return r.array<layout::wait_stat>(layout::kArrayThreadGlobalStats) +
+         std::uint64_t{slot} * r.header().max_classes + key - 1;
+}
 
 }  // namespace pfs::test

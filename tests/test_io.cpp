@@ -230,9 +230,9 @@ TEST(TableIo, MolecularWaitsNestingAndDoubleTiming) {
     EXPECT_EQ(t->no_index.insert.count, 1u);
     EXPECT_EQ(t->no_index.del.count, 1u);
     // Table io time stays out of the events_waits_summary_* timing (WL#4895).
-    const class_record& c = r.array<class_record>(kArrayClasses)[handler - 1];
-    EXPECT_EQ(c.stat.count, 28u);
-    EXPECT_EQ(c.stat.sum, 0u);
+    const wait_stat& c = *pfs::test::global_stat_of(r, tid, handler);
+    EXPECT_EQ(c.count, 28u);
+    EXPECT_EQ(c.sum, 0u);
     std::uint32_t slot = 0;
     pfs::test::find_thread(r, tid, &slot);
     const wait_stat& ts =
@@ -240,7 +240,7 @@ TEST(TableIo, MolecularWaitsNestingAndDoubleTiming) {
     EXPECT_EQ(ts.count, 28u);
     EXPECT_EQ(ts.sum, 0u);
     // The sums agree: by index + no index = the class count = the thread's count.
-    EXPECT_EQ(sum_counts(ix.stat) + sum_counts(t->no_index), c.stat.count);
+    EXPECT_EQ(sum_counts(ix.stat) + sum_counts(t->no_index), c.count);
     file::close(fd);
     file::unlink(data, path.c_str());
   });

@@ -324,6 +324,9 @@ std::string layout_text() {
 #undef PFS_RECORD
   // The numbering of arrays, lost counters, consumers and kinds is layout too.
   out << "kArrayCount " << kArrayCount << " kArrayLockContention " << kArrayLockContention << "\n";
+  out << "kArrayThreadGlobalStats " << kArrayThreadGlobalStats << " kArrayFileWaitStats "
+      << kArrayFileWaitStats << "\n";
+  out << "kFlagEventNameStats " << int{kFlagEventNameStats} << "\n";
   out << "kLostLockContention " << kLostLockContention << "\n";
   out << "kLostSlots " << kLostSlots << "\n";
   out << "kConsumerSlots " << kConsumerSlots << "\n";

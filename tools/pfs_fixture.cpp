@@ -354,6 +354,9 @@ class writer {
     for (std::uint32_t t = 0; t < h_.max_threads; ++t)
       for (std::uint32_t c = 1; c <= h_.max_classes; ++c)
         if (stat(t + 1, c).count == 0) stat(t + 1, c).min = kNoMin;
+    // events_waits_summary_global_by_event_name: thread slot 0 counted what the
+    // instances and files counted (every summary consumer on).
+    b_.count_instances_in_global(0);
   }
 
   void actors() {

@@ -180,11 +180,8 @@ void destroy_instance(sync_instance* s) {
   if (a == nullptr || s == nullptr) return;
   std::uint32_t word = load_relaxed(s->lock);
   store_relaxed(s->lock, (word & ~kStateMask) | kStateDirty);
-  std::atomic_thread_fence(std::memory_order_release);
-  const std::uint32_t key = load_relaxed(s->class_index);
-  const wait_stat st{load_relaxed(s->stat.count), load_relaxed(s->stat.sum), load_relaxed(s->stat.min),
-                     load_relaxed(s->stat.max)};
-  if (key >= 1 && key <= a->max_classes) aggregate_atomic(a->classes[key - 1].stat, st);
+  // Nothing to fold: events_waits_summary_global_by_event_name keeps its own
+  // statistics (the threads'), which counted this instance's waits already.
   store_release(s->lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
 }
 

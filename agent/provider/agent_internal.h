@@ -69,6 +69,15 @@ bool agent_running();
 // status row region_faults. One atomic load when nothing happened.
 void reattach_if_restored();
 void aggregate_atomic(wait_stat& into, const wait_stat& from);
+inline void zero_stat(wait_stat& s) {
+  store_relaxed(s.count, std::uint64_t{0});
+  store_relaxed(s.sum, std::uint64_t{0});
+  store_relaxed(s.min, UINT64_MAX);
+  store_relaxed(s.max, std::uint64_t{0});
+}
+inline wait_stat load_wait_stat(const wait_stat& s) {
+  return {load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max)};
+}
 void init_io(agent_state& a, const region_sizes& sizes);
 // Units of work (agent_work.cpp): set up at init, and a thread's part at its
 // registration and exit.

@@ -113,6 +113,7 @@ file_instance* find_or_create_file(pfs_key key, const char* name, bool& created)
     reset_io(f.stats.read);
     reset_io(f.stats.write);
     reset_io(f.stats.misc);
+    zero_stat(g_io.file_waits[i]);
     write_name(f.name, kObjectNameLen, name);
     store_release(f.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
     *slot = i + 1;
@@ -161,6 +162,7 @@ void init_io(agent_state& a, const region_sizes& sizes) {
   g_files->fd_map.assign(sizes.max_file_handles, 0);
   g_io.files = a.region.array<file_instance>(kArrayFiles);
   g_io.file_count = static_cast<std::uint32_t>(a.region.count(kArrayFiles));
+  g_io.file_waits = a.region.array<wait_stat>(kArrayFileWaitStats);
   g_io.fd_map = g_files->fd_map.data();
   g_io.fd_map_size = static_cast<std::uint32_t>(g_files->fd_map.size());
   g_io.tables = a.region.array<table_share>(kArrayTables);

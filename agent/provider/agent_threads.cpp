@@ -59,9 +59,14 @@ void release_current_thread() {
   store_relaxed(r.work_derived, 0u);
   std::atomic_thread_fence(std::memory_order_release);
   release_work(*g_agent, *t);
-  // The per-thread summaries need no folding: events_waits_summary_global_by_event_name
-  // is built from the instances (and the classes' buckets of destroyed ones),
-  // which already counted every event of this thread.
+  // The thread's part of events_waits_summary_global_by_event_name moves to its
+  // classes' buckets (its per-thread summaries leave with it, as in MySQL).
+  for (std::uint32_t i = 0; t->global_stats != nullptr && i < g_agent->max_classes; ++i) {
+    wait_stat& s = t->global_stats[i];
+    if (load_relaxed(s.count) == 0) continue;
+    aggregate_atomic(g_agent->classes[i].stat, load_wait_stat(s));
+    zero_stat(s);
+  }
   store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
 }
 
@@ -111,15 +116,14 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
                     ? nullptr
                     : a->region.array<wait_record>(kArrayWaitHistory) + std::uint64_t{slot} * a->history_size;
     t.class_stats = a->region.array<wait_stat>(kArrayThreadClassStats) + std::uint64_t{slot} * a->max_classes;
+    t.global_stats =
+        a->region.array<wait_stat>(kArrayThreadGlobalStats) + std::uint64_t{slot} * a->max_classes;
     t.thread_id = __atomic_fetch_add(&a->header->next_thread_id, 1, __ATOMIC_RELAXED);
     for (std::uint32_t i = 0; i < a->stack_depth; ++i) clear_event(t.stack[i]);
     for (std::uint32_t i = 0; i < a->history_size; ++i) clear_event(t.history[i]);
     for (std::uint32_t i = 0; i < a->max_classes; ++i) {
-      wait_stat& s = t.class_stats[i];
-      store_relaxed(s.count, std::uint64_t{0});
-      store_relaxed(s.sum, std::uint64_t{0});
-      store_relaxed(s.min, UINT64_MAX);
-      store_relaxed(s.max, std::uint64_t{0});
+      zero_stat(t.class_stats[i]);
+      zero_stat(t.global_stats[i]);
     }
     const std::uint64_t parent = tls_parent_thread_id;
     store_relaxed(r.class_index, thread_class);

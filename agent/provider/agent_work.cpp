@@ -141,12 +141,7 @@ std::uint64_t elapsed_ps(std::uint8_t timer, std::uint64_t start, std::uint64_t 
   return g_hot.converters[timer].delta_to_pico(end - start);
 }
 
-void zero_stat(wait_stat& s) {
-  store_relaxed(s.count, std::uint64_t{0});
-  store_relaxed(s.sum, std::uint64_t{0});
-  store_relaxed(s.min, UINT64_MAX);
-  store_relaxed(s.max, std::uint64_t{0});
-}
+using detail::zero_stat;  // wait_stat's, from agent_internal.h
 void zero_stat(statement_stat& s) {
   zero_stat(s.time);
   for (std::uint64_t* f :
@@ -174,10 +169,6 @@ void fold_stat(statement_stat& into, const statement_stat& from) {
   add_atomic(into.rows_sent, load_relaxed(from.rows_sent));
   add_atomic(into.rows_examined, load_relaxed(from.rows_examined));
   add_atomic(into.cpu_time, load_relaxed(from.cpu_time));
-}
-
-wait_stat load_wait_stat(const wait_stat& s) {
-  return {load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max)};
 }
 
 // Copies a NUL-terminated string into a fixed field with relaxed byte stores.
@@ -652,12 +643,6 @@ void release_work(agent_state& a, thread_context& t) {
                      load_wait_stat(w->transaction_stats->read_write));
     aggregate_atomic(g_work.class_transaction_stats[0].read_only,
                      load_wait_stat(w->transaction_stats->read_only));
-  }
-  // The idle class has no instances: its global row sums the threads and this bucket.
-  const pfs_key idle = load_acquire(a.idle_class);
-  if (idle != 0 && t.class_stats != nullptr) {
-    aggregate_atomic(a.classes[idle - 1].stat, load_wait_stat(t.class_stats[idle - 1]));
-    zero_stat(t.class_stats[idle - 1]);
   }
   if (t.wait_histogram_of != nullptr) {
     for (std::uint32_t c = 0; c < a.max_classes; ++c) {
@@ -1141,7 +1126,7 @@ int start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line) {
   const pfs_key idle = load_acquire(a->idle_class);
   if (idle == 0) return 0;
   wait_locker& l = *reinterpret_cast<wait_locker*>(locker);
-  // No instance: the idle class's statistics are per thread (and its bucket of exited threads).
+  // No instance: the idle class has per-thread and global statistics only.
   const auto cflags =
       static_cast<std::uint8_t>(load_relaxed(a->classes[idle - 1].derived) & ~kFlagInstanceStats);
   if (!begin_wait_flags(l, idle, cflags, 0, kOpIdle)) return 0;

@@ -66,8 +66,9 @@ struct thread_context {
   wait_record* stack = nullptr;
   wait_record* stack_base = nullptr;
   std::uint32_t stack_room = 0;
-  wait_record* history = nullptr;    // history_per_thread slots
-  wait_stat* class_stats = nullptr;  // max_classes entries
+  wait_record* history = nullptr;     // history_per_thread slots
+  wait_stat* class_stats = nullptr;   // max_classes entries: events_waits_summary_by_thread_by_event_name
+  wait_stat* global_stats = nullptr;  // max_classes entries: its part of ..._global_by_event_name
   std::uint64_t thread_id = 0;
   std::uint32_t slot = 0;
   std::uint32_t depth = 0;  // running waits
@@ -391,8 +392,20 @@ inline void set_owner(wait_locker& l, sync_instance& s) {
   store_relaxed(count, load_relaxed(count) + 1);
 }
 
+// events_waits_summary_global_by_event_name: the thread's own statistics of the
+// class, written with plain stores (readers add up the threads and the class's
+// bucket of exited threads); a thread without a slot adds to that bucket.
+[[gnu::always_inline]] inline void aggregate_global(wait_locker& l, bool timed, std::uint64_t ps) {
+  if ((l.class_flags & kFlagEventNameStats) == 0) return;
+  if (wait_stat* g = l.thread->global_stats) [[likely]]
+    aggregate_single(g[l.event.class_index - 1], timed, ps);
+  else
+    aggregate_shared(g_hot.classes[l.event.class_index - 1].stat, timed, ps);
+}
+
 [[gnu::always_inline]] inline void aggregate(wait_locker& l, bool shared_stats, std::uint64_t ps) {
   const bool timed = l.event.timer != 0;
+  aggregate_global(l, timed, ps);
   if (l.class_flags & kFlagInstanceStats) {
     if (shared_stats)
       aggregate_shared(l.instance->stat, timed, ps);

@@ -14,6 +14,7 @@ namespace pfs::detail {
 struct io_hot_state {
   file_instance* files = nullptr;
   std::uint32_t file_count = 0;
+  wait_stat* file_waits = nullptr;  // file_count entries: events_waits_summary_by_instance
   std::uint32_t* fd_map = nullptr;  // fd -> 1-based file instance; 0 = not tracked
   std::uint32_t fd_map_size = 0;
   table_share* tables = nullptr;
@@ -68,14 +69,18 @@ inline void end_file_wait(wait_locker& l, std::int64_t bytes) {
   const std::uint64_t ps = stop_timer(l);
   const bool timed = l.event.timer != 0;
   l.event.number_of_bytes = bytes;
-  if (l.class_flags & kFlagInstanceStats) {
-    auto* f = static_cast<file_instance*>(l.object);
-    io_stat& s = group_of(l.event.operation) == io_group::read    ? f->stats.read
-                 : group_of(l.event.operation) == io_group::write ? f->stats.write
-                                                                  : f->stats.misc;
-    add_stat_atomic(s.count, s.sum, s.min, s.max, 1, timed, ps);
-    if (bytes > 0) __atomic_fetch_add(&s.bytes, static_cast<std::uint64_t>(bytes), __ATOMIC_RELAXED);
-  }
+  // file_summary_by_instance and _by_event_name: MySQL's rule (the instrument and
+  // global_instrumentation, which begin_file_wait already checked).
+  auto* f = static_cast<file_instance*>(l.object);
+  io_stat& s = group_of(l.event.operation) == io_group::read    ? f->stats.read
+               : group_of(l.event.operation) == io_group::write ? f->stats.write
+                                                                : f->stats.misc;
+  add_stat_atomic(s.count, s.sum, s.min, s.max, 1, timed, ps);
+  if (bytes > 0) __atomic_fetch_add(&s.bytes, static_cast<std::uint64_t>(bytes), __ATOMIC_RELAXED);
+  // The file's row of events_waits_summary_by_instance, under its own consumer.
+  if (l.class_flags & kFlagInstanceStats)
+    aggregate_shared(g_io.file_waits[static_cast<std::uint64_t>(f - g_io.files)], timed, ps);
+  aggregate_global(l, timed, ps);
   if (l.thread_flags & kThreadSummary)
     aggregate_single(l.thread->class_stats[l.event.class_index - 1], timed, ps);
   if (timed && l.thread->wait_histogram_of != nullptr) add_to_histogram(*l.thread, l.event.class_index, ps);
@@ -92,8 +97,9 @@ inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32
   const std::uint32_t key = load_relaxed(t->class_index);
   if (key == 0) return false;
   // Enabled and timed only when both the class and the table's setup_objects row say so.
-  const std::uint8_t cflags = static_cast<std::uint8_t>(load_relaxed(g_hot.classes[key - 1].derived) &
-                                                        (load_relaxed(t->derived) | kFlagInstanceStats));
+  const std::uint8_t cflags =
+      static_cast<std::uint8_t>(load_relaxed(g_hot.classes[key - 1].derived) &
+                                (load_relaxed(t->derived) | kFlagInstanceStats | kFlagEventNameStats));
   if (!begin_wait_flags(l, key, cflags, load_relaxed(t->identity), op)) return false;
   wait_record& e = l.event;
   e.object_kind = kObjectTable;
@@ -145,8 +151,12 @@ inline void end_table_wait(wait_locker& l, std::uint64_t rows) {
   add_stat_atomic(s.count, s.sum, s.min, s.max, rows, timed, ps);
   // Double timing (WL#4895): table io encloses other waits, so its time stays out
   // of the events_waits_summary_* tables; its counts go in.
-  if (l.class_flags & kFlagInstanceStats)
-    __atomic_fetch_add(&g_hot.classes[e.class_index - 1].stat.count, rows, __ATOMIC_RELAXED);
+  if (l.class_flags & kFlagEventNameStats) {
+    if (wait_stat* g = l.thread->global_stats)
+      store_relaxed(g[e.class_index - 1].count, load_relaxed(g[e.class_index - 1].count) + rows);
+    else
+      __atomic_fetch_add(&g_hot.classes[e.class_index - 1].stat.count, rows, __ATOMIC_RELAXED);
+  }
   if (l.thread_flags & kThreadSummary) {
     wait_stat& th = l.thread->class_stats[e.class_index - 1];
     store_relaxed(th.count, load_relaxed(th.count) + rows);

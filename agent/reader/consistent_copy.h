@@ -139,6 +139,7 @@ struct file_copy {
   std::uint32_t open_count = 0;
   std::uint64_t identity = 0;
   io_stats stats = kZeroIoStats;
+  wait_stat waits = kZeroStat;  // its row of events_waits_summary_by_instance (kArrayFileWaitStats)
   fixed_str<kObjectNameLen> name;
   bool name_ok = false;
 };

@@ -126,6 +126,8 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayWaitHistograms, sizeof(thread_histogram), "wait_histograms"},
     {kArrayClassWaitHistograms, sizeof(latency_histogram), "events_waits_histogram_global_by_event_name"},
     {kArrayLockContention, sizeof(contention_record), "lock_contention_by_instance"},
+    {kArrayThreadGlobalStats, sizeof(wait_stat), "events_waits_summary_global_by_event_name"},
+    {kArrayFileWaitStats, sizeof(wait_stat), "file_wait_summaries"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -309,6 +311,8 @@ class scanner {
     file_copy f;
     for (std::uint64_t i = 0; i < r_.count(kArrayFiles); ++i) {
       if (!accept(read_file(*r_.at<file_instance>(kArrayFiles, i), f))) continue;
+      const wait_stat* w = r_.at<wait_stat>(kArrayFileWaitStats, i);
+      f.waits = w != nullptr ? load_stat(*w) : kZeroStat;
       const class_entry* c = class_at(f.class_index);
       if (c == nullptr || c->kind != kKindFile) {
         ++invalid;

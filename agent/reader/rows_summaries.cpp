@@ -4,43 +4,26 @@
 
 namespace pfs::reader::detail {
 
+// events_waits_summary_global_by_event_name: per class, the bucket of exited
+// threads plus every live thread's global statistics (kept apart from the
+// instances and the by-thread summaries, so each consumer freezes its own table).
 void scanner::summary_global() {
   load_classes();
   std::vector<wait_stat> sums(classes_.size(), kZeroStat);
   const std::vector<latency_histogram> histograms = wait_class_histograms();
-  const std::vector<io_stats> files = file_class_stats();
-  for (std::size_t c = 0; c < classes_.size(); ++c) {
-    const class_entry& e = classes_[c];
-    if (!e.valid) continue;
-    if (is_sync_kind(e.kind)) {
-      add_stat(sums[c], e.stat);
-    } else if (e.kind == kKindFile) {
-      sums[c] = io_star(files[c]);
-    } else if (e.kind == kKindTable) {
-      // Counts only: table io time stays out of the wait summaries (WL#4895).
-      sums[c].count = e.stat.count;
-    } else if (e.kind == kKindIdle) {
-      // No instances: exited threads' bucket + every live thread's statistics.
-      merge_stat(sums[c], e.stat);
-      for (const live_thread& t : live_threads()) {
-        const wait_stat* s = r_.at<wait_stat>(kArrayThreadClassStats, t.slot * r_.classes + c);
-        if (s != nullptr) merge_stat(sums[c], load_stat(*s));
-      }
-    }
-  }
-  for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
-    for (std::uint64_t i = 0; i < r_.count(arr); ++i) {
-      sync_copy s;
-      if (!accept(read_sync(*r_.at<sync_instance>(arr, i), s))) continue;
-      if (class_at(s.class_index) == nullptr) {
-        ++invalid;
-        continue;
-      }
-      add_stat(sums[s.class_index - 1], s.stat);
+  for (std::size_t c = 0; c < classes_.size(); ++c)
+    if (classes_[c].valid && is_wait_kind(classes_[c].kind)) merge_stat(sums[c], classes_[c].stat);
+  for (const live_thread& t : live_threads()) {
+    for (std::size_t c = 0; c < classes_.size(); ++c) {
+      if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+      const wait_stat* s = r_.at<wait_stat>(kArrayThreadGlobalStats, t.slot * r_.classes + c);
+      if (s != nullptr) merge_stat(sums[c], load_stat(*s));
     }
   }
   for (std::size_t c = 0; c < classes_.size(); ++c) {
     if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+    // Table io counts only: its time stays out of the wait summaries (WL#4895).
+    if (classes_[c].kind == kKindTable) sums[c] = wait_stat{sums[c].count, 0, kNoMin, 0};
     auto& x = add_row();
     x.push_back(text_cell(std::string_view(classes_[c].name)));
     append_stat_cells(x, sums[c]);
@@ -111,7 +94,7 @@ void scanner::sync_instances(table_id which) {
       auto& x = add_row();
       x.push_back(text_cell(std::string_view(c.name)));
       x.push_back(int_cell(f.identity));
-      append_stat_cells(x, io_star(f.stats));
+      append_stat_cells(x, f.waits);
     });
   }
 }

@@ -124,6 +124,8 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayWaitHistograms, s.wait_histograms, sizeof(thread_histogram)},
       {kArrayClassWaitHistograms, s.max_classes, sizeof(latency_histogram)},
       {kArrayLockContention, s.lock_contention_size, sizeof(contention_record)},
+      {kArrayThreadGlobalStats, threads * s.max_classes, sizeof(wait_stat)},
+      {kArrayFileWaitStats, s.max_files, sizeof(wait_stat)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -177,6 +179,8 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
     case kArrayHistoryLong:
       return sizeof(wait_record);
     case kArrayThreadClassStats:
+    case kArrayThreadGlobalStats:
+    case kArrayFileWaitStats:
       return sizeof(wait_stat);
     case kArrayHistoryLongBatches:
       return sizeof(batch_record);

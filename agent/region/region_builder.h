@@ -99,7 +99,70 @@ class region_builder {
     f.identity = identity;
     f.stats = stats;
     copy(f.name, name);
+    // Its row of events_waits_summary_by_instance: every io it counted.
+    file_waits(slot) = star(stats);
     return f;
+  }
+
+  // A file's row of events_waits_summary_by_instance (0-based file slot).
+  layout::wait_stat& file_waits(std::uint32_t slot) {
+    return m_.array<layout::wait_stat>(layout::kArrayFileWaitStats)[slot];
+  }
+
+  // Thread slot `slot`'s part of events_waits_summary_global_by_event_name for class
+  // `cls` (1-based).
+  layout::wait_stat& thread_global(std::uint32_t slot, std::uint32_t cls) {
+    return m_.array<layout::wait_stat>(
+        layout::kArrayThreadGlobalStats)[std::uint64_t{slot} * m_.count(layout::kArrayClasses) + cls - 1];
+  }
+
+  // Sets thread slot `slot`'s global statistics to what a provider with every
+  // summary consumer on would have counted for the instances written so far: the
+  // synch instances, the files and the file classes' buckets of deleted files.
+  void count_instances_in_global(std::uint32_t slot) {
+    const std::uint64_t classes = m_.count(layout::kArrayClasses);
+    for (std::uint32_t c = 1; c <= classes; ++c) thread_global(slot, c) = kNoWait;
+    const auto in_class = [&](std::uint32_t cls) -> layout::wait_stat* {
+      return cls >= 1 && cls <= classes ? &thread_global(slot, cls) : nullptr;
+    };
+    for (layout::array_id id : {layout::kArrayMutexes, layout::kArrayRwlocks, layout::kArrayConds}) {
+      const auto* s = m_.array<layout::sync_instance>(id);
+      for (std::uint64_t i = 0; i < m_.count(id); ++i)
+        if ((s[i].lock & layout::kStateMask) == layout::kStateAllocated)
+          if (layout::wait_stat* g = in_class(s[i].class_index)) add(*g, s[i].stat);
+    }
+    const auto* files = m_.array<layout::file_instance>(layout::kArrayFiles);
+    for (std::uint64_t i = 0; i < m_.count(layout::kArrayFiles); ++i)
+      if ((files[i].lock & layout::kStateMask) == layout::kStateAllocated &&
+          kind_of(files[i].class_index) == layout::kKindFile)
+        add(thread_global(slot, files[i].class_index), star(files[i].stats));
+    for (std::uint32_t c = 1; c <= classes; ++c) {
+      const auto& k = m_.array<layout::class_record>(layout::kArrayClasses)[c - 1];
+      if (k.kind == layout::kKindFile) add(thread_global(slot, c), star(class_io(c)));
+    }
+  }
+
+  std::uint8_t kind_of(std::uint32_t cls) {
+    if (cls == 0 || cls > m_.count(layout::kArrayClasses)) return layout::kKindNone;
+    return m_.array<layout::class_record>(layout::kArrayClasses)[cls - 1].kind;
+  }
+
+  static void add(layout::wait_stat& into, const layout::wait_stat& s) {
+    if (s.count == 0) return;
+    into.count = sat(into.count, s.count);
+    into.sum = sat(into.sum, s.sum);
+    if (s.min < into.min) into.min = s.min;
+    if (s.max > into.max) into.max = s.max;
+  }
+
+  static std::uint64_t sat(std::uint64_t a, std::uint64_t b) { return a > kNoMin - b ? kNoMin : a + b; }
+
+  // Read, write and misc together (COUNT_STAR ... of a file's io).
+  static layout::wait_stat star(const layout::io_stats& s) {
+    layout::wait_stat w = kNoWait;
+    for (const layout::io_stat* g : {&s.read, &s.write, &s.misc})
+      add(w, layout::wait_stat{g->count, g->sum, g->min, g->max});
+    return w;
   }
 
   // The file io bucket of class `cls` (1-based): its destroyed files' statistics.

@@ -30,7 +30,7 @@
 namespace pfs::layout {
 
 inline constexpr char kMagic[8] = {'P', 'F', 'S', 'R', 'E', 'G', 'N', '1'};
-inline constexpr std::uint32_t kLayoutVersion = 3;
+inline constexpr std::uint32_t kLayoutVersion = 4;
 inline constexpr std::uint32_t kHeaderSize = 4096;
 inline constexpr std::uint64_t kAliveLockByte = 0;
 inline constexpr std::uint64_t kSetupLockByte = 1;
@@ -93,6 +93,13 @@ enum array_id : std::uint32_t {
   kArrayWaitHistograms = 34,          // thread_histogram[wait_histograms]: per (thread, class)
   kArrayClassWaitHistograms = 35,     // histogram[max_classes]: exited threads, and overflow
   kArrayLockContention = 36,          // contention_record[lock_contention_size]: waits by blocking source
+  // events_waits_summary_global_by_event_name, kept apart from the instances so that
+  // each summary consumer freezes its own table: per (thread, class), folded into
+  // class_record::stat when the thread exits.
+  kArrayThreadGlobalStats = 37,  // wait_stat[max_threads * max_classes]
+  // events_waits_summary_by_instance rows of files (file_summary_by_instance keeps
+  // counting under MySQL's rules when that consumer is off).
+  kArrayFileWaitStats = 38,  // wait_stat[max_files]
   kArrayCount = 48,
 };
 
@@ -240,10 +247,13 @@ struct wait_stat {
 inline constexpr std::uint8_t kFlagEnabled = 1;
 inline constexpr std::uint8_t kFlagTimed = 2;
 // Only in class_record::derived: instance statistics are kept (the
-// summary_by_instance or summary_by_event_name consumer is on).
+// events_waits_summary_by_instance consumer is on).
 inline constexpr std::uint8_t kFlagInstanceStats = 4;
 // setup_instruments TRACE_ENABLED (in flags); in derived: traced (enabled too).
 inline constexpr std::uint8_t kFlagTraced = 8;
+// Only in class_record::derived: the thread's global statistics of the class are
+// kept (the events_waits_summary_global_by_event_name consumer is on).
+inline constexpr std::uint8_t kFlagEventNameStats = 16;
 
 struct class_record {
   std::uint32_t lock;    // version+state; allocated once registered, never freed
@@ -252,7 +262,7 @@ struct class_record {
   std::uint8_t derived;  // flags AND global_instrumentation: what the hot path tests
   std::uint8_t reserved;
   std::uint32_t kind_index;  // stage, statement: 0-based among its kind's classes (per-kind stat arrays)
-  wait_stat stat;            // aggregate of destroyed instances / exited threads (atomic adds)
+  wait_stat stat;            // global statistics of exited threads (atomic adds)
   char name[kNameLen];       // full taxonomy name, "wait/synch/mutex/<category>/<name>"
 };
 

@@ -121,8 +121,10 @@ int consumer_from_name(std::string_view name) {
 std::uint8_t class_derived(const region_header& h, std::uint8_t flags) {
   if (!consumer_on(h, kConsumerGlobalInstrumentation) || (flags & kFlagEnabled) == 0) return 0;
   std::uint8_t d = flags & (kFlagEnabled | kFlagTimed | kFlagTraced);
-  if (consumer_on(h, kConsumerWaitsSummaryByInstance) || consumer_on(h, kConsumerWaitsSummaryByEventName))
-    d |= kFlagInstanceStats;
+  // Each summary consumer feeds its own table (seed 000: a consumer turned off
+  // freezes its table): the instances, and the threads' global statistics.
+  if (consumer_on(h, kConsumerWaitsSummaryByInstance)) d |= kFlagInstanceStats;
+  if (consumer_on(h, kConsumerWaitsSummaryByEventName)) d |= kFlagEventNameStats;
   return d;
 }
 
@@ -515,11 +517,11 @@ void reset_wait_summaries(const region_map& region) {
   each_allocated_sync(region, [](sync_instance& s) { zero(s.stat); });
   auto* classes = region.array<class_record>(kArrayClasses);
   for (std::uint64_t i = 0; i < region.count(kArrayClasses); ++i) zero(classes[i].stat);
-  // The idle row also sums the threads' own statistics of the class.
-  auto* stats = region.array<wait_stat>(kArrayThreadClassStats);
-  const std::uint64_t per = region.count(kArrayClasses);
-  for (std::uint64_t i = 0; per != 0 && i < region.count(kArrayThreadClassStats); ++i)
-    if (load_relaxed(classes[i % per].kind) == kKindIdle) zero(stats[i]);
+  // The global rows' own statistics (per thread), and the files' rows by instance.
+  for (array_id id : {kArrayThreadGlobalStats, kArrayFileWaitStats}) {
+    auto* stats = region.array<wait_stat>(id);
+    for (std::uint64_t i = 0; i < region.count(id); ++i) zero(stats[i]);
+  }
   // And the latency distributions its quantile columns come from.
   reset_wait_histograms(region);
   // As MySQL: the global summary also resets what feeds its file and table rows.
@@ -528,24 +530,9 @@ void reset_wait_summaries(const region_map& region) {
 }
 
 void reset_thread_summaries(const region_map& region) {
+  // The global rows keep their own statistics: nothing to fold.
   auto* stats = region.array<wait_stat>(kArrayThreadClassStats);
-  auto* classes = region.array<class_record>(kArrayClasses);
-  const std::uint64_t per = region.count(kArrayClasses);
-  for (std::uint64_t i = 0; i < region.count(kArrayThreadClassStats); ++i) {
-    // The idle class has no instances: its global row sums the threads, which
-    // keep counting in it once their own rows are reset.
-    class_record* c = per != 0 ? &classes[i % per] : nullptr;
-    if (c != nullptr && (load_acquire(c->lock) & kStateMask) == kStateAllocated &&
-        load_relaxed(c->kind) == kKindIdle && load_relaxed(stats[i].count) != 0) {
-      __atomic_fetch_add(&c->stat.count, load_relaxed(stats[i].count), __ATOMIC_RELAXED);
-      __atomic_fetch_add(&c->stat.sum, load_relaxed(stats[i].sum), __ATOMIC_RELAXED);
-      if (load_relaxed(stats[i].min) < load_relaxed(c->stat.min))
-        store_relaxed(c->stat.min, load_relaxed(stats[i].min));
-      if (load_relaxed(stats[i].max) > load_relaxed(c->stat.max))
-        store_relaxed(c->stat.max, load_relaxed(stats[i].max));
-    }
-    zero(stats[i]);
-  }
+  for (std::uint64_t i = 0; i < region.count(kArrayThreadClassStats); ++i) zero(stats[i]);
   bump_generation(region);
 }
 

@@ -116,9 +116,10 @@ class region_builder {
         layout::kArrayThreadGlobalStats)[std::uint64_t{slot} * m_.count(layout::kArrayClasses) + cls - 1];
   }
 
-  // Sets thread slot `slot`'s global statistics to what a provider with every
-  // summary consumer on would have counted for the instances written so far: the
-  // synch instances, the files and the file classes' buckets of deleted files.
+  // Sets thread slot `slot`'s global statistics, and every file's row by instance,
+  // to what a provider with every summary consumer on would have counted for the
+  // instances written so far: the synch instances, the files and the file classes'
+  // buckets of deleted files.
   void count_instances_in_global(std::uint32_t slot) {
     const std::uint64_t classes = m_.count(layout::kArrayClasses);
     for (std::uint32_t c = 1; c <= classes; ++c) thread_global(slot, c) = kNoWait;
@@ -132,6 +133,8 @@ class region_builder {
           if (layout::wait_stat* g = in_class(s[i].class_index)) add(*g, s[i].stat);
     }
     const auto* files = m_.array<layout::file_instance>(layout::kArrayFiles);
+    for (std::uint64_t i = 0; i < m_.count(layout::kArrayFiles); ++i)
+      file_waits(static_cast<std::uint32_t>(i)) = star(files[i].stats);
     for (std::uint64_t i = 0; i < m_.count(layout::kArrayFiles); ++i)
       if ((files[i].lock & layout::kStateMask) == layout::kStateAllocated &&
           kind_of(files[i].class_index) == layout::kKindFile)

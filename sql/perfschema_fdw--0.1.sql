@@ -385,3 +385,215 @@ $function$;
 
 COMMENT ON FUNCTION perfschema_create_views(name, name) IS
   'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement; lock waits and lock wait cycles, when present) in target_schema over an imported performance_schema in source_schema';
+
+-- Snapshots: the summary tables of an imported performance_schema copied into
+-- ordinary tables of history_schema (made on first use), one consistent read per
+-- table, with a snapshot id and time; views waits_delta and file_io_delta give
+-- what changed between consecutive snapshots of the same foreign schema, per
+-- second. A counter that went down (TRUNCATE) or a region of another process
+-- (program restarted: pid or creation time changed) starts a new series: that
+-- interval's delta is the value counted since, never negative. Schedule it with
+-- pg_cron: SELECT cron.schedule('perfschema', '* * * * *',
+--   $$SELECT perfschema_snapshot('ps')$$);
+CREATE FUNCTION perfschema_snapshot(foreign_schema name, history_schema name DEFAULT 'perfschema_history')
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning  -- not the "already exists, skipping" of every later snapshot
+AS $function$
+DECLARE
+  summary_tables CONSTANT text[] := ARRAY[
+    'events_waits_summary_global_by_event_name', 'events_waits_summary_by_instance',
+    'file_summary_by_event_name', 'file_summary_by_instance',
+    'table_io_waits_summary_by_table', 'table_io_waits_summary_by_index_usage',
+    'events_stages_summary_global_by_event_name', 'events_statements_summary_global_by_event_name',
+    'events_statements_summary_by_digest', 'events_transactions_summary_global_by_event_name'];
+  t text;
+  id bigint;
+  region_pid bigint;
+  region_created bigint;
+  ext_schema name;
+BEGIN
+  IF to_regnamespace(quote_ident(foreign_schema)) IS NULL THEN
+    RAISE EXCEPTION 'schema "%" does not exist', foreign_schema USING ERRCODE = 'invalid_schema_name',
+      HINT = 'Import the perfschema tables first with IMPORT FOREIGN SCHEMA performance_schema.';
+  END IF;
+  IF to_regclass(format('%I.status', foreign_schema)) IS NULL THEN
+    RAISE EXCEPTION 'schema "%" has no perfschema tables', foreign_schema USING ERRCODE = 'undefined_table',
+      HINT = 'Import them with IMPORT FOREIGN SCHEMA performance_schema.';
+  END IF;
+  -- One snapshot at a time per history schema (pg_cron may overlap a slow one).
+  PERFORM pg_advisory_xact_lock(hashtext('perfschema_snapshot'), hashtext(history_schema));
+  EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I', history_schema);
+  EXECUTE format($$CREATE TABLE IF NOT EXISTS %I.snapshots (
+                     snapshot_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                     taken_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                     foreign_schema name NOT NULL,
+                     pid bigint,
+                     creation_time_ns bigint)$$, history_schema);
+  EXECUTE format($$SELECT max(variable_value) FILTER (WHERE variable_name = 'pid'),
+                          max(variable_value) FILTER (WHERE variable_name = 'creation_time_ns')
+                     FROM %I.status$$, foreign_schema)
+     INTO region_pid, region_created;
+  EXECUTE format('INSERT INTO %I.snapshots (foreign_schema, pid, creation_time_ns) VALUES ($1, $2, $3)
+                  RETURNING snapshot_id', history_schema)
+     INTO id USING foreign_schema, region_pid, region_created;
+  FOREACH t IN ARRAY summary_tables LOOP
+    CONTINUE WHEN to_regclass(format('%I.%I', foreign_schema, t)) IS NULL;
+    EXECUTE format($$CREATE TABLE IF NOT EXISTS %1$I.%2$I (
+                       snapshot_id bigint NOT NULL REFERENCES %1$I.snapshots ON DELETE CASCADE,
+                       LIKE %3$I.%2$I)$$, history_schema, t, foreign_schema);
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I (snapshot_id)', t || '_snapshot', history_schema, t);
+    EXECUTE format('INSERT INTO %I.%I SELECT $1, * FROM %I.%I', history_schema, t, foreign_schema, t) USING id;
+  END LOOP;
+  SELECT n.nspname INTO ext_schema
+    FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+   WHERE e.extname = 'perfschema_fdw';
+  EXECUTE format('SELECT %I.perfschema_create_delta_views($1)', ext_schema) USING history_schema;
+  RETURN id;
+END
+$function$;
+
+COMMENT ON FUNCTION perfschema_snapshot(name, name) IS
+  'copies the summary tables of an imported performance_schema into history_schema (one consistent read per table) and returns the snapshot id; views waits_delta and file_io_delta there give per-interval deltas and rates';
+
+-- The delta views of a history schema (made by perfschema_snapshot; rerun after a
+-- snapshot adds tables).
+CREATE FUNCTION perfschema_create_delta_views(history_schema name)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $function$
+DECLARE
+  -- Consecutive snapshots of one foreign schema, and whether the region is the
+  -- same process's (a restart starts every series anew).
+  intervals CONSTANT text := format($$
+    SELECT s.snapshot_id, s.foreign_schema, p.taken_at AS interval_start, s.taken_at AS interval_end,
+           extract(epoch FROM s.taken_at - p.taken_at)::double precision AS seconds, p.snapshot_id AS prev_id,
+           (s.pid IS DISTINCT FROM p.pid OR s.creation_time_ns IS DISTINCT FROM p.creation_time_ns) AS restarted
+      FROM (SELECT *, lag(snapshot_id) OVER (PARTITION BY foreign_schema ORDER BY snapshot_id) AS prev
+              FROM %1$I.snapshots) s
+      JOIN %1$I.snapshots p ON p.snapshot_id = s.prev$$, history_schema);
+BEGIN
+  IF to_regclass(format('%I.events_waits_summary_global_by_event_name', history_schema)) IS NOT NULL THEN
+    EXECUTE format($$CREATE OR REPLACE VIEW %1$I.waits_delta AS
+      SELECT i.snapshot_id, i.foreign_schema, i.interval_start, i.interval_end, i.seconds, c.event_name,
+             d.count_star, d.sum_timer_wait,
+             d.count_star / nullif(i.seconds, 0) AS waits_per_second,
+             d.sum_timer_wait / 1e12 / nullif(i.seconds, 0) AS seconds_waited_per_second,
+             r.new_series
+        FROM (%2$s) i
+        JOIN %1$I.events_waits_summary_global_by_event_name c ON c.snapshot_id = i.snapshot_id
+        LEFT JOIN %1$I.events_waits_summary_global_by_event_name p
+               ON p.snapshot_id = i.prev_id AND p.event_name = c.event_name
+        CROSS JOIN LATERAL (SELECT p.event_name IS NULL OR i.restarted OR c.count_star < p.count_star
+                                   OR c.sum_timer_wait < p.sum_timer_wait AS new_series) r
+        CROSS JOIN LATERAL (SELECT CASE WHEN r.new_series THEN c.count_star
+                                        ELSE c.count_star - p.count_star END AS count_star,
+                                   CASE WHEN r.new_series THEN c.sum_timer_wait
+                                        ELSE c.sum_timer_wait - p.sum_timer_wait END AS sum_timer_wait) d$$,
+      history_schema, intervals);
+  END IF;
+  IF to_regclass(format('%I.file_summary_by_event_name', history_schema)) IS NOT NULL THEN
+    EXECUTE format($$CREATE OR REPLACE VIEW %1$I.file_io_delta AS
+      SELECT i.snapshot_id, i.foreign_schema, i.interval_start, i.interval_end, i.seconds, c.event_name,
+             d.count_read, d.bytes_read, d.count_write, d.bytes_write, d.count_misc, d.sum_timer_wait,
+             d.bytes_read / nullif(i.seconds, 0) AS bytes_read_per_second,
+             d.bytes_write / nullif(i.seconds, 0) AS bytes_written_per_second,
+             (d.count_read + d.count_write + d.count_misc) / nullif(i.seconds, 0) AS operations_per_second,
+             d.sum_timer_wait / 1e12 / nullif(i.seconds, 0) AS seconds_waited_per_second,
+             r.new_series
+        FROM (%2$s) i
+        JOIN %1$I.file_summary_by_event_name c ON c.snapshot_id = i.snapshot_id
+        LEFT JOIN %1$I.file_summary_by_event_name p ON p.snapshot_id = i.prev_id AND p.event_name = c.event_name
+        CROSS JOIN LATERAL (SELECT p.event_name IS NULL OR i.restarted
+                                   OR c.count_read < p.count_read OR c.count_write < p.count_write
+                                   OR c.count_misc < p.count_misc OR c.sum_timer_wait < p.sum_timer_wait
+                                   OR c.sum_number_of_bytes_read < p.sum_number_of_bytes_read
+                                   OR c.sum_number_of_bytes_write < p.sum_number_of_bytes_write AS new_series) r
+        CROSS JOIN LATERAL (SELECT
+            CASE WHEN r.new_series THEN c.count_read ELSE c.count_read - p.count_read END AS count_read,
+            CASE WHEN r.new_series THEN c.sum_number_of_bytes_read
+                 ELSE c.sum_number_of_bytes_read - p.sum_number_of_bytes_read END AS bytes_read,
+            CASE WHEN r.new_series THEN c.count_write ELSE c.count_write - p.count_write END AS count_write,
+            CASE WHEN r.new_series THEN c.sum_number_of_bytes_write
+                 ELSE c.sum_number_of_bytes_write - p.sum_number_of_bytes_write END AS bytes_write,
+            CASE WHEN r.new_series THEN c.count_misc ELSE c.count_misc - p.count_misc END AS count_misc,
+            CASE WHEN r.new_series THEN c.sum_timer_wait
+                 ELSE c.sum_timer_wait - p.sum_timer_wait END AS sum_timer_wait) d$$,
+      history_schema, intervals);
+  END IF;
+END
+$function$;
+
+COMMENT ON FUNCTION perfschema_create_delta_views(name) IS
+  'creates the views waits_delta and file_io_delta of a history schema filled by perfschema_snapshot';
+
+-- Drops the snapshots older than keep (and their rows); returns how many.
+CREATE FUNCTION perfschema_snapshot_retention(keep interval, history_schema name DEFAULT 'perfschema_history')
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $function$
+DECLARE
+  dropped bigint;
+BEGIN
+  IF to_regclass(format('%I.snapshots', history_schema)) IS NULL THEN
+    RETURN 0;
+  END IF;
+  PERFORM pg_advisory_xact_lock(hashtext('perfschema_snapshot'), hashtext(history_schema));
+  EXECUTE format('WITH d AS (DELETE FROM %I.snapshots WHERE taken_at < clock_timestamp() - $1 RETURNING 1)
+                  SELECT count(*) FROM d', history_schema)
+     INTO dropped USING keep;
+  RETURN dropped;
+END
+$function$;
+
+COMMENT ON FUNCTION perfschema_snapshot_retention(interval, name) IS
+  'deletes the snapshots of history_schema older than keep, with their rows; returns how many';
+
+-- Folded stacks of waiting time for flame graphs (flamegraph.pl, speedscope,
+-- build/tools/pfs_flamegraph): one row per distinct stack
+-- "thread class;statement;stage;wait event;source" (levels a wait does not have
+-- are left out) with the picoseconds its waits in events_waits_history_long took.
+-- The lines flame graph tools read: SELECT stack || ' ' || picoseconds FROM ...
+CREATE FUNCTION perfschema_folded_waits(foreign_schema name)
+RETURNS TABLE (stack text, picoseconds numeric)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $function$
+DECLARE
+  has_work boolean;
+BEGIN
+  IF to_regclass(format('%I.events_waits_history_long', foreign_schema)) IS NULL THEN
+    RAISE EXCEPTION 'schema "%" has no table events_waits_history_long', foreign_schema
+      USING ERRCODE = 'undefined_table', HINT = 'Import the perfschema tables with IMPORT FOREIGN SCHEMA performance_schema.';
+  END IF;
+  has_work := to_regclass(format('%I.events_stages_history_long', foreign_schema)) IS NOT NULL
+          AND to_regclass(format('%I.events_statements_history_long', foreign_schema)) IS NOT NULL;
+  -- ';' separates frames: a name that holds one shows ':' instead.
+  RETURN QUERY EXECUTE format($$
+    SELECT concat_ws(';', replace(coalesce(t.name, 'thread/unknown'), ';', ':'),
+                          replace(st.event_name, ';', ':'), replace(sg.event_name, ';', ':'),
+                          replace(w.event_name, ';', ':'), replace(w.source, ';', ':')),
+           sum(w.timer_wait)::numeric
+      FROM %1$I.events_waits_history_long w
+      LEFT JOIN %1$I.threads t ON t.thread_id = w.thread_id
+      %2$s
+     WHERE w.timer_wait IS NOT NULL
+     GROUP BY 1
+     ORDER BY 1$$, foreign_schema,
+    CASE WHEN has_work THEN format($$
+      LEFT JOIN %1$I.events_stages_history_long sg
+             ON w.nesting_event_type = 'STAGE' AND sg.thread_id = w.thread_id AND sg.event_id = w.nesting_event_id
+      LEFT JOIN %1$I.events_statements_history_long st
+             ON st.thread_id = w.thread_id
+            AND st.event_id = CASE WHEN w.nesting_event_type = 'STATEMENT' THEN w.nesting_event_id
+                                   WHEN sg.nesting_event_type = 'STATEMENT' THEN sg.nesting_event_id END$$,
+      foreign_schema)
+    ELSE $$CROSS JOIN (SELECT NULL::text AS event_name) sg CROSS JOIN (SELECT NULL::text AS event_name) st$$ END);
+END
+$function$;
+
+COMMENT ON FUNCTION perfschema_folded_waits(name) IS
+  'folded stacks (thread class;statement;stage;wait event;source) of the waits in events_waits_history_long with their picoseconds, for flame graphs';

@@ -70,6 +70,7 @@ bool agent_running();
 void reattach_if_restored();
 void aggregate_atomic(wait_stat& into, const wait_stat& from);
 void init_io(agent_state& a, const region_sizes& sizes);
+void init_sockets(agent_state& a, const region_sizes& sizes);  // agent_socket.cpp
 // Units of work (agent_work.cpp): set up at init, and a thread's part at its
 // registration and exit.
 void init_work(agent_state& a);

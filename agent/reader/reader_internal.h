@@ -126,6 +126,7 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayWaitHistograms, sizeof(thread_histogram), "wait_histograms"},
     {kArrayClassWaitHistograms, sizeof(latency_histogram), "events_waits_histogram_global_by_event_name"},
     {kArrayLockContention, sizeof(contention_record), "lock_contention_by_instance"},
+    {kArraySockets, sizeof(socket_instance), "socket_instances"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -141,6 +142,7 @@ inline constexpr const char* kLostNames[] = {
     "region_faults",         "stage_classes_lost",     "statement_classes_lost",
     "digest_lost",           "nested_statement_lost",  "work_call_errors",
     "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
+    "socket_classes_lost",   "socket_instances_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -254,6 +256,9 @@ class scanner {
 
   // file_instances (summary = false) or file_summary_by_instance (summary = true).
   void file_instances(bool summary);
+  // socket_instances (summary = false) or socket_summary_by_instance (summary = true).
+  void socket_instances(bool summary);
+  void socket_summary_by_event_name();
 
   void file_summary_by_event_name();
 
@@ -322,6 +327,25 @@ class scanner {
   // bucket of deleted files + every allocated file instance of the class.
   std::vector<io_stats> file_class_stats();
 
+  // Every allocated socket instance whose class is an allocated socket class, in
+  // array order; the others are counted invalid.
+  template <class Fn>
+  void for_each_socket(Fn&& fn) {
+    load_classes();
+    socket_copy s;
+    for (std::uint64_t i = 0; i < r_.count(kArraySockets); ++i) {
+      if (!accept(read_socket(*r_.at<socket_instance>(kArraySockets, i), s))) continue;
+      const class_entry* c = class_at(s.class_index);
+      if (c == nullptr || c->kind != kKindSocket) {
+        ++invalid;
+        continue;
+      }
+      fn(s, *c);
+    }
+  }
+  // The same per socket class: its bucket of closed sockets + its open ones.
+  std::vector<io_stats> socket_class_stats();
+
   static const char* object_type_name(std::uint8_t type) {
     return type == kObjectTypeTable            ? "TABLE"
            : type == kObjectTypeTemporaryTable ? "TEMPORARY TABLE"
@@ -348,6 +372,9 @@ class scanner {
 
   // The name of the file a wait names, if its record still has the event's version.
   const std::optional<std::string>& file_name_of(std::uint32_t index, std::uint32_t version);
+  // 'ip:port' of the socket a wait names (MySQL's OBJECT_NAME), if its record still
+  // has the event's version.
+  const std::optional<std::string>& socket_name_of(std::uint32_t index, std::uint32_t version);
 
   struct table_ref {
     const char* type = nullptr;
@@ -436,6 +463,7 @@ class scanner {
   std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
   // Objects of wait events by (index << 32 | version), looked up once per scan.
   std::unordered_map<std::uint64_t, std::optional<std::string>> file_refs_;
+  std::unordered_map<std::uint64_t, std::optional<std::string>> socket_refs_;
   std::unordered_map<std::uint64_t, std::optional<table_ref>> table_refs_;
 };
 

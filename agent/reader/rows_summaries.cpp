@@ -9,6 +9,7 @@ void scanner::summary_global() {
   std::vector<wait_stat> sums(classes_.size(), kZeroStat);
   const std::vector<latency_histogram> histograms = wait_class_histograms();
   const std::vector<io_stats> files = file_class_stats();
+  const std::vector<io_stats> sockets = socket_class_stats();
   for (std::size_t c = 0; c < classes_.size(); ++c) {
     const class_entry& e = classes_[c];
     if (!e.valid) continue;
@@ -16,6 +17,8 @@ void scanner::summary_global() {
       add_stat(sums[c], e.stat);
     } else if (e.kind == kKindFile) {
       sums[c] = io_star(files[c]);
+    } else if (e.kind == kKindSocket) {
+      sums[c] = io_star(sockets[c]);
     } else if (e.kind == kKindTable) {
       // Counts only: table io time stays out of the wait summaries (WL#4895).
       sums[c].count = e.stat.count;
@@ -112,6 +115,12 @@ void scanner::sync_instances(table_id which) {
       x.push_back(text_cell(std::string_view(c.name)));
       x.push_back(int_cell(f.identity));
       append_stat_cells(x, io_star(f.stats));
+    });
+    for_each_socket([this](const socket_copy& s, const class_entry& c) {
+      auto& x = add_row();
+      x.push_back(text_cell(std::string_view(c.name)));
+      x.push_back(int_cell(s.identity));
+      append_stat_cells(x, io_star(s.stats));
     });
   }
 }

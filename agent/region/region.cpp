@@ -124,6 +124,7 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayWaitHistograms, s.wait_histograms, sizeof(thread_histogram)},
       {kArrayClassWaitHistograms, s.max_classes, sizeof(latency_histogram)},
       {kArrayLockContention, s.lock_contention_size, sizeof(contention_record)},
+      {kArraySockets, s.max_sockets, sizeof(socket_instance)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -168,6 +169,8 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
       return sizeof(thread_histogram);
     case kArrayLockContention:
       return sizeof(contention_record);
+    case kArraySockets:
+      return sizeof(socket_instance);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -318,6 +321,7 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_DIGESTS_SIZE", &digest_size},
       {"PFS_WAIT_HISTOGRAMS", &wait_histograms},
       {"PFS_LOCK_CONTENTION_SIZE", &lock_contention_size},
+      {"PFS_MAX_SOCKETS", &max_sockets},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);

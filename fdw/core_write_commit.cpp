@@ -121,6 +121,9 @@ static void apply(const region_map& m, const PfsCoreRegion& region, const pendin
       case kResetFile:
         setup::reset_file_summaries(m);
         break;
+      case kResetSocket:
+        setup::reset_socket_summaries(m);
+        break;
       case kResetTable:
         setup::reset_table_summaries(m);
         break;

@@ -59,8 +59,13 @@ static bool is_text(const reader::table_def& t, int c) {
 static void zero_stats(const PfsCoreOverlay& o, PfsCoreValue* row, bool& changed) {
   unsigned effects = o.zero_all;
   if (o.zero_file != 0) {
+    // A file (socket) reset zeroes only the wait/io/file/ (wait/io/socket/) rows.
     const int e = reader::column_index(*o.table, "event_name");
-    if (e >= 0 && !row[e].isnull && text_of(row[e]).substr(0, 13) == "wait/io/file/") effects |= o.zero_file;
+    if (e >= 0 && !row[e].isnull) {
+      const std::string_view name = text_of(row[e]);
+      if (name.substr(0, 13) == "wait/io/file/") effects |= o.zero_file & kResetFile;
+      if (name.substr(0, 15) == "wait/io/socket/") effects |= o.zero_file & kResetSocket;
+    }
   }
   if (effects == 0) return;
   for (std::size_t c = 0; c < o.table->columns.size(); ++c) {

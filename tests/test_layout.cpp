@@ -134,6 +134,17 @@ std::string layout_text() {
   PFS_FIELD(file_instance, identity);
   PFS_FIELD(file_instance, stats);
   PFS_FIELD(file_instance, name);
+  PFS_RECORD(socket_instance);
+  PFS_FIELD(socket_instance, lock);
+  PFS_FIELD(socket_instance, class_index);
+  PFS_FIELD(socket_instance, identity);
+  PFS_FIELD(socket_instance, thread_id);
+  PFS_FIELD(socket_instance, fd);
+  PFS_FIELD(socket_instance, port);
+  PFS_FIELD(socket_instance, addr_seq);
+  PFS_FIELD(socket_instance, state);
+  PFS_FIELD(socket_instance, stats);
+  PFS_FIELD(socket_instance, ip);
   PFS_RECORD(table_io_stat);
   PFS_FIELD(table_io_stat, fetch);
   PFS_FIELD(table_io_stat, insert);
@@ -328,6 +339,10 @@ std::string layout_text() {
       << kArrayFileWaitStats << "\n";
   out << "kFlagEventNameStats " << int{kFlagEventNameStats} << "\n";
   out << "kLostLockContention " << kLostLockContention << "\n";
+  out << "kArraySockets " << kArraySockets << " kLostSocketClasses " << kLostSocketClasses
+      << " kLostSocketInstances " << kLostSocketInstances << " kLostCount " << kLostCount << "\n";
+  out << "kKindSocket " << int{kKindSocket} << " kObjectSocket " << int{kObjectSocket} << " kOpSocketCreate "
+      << int{kOpSocketCreate} << " kOpCount " << int{kOpCount} << "\n";
   out << "kLostSlots " << kLostSlots << "\n";
   out << "kConsumerSlots " << kConsumerSlots << "\n";
   out << "kHeaderSize " << kHeaderSize << "\n";

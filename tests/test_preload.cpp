@@ -392,6 +392,60 @@ TEST_F(Preload, EveryCallRecordedWithResultsAndErrnoUntouched) {
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }
 
+// Sockets under the interposer: made by socket/accept/socketpair, or found with
+// fstat on their first io (a socket from a raw system call); read and write on a
+// socket are its recv and send; a pipe stays out.
+TEST_F(Preload, SocketIoIsRecordedAsSocketWaits) {
+  run_result r = run({program("pl_sockets")}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "failures"), 0);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  const long port = value(r, "port");
+  // Still open at exit: the listener, the accepted connection, one end of the pair.
+  std::map<std::string, int> classes;
+  bool listener = false, accepted = false;
+  for (auto& s : t.rows("socket_instances")) {
+    ++classes[s["event_name"].s];
+    if (s["event_name"].s != "wait/io/socket/preload/tcp") continue;
+    EXPECT_EQ(s["ip"].s, "127.0.0.1");
+    EXPECT_EQ(s["state"].s, "ACTIVE");
+    EXPECT_FALSE(s["thread_id"].null);
+    listener |= s["port"].i == port;
+    accepted |= s["port"].i != port && s["port"].i > 0;
+  }
+  EXPECT_EQ(classes, (std::map<std::string, int>{{"wait/io/socket/preload/tcp", 2},
+                                                 {"wait/io/socket/preload/unix", 1}}));
+  EXPECT_TRUE(listener);
+  EXPECT_TRUE(accepted);
+  auto tcp = t.row_where("socket_summary_by_event_name", "event_name", "wait/io/socket/preload/tcp");
+  ASSERT_FALSE(tcp.empty());
+  EXPECT_EQ(tcp["sum_number_of_bytes_write"].i, 256 + 40);  // client send + write, server send
+  EXPECT_EQ(tcp["sum_number_of_bytes_read"].i, 256 + 40);
+  EXPECT_EQ(tcp["count_write"].i, 3);
+  EXPECT_GE(tcp["count_read"].i, value(r, "server_reads") + 1);  // + the client's recv calls
+  auto unix_row = t.row_where("socket_summary_by_event_name", "event_name", "wait/io/socket/preload/unix");
+  ASSERT_FALSE(unix_row.empty());
+  EXPECT_EQ(unix_row["sum_number_of_bytes_write"].i, 30 + 12);  // sendmsg, and the raw pair's write (fstat)
+  EXPECT_EQ(unix_row["sum_number_of_bytes_read"].i, 30 + 12);
+  std::map<std::string, int> ops;
+  for (auto& e : t.rows("events_waits_history_long")) {
+    if (e["event_name"].s.rfind("wait/io/socket/preload/", 0) != 0) continue;
+    ++ops[e["operation"].s];
+    EXPECT_EQ(e["object_type"].s, "SOCKET");
+    if (e["event_name"].s == "wait/io/socket/preload/tcp" && e["operation"].s == "send" &&
+        e["number_of_bytes"].i == 40) {
+      EXPECT_EQ(e["object_name"].s.rfind("127.0.0.1:", 0), 0u) << e["object_name"].s;
+    }
+  }
+  for (const char* op : {"bind", "opt", "connect", "send", "recv", "sendmsg", "recvmsg", "close"})
+    EXPECT_GT(ops[op], 0) << op;
+  EXPECT_EQ(ops["connect"], 2);  // the client's connect, the listener's accept
+  // No file waits on sockets or on the pipe (they were not opened by name).
+  for (auto& e : t.rows("file_summary_by_event_name")) EXPECT_EQ(e["count_read"].i, 0) << e["event_name"].s;
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
 // Who blocks whom under the interposer: the contended lock of pl_calls names main
 // (its holder) and main's acquisition; lock_contention_by_instance counts that
 // wait under main's call site; the signalled condition wait names the signaller.

@@ -108,6 +108,7 @@ class ReaderTest : public testing::Test {
     s.setup_actors_size = 3;
     s.max_sources = 4;
     s.max_files = 6;
+    s.max_sockets = 4;
     s.max_tables = 3;
     s.max_indexes_per_table = 2;
     s.setup_objects_size = 3;
@@ -737,7 +738,9 @@ TEST_F(ReaderTest, OperationNames) {
                        "wait",   "timed_wait", "create",    "open",       "close",         "read",
                        "write",  "seek",       "tell",      "flush",      "stat",          "chsize",
                        "delete", "rename",     "sync",      "fetch",      "insert",        "update",
-                       "delete", "idle"};
+                       "delete", "idle",       "create",    "connect",    "bind",          "close",
+                       "send",   "recv",       "sendto",    "recvfrom",   "sendmsg",       "recvmsg",
+                       "seek",   "opt",        "stat",      "shutdown",   "select"};
   static_assert(std::size(ops) == kOpCount - 1);
   auto r = open_reader();
   for (int op = 0; op < 256; ++op) {
@@ -954,7 +957,11 @@ TEST_F(ReaderTest, EstimatedRowsBoundEveryScan) {
   for (const table_def& t : reader::tables())
     EXPECT_LE(scan(*r, static_cast<table_id>(t.id)).size(), r->estimated_rows(t)) << t.name;
   EXPECT_EQ(r->estimated_rows(T(table_id::events_waits_summary_by_thread_by_event_name)), 24u);
-  EXPECT_EQ(r->estimated_rows(T(table_id::events_waits_summary_by_instance)), 7u + 6u);  // + max_files
+  EXPECT_EQ(r->estimated_rows(T(table_id::events_waits_summary_by_instance)),
+            7u + 6u + 4u);  // + files, sockets
+  EXPECT_EQ(r->estimated_rows(T(table_id::socket_instances)), 4u);
+  EXPECT_EQ(r->estimated_rows(T(table_id::socket_summary_by_instance)), 4u);
+  EXPECT_EQ(r->estimated_rows(T(table_id::socket_summary_by_event_name)), 8u);
   EXPECT_EQ(r->estimated_rows(T(table_id::setup_objects)), 3u);
   EXPECT_EQ(r->estimated_rows(T(table_id::file_instances)), 6u);
   EXPECT_EQ(r->estimated_rows(T(table_id::file_summary_by_instance)), 6u);
@@ -1171,7 +1178,9 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::setup_objects), 16);
   EXPECT_EQ(static_cast<int>(table_id::table_io_waits_summary_by_index_usage), 21);
   EXPECT_EQ(static_cast<int>(table_id::events_stages_current), 22);
-  EXPECT_EQ(static_cast<int>(table_id::count), 42);
+  EXPECT_EQ(static_cast<int>(table_id::lock_contention_by_instance), 41);
+  EXPECT_EQ(static_cast<int>(table_id::socket_instances), 42);
+  EXPECT_EQ(static_cast<int>(table_id::count), 45);
 
   EXPECT_EQ(names_of(T(table_id::setup_objects)),
             (std::vector<std::string>{"object_type", "object_schema", "object_name", "enabled", "timed"}));

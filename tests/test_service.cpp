@@ -15,7 +15,7 @@ namespace {
 
 TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
   EXPECT_EQ(pfs_get_interface(0), nullptr);
-  EXPECT_EQ(pfs_get_interface(2), nullptr);
+  EXPECT_EQ(pfs_get_interface(3), nullptr);
   EXPECT_EQ(pfs_get_interface(-1), nullptr);
   const auto* v1 = static_cast<const pfs_service_v1*>(pfs_get_interface(PFS_SERVICE_VERSION_1));
   ASSERT_NE(v1, nullptr);
@@ -25,6 +25,18 @@ TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
   EXPECT_EQ(v1->start_mutex_wait, &pfs_start_mutex_wait);
   EXPECT_EQ(v1->statement_start, &pfs_statement_start);
   EXPECT_EQ(v1->set_thread_parent, &pfs_set_thread_parent);  // the last member
+}
+
+TEST(Service, VersionTwoIsVersionOnePlusSockets) {
+  const auto* v2 = static_cast<const pfs_service_v2*>(pfs_get_interface(PFS_SERVICE_VERSION_2));
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->base.version, 2u);
+  EXPECT_EQ(v2->base.size, sizeof(pfs_service_v2));
+  EXPECT_EQ(v2->base.register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v2->base.set_thread_parent, &pfs_set_thread_parent);
+  EXPECT_EQ(v2->register_socket, &pfs_register_socket);
+  EXPECT_EQ(v2->start_socket_wait, &pfs_start_socket_wait);
+  EXPECT_EQ(v2->destroy_socket, &pfs_destroy_socket);  // the last member
 }
 
 TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {

@@ -40,6 +40,7 @@
 #include "agent/preload/preload_internal.h"
 #include "agent/provider/io_path.h"
 #include "agent/provider/slow_path.h"
+#include "agent/provider/socket_path.h"
 
 #define PFS_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -259,6 +260,7 @@ bool resolve_all() {
   resolve_one(r.dup, "dup");
   resolve_one(r.dup2, "dup2");
   resolve_one(r.dup3, "dup3");
+  resolve_socket_functions();
   real = r;  // each pointer is one aligned word: a racing reader sees old or new, both work
   g_resolved.store(true, std::memory_order_release);
   errno = saved;
@@ -506,7 +508,11 @@ template <class Call>
     -> decltype(call()) {
   if (!should_record()) return call();
   file_instance* f = file_of_fd(fd);
-  if (f == nullptr) return call();
+  if (f == nullptr) {
+    // Not a file the interposer opened: a socket's read and write are its recv and send.
+    if (socket_slot_of_fd(fd) == kUntrackedFd || (op != PFS_FILE_READ && op != PFS_FILE_WRITE)) return call();
+    return socket_io(fd, op == PFS_FILE_READ ? PFS_SOCKET_RECV : PFS_SOCKET_SEND, counts_bytes, caller, call);
+  }
   tls.busy = true;
   ensure_thread();
   prefetch_event_slots();
@@ -548,6 +554,7 @@ int open_common(const char* path, int flags, const void* caller, Call call) {
   const int fd = call();
   const int saved = errno;
   tls.busy = true;
+  if (fd >= 0) socket_fd_reset(fd);  // a number that was a socket's before
   if (rec != 0)
     pfs_end_file_open_wait(&locker, fd);
   else if (fd >= 0)
@@ -582,12 +589,34 @@ int name_op(const char* path, const char* new_path, int op, const void* caller, 
   return rc;
 }
 
+// close of a descriptor that is not a recorded file: a socket's close is a wait,
+// and its row goes; any other number is forgotten (it may be a socket next).
+int close_socket(int fd, const void* caller) {
+  if (socket_of_fd(fd) == nullptr) {
+    socket_fd_reset(fd);
+    return real.close(fd);
+  }
+  socket_wait w;
+  if (!socket_wait_start(w, fd, PFS_SOCKET_CLOSE, caller)) {
+    socket_fd_reset(fd);  // before the number can be reused
+    return real.close(fd);
+  }
+  const int rc = real.close(fd);
+  const int saved = errno;
+  tls.busy = true;
+  pfs_end_socket_close_wait(&w.locker, fd);
+  tls.busy = false;
+  errno = saved;
+  return rc;
+}
+
 int close_common(int fd, const void* caller) {
   // The region's descriptor stays open while the agent records (a forked child,
   // which records nothing, may close its copy: the parent's keeps the lock).
   if (fd == g_region_fd && fd >= 0 && load_relaxed(g_hot.recording)) [[unlikely]]
     return 0;
-  if (!should_record() || file_of_fd(fd) == nullptr) return real.close(fd);
+  if (!should_record()) return real.close(fd);
+  if (file_of_fd(fd) == nullptr) return close_socket(fd, caller);
   tls.busy = true;
   pfs_wait_locker locker;
   int rec = 0;
@@ -609,11 +638,13 @@ int close_common(int fd, const void* caller) {
   return rc;
 }
 
-// A descriptor made by dup*: it is not a file the interposer opened.
+// A descriptor made by dup*: it is not a file the interposer opened (nor a socket
+// with a row: a duplicated socket is looked at on its first io).
 int forget_new_fd(int fd) {
   if (fd >= 0 && load_relaxed(g_hot.recording)) {
     const int saved = errno;
     pfs_forget_fd(fd);
+    socket_fd_reset(fd);
     errno = saved;
   }
   return fd;

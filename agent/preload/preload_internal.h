@@ -9,6 +9,7 @@
 //   preload_sites.cpp  call sites: caller address -> module, symbol, SOURCE text,
 //                      instrument classes (resolved once, off the hot path, cached)
 //   preload_map.cpp    object address -> sync_instance maps (mutex, rwlock, cond)
+//   preload_socket.cpp socket calls, and socket detection of other descriptors
 #pragma once
 
 #include <atomic>
@@ -149,6 +150,33 @@ void instance_on_init(sync_kind kind, const void* object, const void* caller);
 void instance_on_destroy(sync_kind kind, const void* object);
 
 bool init_maps(std::uint32_t mutexes, std::uint32_t rwlocks, std::uint32_t conds);
+
+// ---------------------------------------------------------------------------
+// Sockets (preload_socket.cpp)
+
+// A socket wait in progress on the caller's stack.
+struct socket_wait {
+  pfs_wait_locker locker;
+};
+// Starts a wait on fd when it is a recorded socket. A descriptor the interposer
+// has not seen made (inherited, or made by a call it does not wrap) is looked at
+// once (fstat: S_ISSOCK) on its first io; after that, one load decides. Keeps errno.
+bool socket_wait_start(socket_wait& w, int fd, int op, const void* caller);
+void socket_wait_end(socket_wait& w, std::int64_t bytes);  // keeps errno
+// A descriptor opened, duplicated or closed: what was known of its number goes.
+void socket_fd_reset(int fd);
+// Resolves the real socket functions (called by resolve_all).
+void resolve_socket_functions();
+
+// io on a socket descriptor: call() is the real call; bytes it moved when counts_bytes.
+template <class Call>
+auto socket_io(int fd, int op, bool counts_bytes, const void* caller, Call call) -> decltype(call()) {
+  socket_wait w;
+  if (!socket_wait_start(w, fd, op, caller)) return call();
+  const auto r = call();
+  socket_wait_end(w, counts_bytes && r >= 0 ? static_cast<std::int64_t>(r) : -1);
+  return r;
+}
 
 // ---------------------------------------------------------------------------
 // Start-up (preload.cpp; used by preload_start.cpp)

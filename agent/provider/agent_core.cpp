@@ -32,11 +32,12 @@ constexpr const char* kKindPrefix[] = {"",
                                        "stage/",
                                        "statement/",
                                        "",
-                                       ""};
-constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,    kLostRwlockClasses,
-                                    kLostCondClasses,      kLostFileClasses,     kLostTableClasses,
-                                    kLostThreadClasses,    kLostStageClasses,    kLostStatementClasses,
-                                    kLostStatementClasses, kLostStatementClasses};
+                                       "",
+                                       "wait/io/socket/"};
+constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,     kLostRwlockClasses,
+                                    kLostCondClasses,      kLostFileClasses,      kLostTableClasses,
+                                    kLostThreadClasses,    kLostStageClasses,     kLostStatementClasses,
+                                    kLostStatementClasses, kLostStatementClasses, kLostSocketClasses};
 
 // A category is an identifier; a name may also hold "::", '.', '-' (MySQL has
 // names like THR_LOCK::mutex), and a stage name spaces ("waiting for lock").
@@ -350,6 +351,7 @@ bool init(const options& opts) {
   }
 
   init_io(*a, opts.sizes);
+  init_sockets(*a, opts.sizes);
   init_work(*a);
   // MySQL's default setup_actors and setup_objects rows. PFS_TRACE_ALL=1 traces
   // from the first event (seed 004: enabled means traced before the first user),

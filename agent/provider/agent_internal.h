@@ -79,6 +79,7 @@ inline wait_stat load_wait_stat(const wait_stat& s) {
   return {load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max)};
 }
 void init_io(agent_state& a, const region_sizes& sizes);
+void init_sockets(agent_state& a, const region_sizes& sizes);  // agent_socket.cpp
 // Units of work (agent_work.cpp): set up at init, and a thread's part at its
 // registration and exit.
 void init_work(agent_state& a);

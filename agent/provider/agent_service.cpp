@@ -4,74 +4,46 @@
 
 namespace {
 
+// Version 1's functions in its order: both tables start with them.
+#define PFS_SERVICE_V1_FUNCTIONS                                                                             \
+  pfs_init_from_env, pfs_last_error, pfs_active, pfs_shutdown, pfs_register_mutex, pfs_register_rwlock,      \
+      pfs_register_cond, pfs_register_thread, pfs_class_flags, pfs_init_mutex, pfs_init_rwlock,              \
+      pfs_init_cond, pfs_destroy_sync, pfs_start_mutex_wait, pfs_end_mutex_wait, pfs_unlock_mutex,           \
+      pfs_start_rwlock_wait, pfs_end_rwlock_wait, pfs_unlock_rwlock, pfs_start_cond_wait, pfs_end_cond_wait, \
+      pfs_signal_cond, pfs_broadcast_cond, pfs_register_file, pfs_start_file_name_wait,                      \
+      pfs_end_file_open_wait, pfs_end_file_name_wait, pfs_start_file_wait, pfs_end_file_wait,                \
+      pfs_end_file_close_wait, pfs_forget_fd, pfs_register_table_io, pfs_declare_table,                      \
+      pfs_declare_table_index, pfs_drop_table, pfs_start_table_io_wait, pfs_end_table_io_wait,               \
+      pfs_register_stage, pfs_register_statement, pfs_statement_start, pfs_statement_set_text,               \
+      pfs_statement_set_digest_text, pfs_statement_set_rows, pfs_statement_set_error,                        \
+      pfs_statement_add_warnings, pfs_statement_end, pfs_stage_start, pfs_stage_set_progress, pfs_stage_end, \
+      pfs_stage_end_event, pfs_transaction_start, pfs_transaction_set_gtid, pfs_transaction_set_trx_id,      \
+      pfs_transaction_set_xid, pfs_transaction_savepoint, pfs_transaction_end, pfs_start_idle_wait,          \
+      pfs_end_idle_wait, pfs_set_thread_connection, pfs_register_current_thread, pfs_set_thread_actor,       \
+      pfs_current_thread_id, pfs_unregister_current_thread, pfs_spawn_thread, pfs_set_thread_parent
+
 constexpr pfs_service_v1 kServiceV1 = {
     PFS_SERVICE_VERSION_1,
     sizeof(pfs_service_v1),
-    pfs_init_from_env,
-    pfs_last_error,
-    pfs_active,
-    pfs_shutdown,
-    pfs_register_mutex,
-    pfs_register_rwlock,
-    pfs_register_cond,
-    pfs_register_thread,
-    pfs_class_flags,
-    pfs_init_mutex,
-    pfs_init_rwlock,
-    pfs_init_cond,
-    pfs_destroy_sync,
-    pfs_start_mutex_wait,
-    pfs_end_mutex_wait,
-    pfs_unlock_mutex,
-    pfs_start_rwlock_wait,
-    pfs_end_rwlock_wait,
-    pfs_unlock_rwlock,
-    pfs_start_cond_wait,
-    pfs_end_cond_wait,
-    pfs_signal_cond,
-    pfs_broadcast_cond,
-    pfs_register_file,
-    pfs_start_file_name_wait,
-    pfs_end_file_open_wait,
-    pfs_end_file_name_wait,
-    pfs_start_file_wait,
-    pfs_end_file_wait,
-    pfs_end_file_close_wait,
-    pfs_forget_fd,
-    pfs_register_table_io,
-    pfs_declare_table,
-    pfs_declare_table_index,
-    pfs_drop_table,
-    pfs_start_table_io_wait,
-    pfs_end_table_io_wait,
-    pfs_register_stage,
-    pfs_register_statement,
-    pfs_statement_start,
-    pfs_statement_set_text,
-    pfs_statement_set_digest_text,
-    pfs_statement_set_rows,
-    pfs_statement_set_error,
-    pfs_statement_add_warnings,
-    pfs_statement_end,
-    pfs_stage_start,
-    pfs_stage_set_progress,
-    pfs_stage_end,
-    pfs_stage_end_event,
-    pfs_transaction_start,
-    pfs_transaction_set_gtid,
-    pfs_transaction_set_trx_id,
-    pfs_transaction_set_xid,
-    pfs_transaction_savepoint,
-    pfs_transaction_end,
-    pfs_start_idle_wait,
-    pfs_end_idle_wait,
-    pfs_set_thread_connection,
-    pfs_register_current_thread,
-    pfs_set_thread_actor,
-    pfs_current_thread_id,
-    pfs_unregister_current_thread,
-    pfs_spawn_thread,
-    pfs_set_thread_parent,
+    PFS_SERVICE_V1_FUNCTIONS,
+};
+
+constexpr pfs_service_v2 kServiceV2 = {
+    {
+        PFS_SERVICE_VERSION_2,
+        sizeof(pfs_service_v2),
+        PFS_SERVICE_V1_FUNCTIONS,
+    },
+    pfs_register_socket,
+    pfs_init_socket,
+    pfs_set_socket_address,
+    pfs_set_socket_state,
+    pfs_set_socket_owner,
+    pfs_socket_class,
+    pfs_start_socket_wait,
+    pfs_end_socket_wait,
+    pfs_end_socket_close_wait,
+    pfs_destroy_socket,
 };
 
 }  // namespace
@@ -80,6 +52,8 @@ extern "C" __attribute__((visibility("default"))) const void* pfs_get_interface(
   switch (version) {
     case PFS_SERVICE_VERSION_1:
       return &kServiceV1;
+    case PFS_SERVICE_VERSION_2:
+      return &kServiceV2;
     default:
       return nullptr;  // a newer plugin than this agent: it runs uninstrumented
   }

@@ -158,6 +158,52 @@ PFS_C_API int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table,
 PFS_C_API void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
 
 /* ---------------------------------------------------------------------------
+ * Socket io: classes wait/io/socket/<category>/<name>, one socket_instances row
+ * per open socket descriptor. The wrappers of pfs_socket.h call these around the
+ * real calls; C code can do the same. OPERATION values (MySQL's words; accept is
+ * a "connect" wait on the listening socket, as in MySQL): */
+#define PFS_SOCKET_CREATE 27
+#define PFS_SOCKET_CONNECT 28
+#define PFS_SOCKET_BIND 29
+#define PFS_SOCKET_CLOSE 30
+#define PFS_SOCKET_SEND 31
+#define PFS_SOCKET_RECV 32
+#define PFS_SOCKET_SENDTO 33
+#define PFS_SOCKET_RECVFROM 34
+#define PFS_SOCKET_SENDMSG 35
+#define PFS_SOCKET_RECVMSG 36
+#define PFS_SOCKET_SEEK 37
+#define PFS_SOCKET_OPT 38
+#define PFS_SOCKET_STAT 39
+#define PFS_SOCKET_SHUTDOWN 40
+#define PFS_SOCKET_SELECT 41
+/* socket_instances.STATE */
+#define PFS_SOCKET_STATE_IDLE 1
+#define PFS_SOCKET_STATE_ACTIVE 2
+
+PFS_C_API pfs_key pfs_register_socket(const char* category, const char* name);
+/* A new socket descriptor (from socket, socketpair, accept): its row, owned by the
+ * calling thread. addr (a struct sockaddr of addr_len bytes, or NULL) gives IP and
+ * PORT. Returns 0 when not recorded (agent off, no class, array full: counted as
+ * socket_instances_lost). */
+PFS_C_API int pfs_init_socket(pfs_key key, int fd, const void* addr, unsigned addr_len);
+/* IP and PORT: the peer after connect, the local address after bind. */
+PFS_C_API void pfs_set_socket_address(int fd, const void* addr, unsigned addr_len);
+/* STATE: PFS_SOCKET_STATE_IDLE while the program waits for a request on it. */
+PFS_C_API void pfs_set_socket_state(int fd, int state);
+/* THREAD_ID: the calling thread (a connection handed to a worker). */
+PFS_C_API void pfs_set_socket_owner(int fd);
+/* The class of fd's row, 0 if none (accept gives the new socket its listener's). */
+PFS_C_API pfs_key pfs_socket_class(int fd);
+PFS_C_API int pfs_start_socket_wait(pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line);
+/* bytes: what the call transferred, or -1. */
+PFS_C_API void pfs_end_socket_wait(pfs_wait_locker* locker, int64_t bytes);
+/* close: after the real close; the row goes whatever the result. */
+PFS_C_API void pfs_end_socket_close_wait(pfs_wait_locker* locker, int fd);
+/* A socket descriptor closed without a recorded wait: its row goes. */
+PFS_C_API void pfs_destroy_socket(int fd);
+
+/* ---------------------------------------------------------------------------
  * Units of work (MySQL's statements, stages and transactions). They belong to
  * the calling thread: each start is ended by the same thread. Waits of the thread
  * nest in its running stage, else its running statement; stages nest in the

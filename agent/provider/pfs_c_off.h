@@ -133,6 +133,50 @@ PFS_C_API void pfs_end_file_close_wait(pfs_wait_locker* locker, int fd) {
   (void)fd;
 }
 PFS_C_API void pfs_forget_fd(int fd) { (void)fd; }
+PFS_C_API pfs_key pfs_register_socket(const char* category, const char* name) {
+  (void)category;
+  (void)name;
+  return 0;
+}
+PFS_C_API int pfs_init_socket(pfs_key key, int fd, const void* addr, unsigned addr_len) {
+  (void)key;
+  (void)fd;
+  (void)addr;
+  (void)addr_len;
+  return 0;
+}
+PFS_C_API void pfs_set_socket_address(int fd, const void* addr, unsigned addr_len) {
+  (void)fd;
+  (void)addr;
+  (void)addr_len;
+}
+PFS_C_API void pfs_set_socket_state(int fd, int state) {
+  (void)fd;
+  (void)state;
+}
+PFS_C_API void pfs_set_socket_owner(int fd) { (void)fd; }
+PFS_C_API pfs_key pfs_socket_class(int fd) {
+  (void)fd;
+  return 0;
+}
+PFS_C_API int pfs_start_socket_wait(pfs_wait_locker* locker, int fd, int op, const char* file,
+                                    unsigned line) {
+  (void)locker;
+  (void)fd;
+  (void)op;
+  (void)file;
+  (void)line;
+  return 0;
+}
+PFS_C_API void pfs_end_socket_wait(pfs_wait_locker* locker, int64_t bytes) {
+  (void)locker;
+  (void)bytes;
+}
+PFS_C_API void pfs_end_socket_close_wait(pfs_wait_locker* locker, int fd) {
+  (void)locker;
+  (void)fd;
+}
+PFS_C_API void pfs_destroy_socket(int fd) { (void)fd; }
 PFS_C_API pfs_key pfs_register_table_io(const char* category) {
   (void)category;
   return 0;

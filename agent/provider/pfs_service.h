@@ -22,6 +22,7 @@ extern "C" {
 #endif
 
 #define PFS_SERVICE_VERSION_1 1
+#define PFS_SERVICE_VERSION_2 2 /* version 1 + socket io */
 
 typedef struct pfs_service_v1 {
   uint32_t version; /* PFS_SERVICE_VERSION_1 */
@@ -95,6 +96,22 @@ typedef struct pfs_service_v1 {
   int (*spawn_thread)(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg);
   void (*set_thread_parent)(uint64_t parent_thread_id);
 } pfs_service_v1;
+
+/* Version 2: version 1's members (base.version is PFS_SERVICE_VERSION_2 and
+ * base.size sizeof(pfs_service_v2)), then socket io. */
+typedef struct pfs_service_v2 {
+  pfs_service_v1 base;
+  pfs_key (*register_socket)(const char* category, const char* name);
+  int (*init_socket)(pfs_key key, int fd, const void* addr, unsigned addr_len);
+  void (*set_socket_address)(int fd, const void* addr, unsigned addr_len);
+  void (*set_socket_state)(int fd, int state);
+  void (*set_socket_owner)(int fd);
+  pfs_key (*socket_class)(int fd);
+  int (*start_socket_wait)(pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line);
+  void (*end_socket_wait)(pfs_wait_locker* locker, int64_t bytes);
+  void (*end_socket_close_wait)(pfs_wait_locker* locker, int fd);
+  void (*destroy_socket)(int fd);
+} pfs_service_v2;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's
  * executable when it links libpfs_agent.a with -rdynamic, or libpfs_preload.so). */

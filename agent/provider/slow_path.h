@@ -20,6 +20,9 @@ pfs_key register_named_class(layout::instrument_kind kind, const std::string& fu
 // (counted as lost when the array is full).
 layout::sync_instance* create_instance(layout::instrument_kind kind, pfs_key key, const void* identity);
 void destroy_instance(layout::sync_instance* s);
+// The interposer looked at descriptor fd: it is not recorded (not a socket, or a
+// socket without a row); its io is not looked at again until it is closed.
+void mark_untracked_fd(int fd);
 // Stops recording in a child after fork (its region belongs to the parent).
 void stop_in_forked_child();
 

@@ -171,6 +171,21 @@ inline bool load_file_name(const file_instance& f, fixed_str<kObjectNameLen>& na
   return false;
 }
 
+// A socket's IP and PORT, which bind and connect rewrite while the record stays
+// allocated: a seqlock of their own (socket_instance::addr_seq), like a file's name.
+inline bool load_socket_address(const socket_instance& s, fixed_str<kSocketIpLen>& ip, std::uint32_t& port) {
+  for (int a = 0; a < 4; ++a) {
+    const std::uint32_t s1 = load_acquire(s.addr_seq);
+    if ((s1 & 1u) == 0) {
+      ip.load(s.ip);
+      port = load_relaxed(s.port);
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (load_relaxed(s.addr_seq) == s1) return true;
+    }
+  }
+  return false;
+}
+
 inline wait_stat load_stat(const wait_stat& s) {
   return wait_stat{load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max)};
 }

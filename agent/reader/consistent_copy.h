@@ -165,6 +165,32 @@ inline rd read_file(const file_instance& r, file_copy& c) {
   return result == rd::ok && !c.name_ok ? rd::torn : result;
 }
 
+struct socket_copy {
+  std::uint32_t class_index = 0;
+  std::int32_t fd = 0;
+  std::uint64_t identity = 0;
+  std::uint64_t thread_id = 0;
+  std::uint8_t state = 0;
+  std::uint32_t port = 0;
+  io_stats stats = kZeroIoStats;
+  wait_stat waits = kZeroStat;  // its row of events_waits_summary_by_instance (kArraySocketWaitStats)
+  fixed_str<kSocketIpLen> ip;
+  bool address_ok = false;
+};
+
+inline rd read_socket(const socket_instance& r, socket_copy& c) {
+  const rd result = read_versioned(r, [&c](const socket_instance& s) {
+    c.class_index = load_relaxed(s.class_index);
+    c.fd = load_relaxed(s.fd);
+    c.identity = load_relaxed(s.identity);
+    c.thread_id = load_relaxed(s.thread_id);
+    c.state = load_relaxed(s.state);
+    c.stats = load_io_stats(s.stats);
+    c.address_ok = load_socket_address(s, c.ip, c.port);
+  });
+  return result == rd::ok && !c.address_ok ? rd::torn : result;
+}
+
 inline rd read_object(const object_record& r, object_copy& c) {
   return read_versioned(r, [&c](const object_record& s) {
     c.object_type = load_relaxed(s.object_type);
@@ -320,7 +346,7 @@ inline std::uint64_t to_pico(const converter& c, std::uint64_t raw) {
 }
 
 inline bool is_wait_kind(std::uint8_t kind) {
-  return (kind >= kKindMutex && kind <= kKindTable) || kind == kKindIdle;
+  return (kind >= kKindMutex && kind <= kKindTable) || kind == kKindIdle || kind == kKindSocket;
 }
 inline bool is_sync_kind(std::uint8_t kind) { return kind >= kKindMutex && kind <= kKindCond; }
 

@@ -121,6 +121,10 @@ enum class table_id : std::uint32_t {
   events_waits_histogram_global_by_event_name,
   // Who blocks whom (beyond MySQL).
   lock_contention_by_instance,
+  // Socket io (MySQL 5.6+).
+  socket_instances,
+  socket_summary_by_instance,
+  socket_summary_by_event_name,
   count,
 };
 
@@ -157,6 +161,7 @@ enum truncate_effect : unsigned {
   kResetDigestHistograms = 1u << 26,    // events_statements_histogram_by_digest
   kResetWaitHistograms = 1u << 27,      // events_waits_histogram_global_by_event_name
   kResetLockContention = 1u << 28,      // lock_contention_by_instance
+  kResetSocket = 1u << 29,              // socket io summaries reset
 };
 
 // The changes SQL may make (write_rules::ops).
@@ -171,6 +176,7 @@ struct write_rules {
   unsigned truncate = kNoEffect;        // what TRUNCATE of the table does
   unsigned seen = kNoEffect;            // the effects that change what a scan of it shows
   unsigned seen_file_rows = kNoEffect;  // ... of which these touch only its wait/io/file rows
+                                        // (kResetSocket: only its wait/io/socket rows)
   const char* size_variable = nullptr;  // sizes the table when INSERT finds it full
 };
 
@@ -269,7 +275,9 @@ class row_sink {
 //   thread's (a slot not yet cleared after the thread slot was reused) are not shown.
 //   A running event's timer_end is "now" read in this process (NULL, with
 //   timer_wait, for THREAD_CPU which is per thread).
-//   Object columns: NULL for synch waits. File io: object_type 'FILE', object_name
+//   Object columns: NULL for synch waits. Socket io: object_type 'SOCKET', object_name
+//   'ip:port' of the socket while its record has the event's version (MySQL's), else
+//   NULL. File io: object_type 'FILE', object_name
 //   the file's name while the file record (object_index) still has the event's
 //   version (a deleted file keeps its name until its record is reused), else NULL;
 //   object_schema and index_name NULL. Table io: object_type 'TABLE' or 'TEMPORARY
@@ -280,7 +288,8 @@ class row_sink {
 // - events_waits_summary_global_by_event_name(event_name, count_star, sum_timer_wait,
 //   min_timer_wait, avg_timer_wait, max_timer_wait): one row per class of a wait kind,
 //   in class order. Mutex/rwlock/cond: class.stat + the stats of every allocated
-//   instance of the class. File: the STAR group of file_summary_by_event_name. Table:
+//   instance of the class. File (socket): the STAR group of file_summary_by_event_name
+//   (socket_summary_by_event_name). Table:
 //   class.stat's count only (sum, min, avg, max 0): table io time stays out of the
 //   events_waits_summary_* timing aggregates (WL#4895 "double timing"); its own
 //   summaries are the table_io_waits_summary_* tables.
@@ -288,8 +297,16 @@ class row_sink {
 //   every allocated thread x every allocated class of a wait kind (mutex, rwlock,
 //   cond, file, table), zero rows included.
 // - events_waits_summary_by_instance(event_name, object_instance_begin, + 5 stats):
-//   every allocated mutex, rwlock and cond instance, then every allocated file instance
-//   (the STAR group of its read, write and misc groups).
+//   every allocated mutex, rwlock and cond instance, then every allocated file instance,
+//   then every allocated socket instance (the STAR group of its read, write and misc
+//   groups).
+// - socket_instances(event_name, object_instance_begin, thread_id, socket_id, ip, port,
+//   state): allocated socket instances (one per open socket descriptor); thread_id NULL
+//   when the owner thread had no THREAD_ID; ip '' and port 0 for a unix socket or one
+//   not bound or connected yet; state 'IDLE' or 'ACTIVE'.
+// - socket_summary_by_instance(event_name, object_instance_begin, + the file groups)
+//   and socket_summary_by_event_name(event_name, + the same): as the file summaries;
+//   READ = recv, recvfrom, recvmsg; WRITE = send, sendto, sendmsg; MISC = the rest.
 // - mutex_instances(name, object_instance_begin, locked_by_thread_id),
 //   rwlock_instances(name, object_instance_begin, write_locked_by_thread_id,
 //   read_locked_by_count), cond_instances(name, object_instance_begin).

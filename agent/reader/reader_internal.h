@@ -128,6 +128,8 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayLockContention, sizeof(contention_record), "lock_contention_by_instance"},
     {kArrayThreadGlobalStats, sizeof(wait_stat), "events_waits_summary_global_by_event_name"},
     {kArrayFileWaitStats, sizeof(wait_stat), "file_wait_summaries"},
+    {kArraySockets, sizeof(socket_instance), "socket_instances"},
+    {kArraySocketWaitStats, sizeof(wait_stat), "socket_wait_summaries"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -143,6 +145,7 @@ inline constexpr const char* kLostNames[] = {
     "region_faults",         "stage_classes_lost",     "statement_classes_lost",
     "digest_lost",           "nested_statement_lost",  "work_call_errors",
     "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
+    "socket_classes_lost",   "socket_instances_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -256,6 +259,9 @@ class scanner {
 
   // file_instances (summary = false) or file_summary_by_instance (summary = true).
   void file_instances(bool summary);
+  // socket_instances (summary = false) or socket_summary_by_instance (summary = true).
+  void socket_instances(bool summary);
+  void socket_summary_by_event_name();
 
   void file_summary_by_event_name();
 
@@ -326,6 +332,27 @@ class scanner {
   // bucket of deleted files + every allocated file instance of the class.
   std::vector<io_stats> file_class_stats();
 
+  // Every allocated socket instance whose class is an allocated socket class, in
+  // array order; the others are counted invalid.
+  template <class Fn>
+  void for_each_socket(Fn&& fn) {
+    load_classes();
+    socket_copy s;
+    for (std::uint64_t i = 0; i < r_.count(kArraySockets); ++i) {
+      if (!accept(read_socket(*r_.at<socket_instance>(kArraySockets, i), s))) continue;
+      const wait_stat* w = r_.at<wait_stat>(kArraySocketWaitStats, i);
+      s.waits = w != nullptr ? load_stat(*w) : kZeroStat;
+      const class_entry* c = class_at(s.class_index);
+      if (c == nullptr || c->kind != kKindSocket) {
+        ++invalid;
+        continue;
+      }
+      fn(s, *c);
+    }
+  }
+  // The same per socket class: its bucket of closed sockets + its open ones.
+  std::vector<io_stats> socket_class_stats();
+
   static const char* object_type_name(std::uint8_t type) {
     return type == kObjectTypeTable            ? "TABLE"
            : type == kObjectTypeTemporaryTable ? "TEMPORARY TABLE"
@@ -352,6 +379,9 @@ class scanner {
 
   // The name of the file a wait names, if its record still has the event's version.
   const std::optional<std::string>& file_name_of(std::uint32_t index, std::uint32_t version);
+  // 'ip:port' of the socket a wait names (MySQL's OBJECT_NAME), if its record still
+  // has the event's version.
+  const std::optional<std::string>& socket_name_of(std::uint32_t index, std::uint32_t version);
 
   struct table_ref {
     const char* type = nullptr;
@@ -440,6 +470,7 @@ class scanner {
   std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
   // Objects of wait events by (index << 32 | version), looked up once per scan.
   std::unordered_map<std::uint64_t, std::optional<std::string>> file_refs_;
+  std::unordered_map<std::uint64_t, std::optional<std::string>> socket_refs_;
   std::unordered_map<std::uint64_t, std::optional<table_ref>> table_refs_;
 };
 

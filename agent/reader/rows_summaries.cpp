@@ -96,6 +96,12 @@ void scanner::sync_instances(table_id which) {
       x.push_back(int_cell(f.identity));
       append_stat_cells(x, f.waits);
     });
+    for_each_socket([this](const socket_copy& s, const class_entry& c) {
+      auto& x = add_row();
+      x.push_back(text_cell(std::string_view(c.name)));
+      x.push_back(int_cell(s.identity));
+      append_stat_cells(x, s.waits);
+    });
   }
 }
 

@@ -108,6 +108,27 @@ const std::optional<std::string>& scanner::file_name_of(std::uint32_t index, std
   return it->second;
 }
 
+const std::optional<std::string>& scanner::socket_name_of(std::uint32_t index, std::uint32_t version) {
+  static const std::optional<std::string> none;
+  if (index == 0 || index > r_.count(kArraySockets)) return none;
+  const std::uint64_t key = (std::uint64_t{index} << 32) | version;
+  auto it = socket_refs_.find(key);
+  if (it == socket_refs_.end()) {
+    fixed_str<kSocketIpLen> ip;
+    std::uint32_t port = 0;
+    bool address_ok = false;
+    const bool ok =
+        read_referenced(*r_.at<socket_instance>(kArraySockets, index - 1), version,
+                        [&](const socket_instance& s) { address_ok = load_socket_address(s, ip, port); }) &&
+        address_ok;
+    it = socket_refs_
+             .emplace(key, ok ? std::optional<std::string>(std::string(ip.str()) + ":" + std::to_string(port))
+                              : std::nullopt)
+             .first;
+  }
+  return it->second;
+}
+
 // The table share a wait names, if it still has the event's version; nullptr if not.
 const scanner::table_ref* scanner::table_of(std::uint32_t index, std::uint32_t version) {
   if (index == 0 || index > r_.count(kArrayTables)) return nullptr;
@@ -263,6 +284,14 @@ void scanner::append_object(row_builder& x, const wait_copy& c) {
     x.push_back(name ? text_cell(std::string_view(*name)) : null_cell());
     x.push_back(null_cell());
     x.push_back(text_cell(std::string_view("FILE")));
+    return;
+  }
+  if (c.object_kind == kObjectSocket) {  // MySQL: OBJECT_NAME 'ip:port', OBJECT_TYPE 'SOCKET'
+    const std::optional<std::string>& name = socket_name_of(c.object_index, c.object_version);
+    x.push_back(null_cell());
+    x.push_back(name ? text_cell(std::string_view(*name)) : null_cell());
+    x.push_back(null_cell());
+    x.push_back(text_cell(std::string_view("SOCKET")));
     return;
   }
   if (c.object_kind == kObjectTable) {

@@ -332,7 +332,8 @@ const std::vector<table_entry>& registry() noexcept {
              return c; }(), "PFS_MAX_CLASSES",
         [](scanner& s) { s.summary_global(); },
         [](const impl& r) { return r.classes; },
-        truncatable(kResetWait, kResetWait | kResetFile | kResetWaitHistograms, kResetFile));
+        truncatable(kResetWait, kResetWait | kResetFile | kResetSocket | kResetWaitHistograms,
+                    kResetFile | kResetSocket));
     add(table_id::events_waits_summary_by_thread_by_event_name, "events_waits_summary_by_thread_by_event_name",
         with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_CLASSES",
         [](scanner& s) { s.summary_by_thread(); },
@@ -340,12 +341,13 @@ const std::vector<table_entry>& registry() noexcept {
         truncatable(kResetThread, kResetThread));
     add(table_id::events_waits_summary_by_instance, "events_waits_summary_by_instance",
         with_stats({T("event_name"), I("object_instance_begin")}),
-        "PFS_MAX_MUTEXES, PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_MAX_FILES",
+        "PFS_MAX_MUTEXES, PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_MAX_FILES, PFS_MAX_SOCKETS",
         [](scanner& s) { s.sync_instances(table_id::events_waits_summary_by_instance); },
         [](const impl& r) {
-          return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArrayFiles);
+          return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArrayFiles) +
+                 r.count(kArraySockets);
         },
-        truncatable(kResetWait, kResetWait | kResetFile, kResetFile));
+        truncatable(kResetWait, kResetWait | kResetFile | kResetSocket, kResetFile | kResetSocket));
     add(table_id::mutex_instances, "mutex_instances",
         {T("name"), I("object_instance_begin"), I("locked_by_thread_id", true)}, "PFS_MAX_MUTEXES",
         [](scanner& s) { s.sync_instances(table_id::mutex_instances); },
@@ -505,6 +507,22 @@ const std::vector<table_entry>& registry() noexcept {
         [](scanner& s) { s.lock_contention(); },
         [](const impl& r) { return r.count(kArrayLockContention); },
         truncatable(kResetLockContention, kResetLockContention));
+    add(table_id::socket_instances, "socket_instances",
+        {T("event_name"), I("object_instance_begin"), I("thread_id", true), I("socket_id"), T("ip"), I("port"),
+         T("state")},
+        "PFS_MAX_SOCKETS",
+        [](scanner& s) { s.socket_instances(false); },
+        [](const impl& r) { return r.count(kArraySockets); });
+    add(table_id::socket_summary_by_instance, "socket_summary_by_instance",
+        with_file_groups({T("event_name"), I("object_instance_begin")}), "PFS_MAX_SOCKETS",
+        [](scanner& s) { s.socket_instances(true); },
+        [](const impl& r) { return r.count(kArraySockets); },
+        truncatable(kResetSocket, kResetWait | kResetSocket));
+    add(table_id::socket_summary_by_event_name, "socket_summary_by_event_name",
+        with_file_groups({T("event_name")}), "PFS_MAX_CLASSES",
+        [](scanner& s) { s.socket_summary_by_event_name(); },
+        [](const impl& r) { return r.classes; },
+        truncatable(kResetSocket, kResetWait | kResetSocket));
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

@@ -126,6 +126,8 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayLockContention, s.lock_contention_size, sizeof(contention_record)},
       {kArrayThreadGlobalStats, threads * s.max_classes, sizeof(wait_stat)},
       {kArrayFileWaitStats, s.max_files, sizeof(wait_stat)},
+      {kArraySockets, s.max_sockets, sizeof(socket_instance)},
+      {kArraySocketWaitStats, s.max_sockets, sizeof(wait_stat)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -170,6 +172,8 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
       return sizeof(thread_histogram);
     case kArrayLockContention:
       return sizeof(contention_record);
+    case kArraySockets:
+      return sizeof(socket_instance);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -181,6 +185,7 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
     case kArrayThreadClassStats:
     case kArrayThreadGlobalStats:
     case kArrayFileWaitStats:
+    case kArraySocketWaitStats:
       return sizeof(wait_stat);
     case kArrayHistoryLongBatches:
       return sizeof(batch_record);
@@ -322,6 +327,7 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_DIGESTS_SIZE", &digest_size},
       {"PFS_WAIT_HISTOGRAMS", &wait_histograms},
       {"PFS_LOCK_CONTENTION_SIZE", &lock_contention_size},
+      {"PFS_MAX_SOCKETS", &max_sockets},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);

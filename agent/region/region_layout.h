@@ -99,7 +99,9 @@ enum array_id : std::uint32_t {
   kArrayThreadGlobalStats = 37,  // wait_stat[max_threads * max_classes]
   // events_waits_summary_by_instance rows of files (file_summary_by_instance keeps
   // counting under MySQL's rules when that consumer is off).
-  kArrayFileWaitStats = 38,  // wait_stat[max_files]
+  kArrayFileWaitStats = 38,    // wait_stat[max_files]
+  kArraySockets = 39,          // socket_instance[max_sockets]
+  kArraySocketWaitStats = 40,  // wait_stat[max_sockets]: sockets' rows of events_waits_summary_by_instance
   kArrayCount = 48,
 };
 
@@ -167,6 +169,8 @@ enum lost_id : std::uint32_t {
   kSqlTextTruncated,      // statements whose SQL_TEXT was cut at max_sql_text_length
   kWaitHistogramsShared,  // (thread, class) pairs without a histogram of their own
   kLostLockContention,    // contended waits not counted in lock_contention_by_instance (table full)
+  kLostSocketClasses,     // layout 4: socket classes and instances (a socket without a row)
+  kLostSocketInstances,
   kLostCount,
   kLostSlots = 32,
 };
@@ -184,6 +188,7 @@ enum instrument_kind : std::uint8_t {
   kKindStatement = 8,    // statement/<category>/<name>
   kKindTransaction = 9,  // transaction (one class)
   kKindIdle = 10,        // idle (one class): a thread waiting for work, recorded as a wait
+  kKindSocket = 11,      // wait/io/socket/<category>/<name> (layout 4)
 };
 
 // OPERATION values (wait_record::operation); names in the reader use MySQL's words.
@@ -215,16 +220,36 @@ enum operation_id : std::uint8_t {
   kOpTableUpdate,
   kOpTableDelete,
   kOpIdle,  // "idle"
+  // Socket io (layout 4), MySQL's PSI_socket_operation in its order: create, connect
+  // (accept too, as MySQL), bind, close, send, recv, sendto, recvfrom, sendmsg,
+  // recvmsg, seek, opt, stat, shutdown, select.
+  kOpSocketCreate,
+  kOpSocketConnect,
+  kOpSocketBind,
+  kOpSocketClose,
+  kOpSocketSend,
+  kOpSocketRecv,
+  kOpSocketSendTo,
+  kOpSocketRecvFrom,
+  kOpSocketSendMsg,
+  kOpSocketRecvMsg,
+  kOpSocketSeek,
+  kOpSocketOpt,
+  kOpSocketStat,
+  kOpSocketShutdown,
+  kOpSocketSelect,
   kOpCount,
 };
 
 // OPERATION text of an operation_id in MySQL's words; nullptr when unknown.
 inline const char* operation_name(std::uint32_t op) {
   constexpr const char* kNames[kOpCount] = {
-      nullptr, "lock",       "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock",
-      "wait",  "timed_wait", "create",   "open",      "close",      "read",          "write",
-      "seek",  "tell",       "flush",    "stat",      "chsize",     "delete",        "rename",
-      "sync",  "fetch",      "insert",   "update",    "delete",     "idle"};
+      nullptr,   "lock",       "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock",
+      "wait",    "timed_wait", "create",   "open",      "close",      "read",          "write",
+      "seek",    "tell",       "flush",    "stat",      "chsize",     "delete",        "rename",
+      "sync",    "fetch",      "insert",   "update",    "delete",     "idle",          "create",
+      "connect", "bind",       "close",    "send",      "recv",       "sendto",        "recvfrom",
+      "sendmsg", "recvmsg",    "seek",     "opt",       "stat",       "shutdown",      "select"};
   return op < kOpCount ? kNames[op] : nullptr;
 }
 
@@ -384,6 +409,7 @@ inline const char* nesting_type_name(std::uint8_t type) {
 inline constexpr std::uint8_t kObjectNone = 0;
 inline constexpr std::uint8_t kObjectFile = 1;
 inline constexpr std::uint8_t kObjectTable = 2;
+inline constexpr std::uint8_t kObjectSocket = 3;  // layout 4
 
 // One wait event: a row of events_waits_current / _history / _history_long.
 // Guarded by seq (seqlock: odd while the writer changes it).
@@ -405,7 +431,7 @@ struct wait_record {
   std::int64_t number_of_bytes;         // -1 = NULL
   std::uint8_t object_kind;             // kObject*
   std::uint8_t pad0[3];
-  std::uint32_t object_index;    // 1-based file instance / table share
+  std::uint32_t object_index;    // 1-based file instance / table share / socket instance
   std::uint32_t object_version;  // its lock version when the event started
   std::uint32_t index_number;    // table io: 1-based index; 0 = NULL
   std::uint32_t flags;           // FLAGS column (reserved, 0)
@@ -517,6 +543,32 @@ struct file_instance {
   std::uint64_t identity;  // OBJECT_INSTANCE_BEGIN
   io_stats stats;
   char name[kObjectNameLen];  // FILE_NAME (as given to open)
+};
+
+// ---------------------------------------------------------------------------
+// Socket io (wait/io/socket/...), layout 4
+
+inline constexpr std::size_t kSocketIpLen = 64;   // IP text (INET6_ADDRSTRLEN is 46)
+inline constexpr std::uint8_t kSocketActive = 0;  // STATE 'ACTIVE' (MySQL's state of a new socket)
+inline constexpr std::uint8_t kSocketIdle = 1;    // 'IDLE': the program said it waits for a request
+
+// socket_instances rows (and their summaries): one per open socket descriptor,
+// freed at its close (its statistics then go to its class's bucket in
+// kArrayClassIo, which socket classes share with file classes: one index per
+// class). A freed record keeps its address and version until reused, so older
+// events still name it.
+struct socket_instance {
+  std::uint32_t lock;         // version+state; the version is bumped on allocation only
+  std::uint32_t class_index;  // 1-based, kind socket
+  std::uint64_t identity;     // OBJECT_INSTANCE_BEGIN
+  std::uint64_t thread_id;    // THREAD_ID of the owner thread; 0 = NULL
+  std::int32_t fd;            // SOCKET_ID
+  std::uint32_t port;         // PORT (0: none, or a unix socket)
+  std::uint32_t addr_seq;     // seqlock of ip and port (odd while bind/connect rewrites them)
+  std::uint8_t state;         // kSocketActive / kSocketIdle
+  std::uint8_t pad[3];
+  io_stats stats;         // read: recv, recvfrom, recvmsg; write: send, sendto, sendmsg; misc: the rest
+  char ip[kSocketIpLen];  // IP: the peer's, or the local address of a bound socket; '' for unix sockets
 };
 
 // ---------------------------------------------------------------------------

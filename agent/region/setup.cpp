@@ -1,5 +1,6 @@
 #include "agent/region/setup.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -505,7 +506,31 @@ void reset_file_summaries(const region_map& region) {
     zero(files[i].stats.misc);
   }
   auto* buckets = region.array<io_stats>(kArrayClassIo);
+  auto* classes = region.array<class_record>(kArrayClasses);
   for (std::uint64_t i = 0; i < region.count(kArrayClassIo); ++i) {
+    // Socket classes keep their bucket (same array, reset_socket_summaries).
+    if (i < region.count(kArrayClasses) && load_relaxed(classes[i].kind) == kKindSocket) continue;
+    zero(buckets[i].read);
+    zero(buckets[i].write);
+    zero(buckets[i].misc);
+  }
+  bump_generation(region);
+}
+
+// The class buckets of closed sockets share kArrayClassIo with the file classes:
+// only the socket classes' entries are zeroed here.
+void reset_socket_summaries(const region_map& region) {
+  auto* sockets = region.array<socket_instance>(kArraySockets);
+  for (std::uint64_t i = 0; i < region.count(kArraySockets); ++i) {
+    zero(sockets[i].stats.read);
+    zero(sockets[i].stats.write);
+    zero(sockets[i].stats.misc);
+  }
+  auto* buckets = region.array<io_stats>(kArrayClassIo);
+  auto* classes = region.array<class_record>(kArrayClasses);
+  const std::uint64_t n = std::min(region.count(kArrayClassIo), region.count(kArrayClasses));
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (load_relaxed(classes[i].kind) != kKindSocket) continue;
     zero(buckets[i].read);
     zero(buckets[i].write);
     zero(buckets[i].misc);
@@ -518,7 +543,7 @@ void reset_wait_summaries(const region_map& region) {
   auto* classes = region.array<class_record>(kArrayClasses);
   for (std::uint64_t i = 0; i < region.count(kArrayClasses); ++i) zero(classes[i].stat);
   // The global rows' own statistics (per thread), and the files' rows by instance.
-  for (array_id id : {kArrayThreadGlobalStats, kArrayFileWaitStats}) {
+  for (array_id id : {kArrayThreadGlobalStats, kArrayFileWaitStats, kArraySocketWaitStats}) {
     auto* stats = region.array<wait_stat>(id);
     for (std::uint64_t i = 0; i < region.count(id); ++i) zero(stats[i]);
   }
@@ -526,6 +551,7 @@ void reset_wait_summaries(const region_map& region) {
   reset_wait_histograms(region);
   // As MySQL: the global summary also resets what feeds its file and table rows.
   reset_file_summaries(region);
+  reset_socket_summaries(region);
   reset_table_summaries(region);
 }
 

@@ -7,7 +7,8 @@
 # with its region in a temporary directory, and reads that region from SQL while
 # the program runs and after it has exited: what each thread waits on, the top
 # waits by latency, and a join with an ordinary table mapping instruments to the
-# teams that own them. Everything it creates is removed at the end.
+# teams that own them; it writes a flame graph of the waits to build/demo-waits.svg.
+# Everything else it creates is removed at the end.
 #
 # Environment: DEMO_SECONDS (default 6) is how long the program runs.
 set -euo pipefail
@@ -51,6 +52,11 @@ SELECT thread_id, thread, event, total, total_latency, max_latency
 SELECT variable_value = 1 AS provider_alive FROM ps.status WHERE variable_name = 'provider_alive';
 SQL
 
+  echo
+  echo "== A flame graph of the waiting time (thread; statement; stage; wait; source)"
+  psql -X -At -c "SELECT stack || ' ' || picoseconds FROM perfschema_folded_waits('ps')" |
+    build/tools/pfs_flamegraph --title="pfs_demo: where the threads waited" >build/demo-waits.svg
+  echo "build/demo-waits.svg: open it in a browser (hover over a box for its time)"
   echo
   echo "== Waiting for pfs_demo to finish (its region stays behind)"
   wait "$demo_pid"
@@ -122,7 +128,7 @@ if [ ! -f build/CMakeCache.txt ]; then
   command -v ninja >/dev/null && generator=(-G Ninja)
   cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-cmake --build build -j"$(nproc)" --target pfs_demo
+cmake --build build -j"$(nproc)" --target pfs_demo pfs_flamegraph
 make -f Makefile.pgxs -j"$(nproc)" >/dev/null
 make -f Makefile.pgxs install >/dev/null
 

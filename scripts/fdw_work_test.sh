@@ -15,7 +15,7 @@ source scripts/fdw_live_common.sh
 
 if [ "${1:-}" != "--session" ]; then
   live_build
-  cmake --build build -j"$(nproc)" --target pfs_demo >/dev/null
+  cmake --build build -j"$(nproc)" --target pfs_demo pfs_flamegraph >/dev/null
   exec pg_virtualenv -t bash "$0" --session
 fi
 
@@ -96,6 +96,18 @@ analysis=$(q "SELECT count(*) FROM sys.statement_analysis")
 check "sys.statement_analysis shows the three digests ($analysis)" "[ $analysis -eq 3 ]"
 by_statement=$(q "SELECT count(DISTINCT statement) FROM sys.x\$waits_by_statement")
 check "waits by statement name the three kinds of request ($by_statement)" "[ $by_statement -eq 3 ]"
+# Folded stacks for a flame graph: thread class; statement; stage; wait; source,
+# adding up to the waiting time history_long holds (the program has exited).
+q "SELECT stack || ' ' || picoseconds FROM perfschema_folded_waits('ps')" >"$WORK/folded.txt"
+total=$(q "SELECT sum(timer_wait) FROM ps.events_waits_history_long")
+folded=$(awk '{ s += $NF } END { printf "%.0f", s }' "$WORK/folded.txt")
+check "the folded stacks add up to history_long's waiting time ($folded ps = $total ps)" "[ '$folded' = '$total' ]"
+# (the program has exited: its threads' classes went with them, thread/unknown)
+check "a consumer's queue waits stack up under its statement and stage" \
+  "grep -q '^thread/[a-z]*;statement/demo/consume;stage/demo/waiting for work;wait/synch/' '$WORK/folded.txt'"
+build/tools/pfs_flamegraph --title="pfs_demo waits" <"$WORK/folded.txt" >"$WORK/waits.svg"
+check "the flame graph has a box per frame ($(grep -c '<rect' "$WORK/waits.svg") boxes)" \
+  "[ $(grep -c '<rect' "$WORK/waits.svg") -gt $(wc -l <"$WORK/folded.txt") ]"
 # TRUNCATE from SQL, as MySQL allows it on these tables.
 q "TRUNCATE ps.events_statements_history_long, ps.events_stages_history_long"
 check "TRUNCATE empties the long histories" \

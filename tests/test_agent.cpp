@@ -283,6 +283,45 @@ TEST(Agent, SummaryMathMatchesTheEvents) {
   });
 }
 
+// Seed 000 times a wait from "about to acquire" to "finished acquiring": a lock
+// taken at the first try and a try-lock (taken or not) get two timer reads, in
+// the C++ API as in the C ABI, so MIN_TIMER_WAIT is the cost of acquiring.
+TEST(Agent, EveryAcquisitionIsTimed) {
+  in_child([] {
+    options o = small_options("timed");
+    o.sizes.history_long_size = 1000;
+    ASSERT_TRUE(init(o)) << last_error();
+    const region_map& r = *current_region();
+    pfs::mutex m{"app", "m"};
+    pfs::shared_mutex rw{"app", "rw"};
+    for (int i = 0; i < 50; ++i) pfs::lock_guard g(m);
+    for (int i = 0; i < 50; ++i) {
+      rw.lock_shared();
+      rw.unlock_shared();
+      rw.lock();
+      rw.unlock();
+    }
+    ASSERT_TRUE(m.try_lock());
+    EXPECT_FALSE(rw.try_lock() && (rw.unlock(), false));       // taken: a try-lock that succeeds
+    std::thread([&m] { EXPECT_FALSE(m.try_lock()); }).join();  // busy: a try-lock that fails
+    m.unlock();
+    std::size_t n = 0;
+    for (const auto& e : pfs::test::history_long(r)) {
+      ++n;
+      EXPECT_GT(e.timer_end, e.timer_start) << "operation " << int{e.operation};
+    }
+    EXPECT_EQ(n, 50u + 100u + 3u);
+    for (const auto* name : {"wait/synch/mutex/app/m", "wait/synch/rwlock/app/rw"}) {
+      const std::uint32_t key = pfs::test::class_index(r, name);
+      const wait_stat* g = pfs::test::global_stat_of(r, pfs::thread_id(), key);
+      ASSERT_NE(g, nullptr) << name;
+      EXPECT_GT(g->min, 0u) << name;
+      EXPECT_NE(g->min, UINT64_MAX) << name;
+      EXPECT_GE(g->sum, g->count * g->min) << name;
+    }
+  });
+}
+
 TEST(Agent, NestedWaitsCarryNestingIds) {
   in_child([] {
     ASSERT_TRUE(init(small_options("nesting"))) << last_error();

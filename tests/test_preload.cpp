@@ -385,6 +385,22 @@ TEST_F(Preload, EveryCallRecordedWithResultsAndErrnoUntouched) {
   }
   EXPECT_TRUE(lock_source);
   EXPECT_TRUE(file_source);
+  // Every acquisition is timed from before its first try, taken then or not
+  // (seed 000): no lock or try-lock wait of 0, and MIN_TIMER_WAIT above 0.
+  int untimed = 0, locks = 0;
+  for (auto& e : t.rows("events_waits_history_long")) {
+    const std::string op = e["operation"].null ? std::string() : e["operation"].s;
+    if (op.find("lock") == std::string::npos || e["timer_wait"].null) continue;
+    ++locks;
+    if (e["timer_wait"].i <= 0) ++untimed;
+  }
+  EXPECT_GT(locks, 10);
+  EXPECT_EQ(untimed, 0);
+  auto work_row = t.row_where("events_waits_summary_global_by_event_name", "event_name",
+                              "wait/synch/mutex/pl_calls/pl_init_work_mutex");
+  ASSERT_FALSE(work_row.empty());
+  EXPECT_GT(work_row["min_timer_wait"].i, 0);
+  EXPECT_GE(work_row["avg_timer_wait"].i, work_row["min_timer_wait"].i);
   for (const char* op :
        {"lock", "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock", "wait",
         "timed_wait", "create", "open", "read", "write", "seek", "sync", "close", "rename", "delete"})

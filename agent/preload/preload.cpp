@@ -14,8 +14,8 @@
 // - Reentrancy: tls.busy is set while the interposer or the agent runs on a
 //   thread; calls made meanwhile (the agent's own std::mutex, its region and trace
 //   files, a signal handler's write) go straight to the C library, unrecorded.
-// - Locks: a lock is tried first; taken at the first try it is an instant wait
-//   (one timer read, TIMER_WAIT 0, as pfs::mutex); otherwise the wait is timed
+// - Locks: a lock is tried first, timed from before the try; taken at the first
+//   try it is a completed wait (as pfs::mutex); otherwise the wait is timed
 //   until the real blocking call returns. Return values are the real call's; the
 //   trylock-first path returns the trylock's result unless it is EBUSY.
 // - errno: every wrapper leaves errno as the real call set it.
@@ -421,6 +421,9 @@ template <sync_kind Kind, class Obj, class Try, class Block>
   if (tls_context == nullptr) [[unlikely]]
     register_thread_busy();
   prefetch_event_slots();
+  // Timed from before the first try (seed 000), taken then or not.
+  const std::uint8_t timer = wait_timer_of(s);
+  const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
   int rc = try_fn(object);
   tls.busy = true;
   wait_locker l;
@@ -428,6 +431,7 @@ template <sync_kind Kind, class Obj, class Try, class Block>
     tls.busy = false;
     return rc != EBUSY ? rc : block();
   }
+  start_timer(l, timer, start);
   const char* source = source_of(caller);
   if constexpr (Kind == kMutex) {
     tls.last_locked = object;
@@ -454,10 +458,13 @@ template <sync_kind Kind, class Obj, class Try>
   if (tls_context == nullptr) [[unlikely]]
     register_thread_busy();
   prefetch_event_slots();
+  const std::uint8_t timer = wait_timer_of(s);
+  const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
   const int rc = try_fn(object);
   tls.busy = true;
   wait_locker l;
   if (begin_wait(l, s, op)) [[likely]] {
+    start_timer(l, timer, start);
     const char* source = source_of(caller);
     if constexpr (Kind == kMutex) {
       tls.last_locked = object;

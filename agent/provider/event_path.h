@@ -331,7 +331,8 @@ inline wait_record* claim_slot(wait_locker& l, const char* file, unsigned line) 
 // until end_wait.
 inline void start_running(wait_locker& l, const char* file, unsigned line) {
   wait_record& e = l.event;
-  if (e.timer != 0) e.timer_start = read_timer(e.timer);
+  // (A lock's wait was started before its first attempt: start_timer.)
+  if (e.timer != 0 && e.timer_start == 0) e.timer_start = read_timer(e.timer);
   wait_record* slot = claim_slot(l, file, line);
   if (slot == nullptr) return;
   thread_context& t = *l.thread;
@@ -482,13 +483,31 @@ inline std::uint64_t end_wait(wait_locker& l, bool shared_stats) {
   return ps;
 }
 
-// A wait that did not block (a try-lock, or a lock taken at the first try):
-// one timer read, TIMER_WAIT 0, and the completed event written once. Timing an
-// uncontended acquisition would only measure the instrumentation itself.
+// A lock acquisition is timed from before its first attempt (seed 000: "about to
+// acquire" to "finished acquiring"), whether or not it then has to wait: the
+// start read, taken before begin_wait knows the event's timer (the interposer
+// tries the lock first), or now.
+inline void start_timer(wait_locker& l) {
+  if (l.event.timer != 0) l.event.timer_start = read_timer(l.event.timer);
+}
+inline void start_timer(wait_locker& l, std::uint8_t timer, std::uint64_t start) {
+  if (l.event.timer != 0) l.event.timer_start = l.event.timer == timer ? start : read_timer(l.event.timer);
+}
+// The timer a wait on s would use now (0: its class is not timed), for a start
+// read taken before begin_wait.
+inline std::uint8_t wait_timer_of(const sync_instance* s) {
+  const std::uint32_t key = load_relaxed(s->class_index);
+  if (key == 0 || (load_relaxed(g_hot.classes[key - 1].derived) & kFlagTimed) == 0) return 0;
+  return load_relaxed(g_hot.header->wait_timer);
+}
+
+// A wait that did not block (a try-lock, or a lock taken at the first try): its
+// end read, and the completed event written once.
 inline void record_instant(wait_locker& l, const char* file, unsigned line, bool shared_stats) {
   wait_record& e = l.event;
-  if (e.timer != 0) e.timer_start = e.timer_end = read_timer(e.timer);
-  aggregate(l, shared_stats, 0);
+  const std::uint64_t ps = stop_timer(l);
+  l.thread->lock_time += ps;
+  aggregate(l, shared_stats, ps);
   wait_record* slot = claim_slot(l, file, line);
   if (slot == nullptr) return;
   thread_context& t = *l.thread;

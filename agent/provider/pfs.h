@@ -121,7 +121,8 @@ class mutex {
       m_.lock();
       return;
     }
-    // Taken at the first try: no wait to time (one timer read, TIMER_WAIT 0).
+    // Timed from before the first try, taken then or not (seed 000).
+    detail::start_timer(l);
     if (m_.try_lock()) {
       detail::mutex_instant(l, true, at.file_name(), at.line());
       return;
@@ -135,6 +136,7 @@ class mutex {
       return m_.try_lock();
     detail::wait_locker l;
     const bool rec = detail::begin_wait(l, detail::as_instance(psi_), PFS_OP_TRY_LOCK);
+    if (rec) detail::start_timer(l);
     const bool ok = m_.try_lock();
     if (rec) detail::mutex_instant(l, ok, at.file_name(), at.line());
     return ok;
@@ -186,7 +188,7 @@ class shared_mutex {
   }
 
  private:
-  // As pfs::mutex::lock: an acquisition at the first try is an instant wait.
+  // As pfs::mutex::lock: timed from before the first try.
   template <class Try, class Block>
   void acquire(int op, const std::source_location& at, Try&& try_real, Block&& block_real) {
     if (!(*flags_ & PFS_ENABLED)) [[likely]] {
@@ -198,6 +200,7 @@ class shared_mutex {
       block_real();
       return;
     }
+    detail::start_timer(l);
     if (try_real()) {
       detail::rwlock_instant(l, true, at.file_name(), at.line());
       return;
@@ -212,6 +215,7 @@ class shared_mutex {
       return try_real();
     detail::wait_locker l;
     const bool rec = detail::begin_wait(l, detail::as_instance(psi_), op);
+    if (rec) detail::start_timer(l);
     const bool ok = try_real();
     if (rec) detail::rwlock_instant(l, ok, at.file_name(), at.line());
     return ok;

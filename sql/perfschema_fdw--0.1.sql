@@ -569,8 +569,11 @@ BEGIN
     RAISE EXCEPTION 'schema "%" has no table events_waits_history_long', foreign_schema
       USING ERRCODE = 'undefined_table', HINT = 'Import the perfschema tables with IMPORT FOREIGN SCHEMA performance_schema.';
   END IF;
-  has_work := to_regclass(format('%I.events_stages_history_long', foreign_schema)) IS NOT NULL
-          AND to_regclass(format('%I.events_statements_history_long', foreign_schema)) IS NOT NULL;
+  SELECT count(*) = 6 INTO has_work
+    FROM unnest(ARRAY['events_stages_history_long', 'events_stages_history', 'events_stages_current',
+                      'events_statements_history_long', 'events_statements_history',
+                      'events_statements_current']) AS t
+   WHERE to_regclass(format('%I.%I', foreign_schema, t)) IS NOT NULL;
   -- ';' separates frames: a name that holds one shows ':' instead.
   RETURN QUERY EXECUTE format($$
     SELECT concat_ws(';', replace(coalesce(t.name, 'thread/unknown'), ';', ':'),
@@ -583,10 +586,22 @@ BEGIN
      WHERE w.timer_wait IS NOT NULL
      GROUP BY 1
      ORDER BY 1$$, foreign_schema,
+    -- A stage or statement is looked up in its current, history and history_long
+    -- tables: the long history of waits may outlast that of stages.
     CASE WHEN has_work THEN format($$
-      LEFT JOIN %1$I.events_stages_history_long sg
+      LEFT JOIN (SELECT DISTINCT ON (thread_id, event_id) thread_id, event_id, event_name,
+                        nesting_event_type, nesting_event_id
+                   FROM (SELECT thread_id, event_id, event_name, nesting_event_type, nesting_event_id
+                           FROM %1$I.events_stages_history_long
+                         UNION ALL SELECT thread_id, event_id, event_name, nesting_event_type, nesting_event_id
+                           FROM %1$I.events_stages_history
+                         UNION ALL SELECT thread_id, event_id, event_name, nesting_event_type, nesting_event_id
+                           FROM %1$I.events_stages_current) a) sg
              ON w.nesting_event_type = 'STAGE' AND sg.thread_id = w.thread_id AND sg.event_id = w.nesting_event_id
-      LEFT JOIN %1$I.events_statements_history_long st
+      LEFT JOIN (SELECT DISTINCT ON (thread_id, event_id) thread_id, event_id, event_name
+                   FROM (SELECT thread_id, event_id, event_name FROM %1$I.events_statements_history_long
+                         UNION ALL SELECT thread_id, event_id, event_name FROM %1$I.events_statements_history
+                         UNION ALL SELECT thread_id, event_id, event_name FROM %1$I.events_statements_current) a) st
              ON st.thread_id = w.thread_id
             AND st.event_id = CASE WHEN w.nesting_event_type = 'STATEMENT' THEN w.nesting_event_id
                                    WHEN sg.nesting_event_type = 'STATEMENT' THEN sg.nesting_event_id END$$,

@@ -66,6 +66,14 @@ SELECT perfschema_snapshot('no_such_schema');
 CREATE SCHEMA empty;
 SELECT perfschema_snapshot('empty');
 
+-- Folded stacks for flame graphs: thread class; statement; stage; wait; source.
+SELECT stack, picoseconds FROM perfschema_folded_waits('snap');
+SELECT sum(picoseconds) = (SELECT sum(timer_wait) FROM snap.events_waits_history_long) AS all_waiting_time
+  FROM perfschema_folded_waits('snap');
+-- Without the tables of stages and statements: threads and waits only.
+SELECT count(*) > 0 AS stacks FROM perfschema_folded_waits('snap2') WHERE false;
+SELECT perfschema_folded_waits('empty');
+
 SET client_min_messages = warning;
 DROP SCHEMA perfschema_history CASCADE;
 DROP SCHEMA snap, snap2, empty CASCADE;

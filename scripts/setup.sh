@@ -9,6 +9,7 @@ packages=(
   postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-common libpq-dev
   clang-format clang libclang-rt-14-dev
   sysbench
+  chromium tmux
 )
 
 missing=()

@@ -1,6 +1,6 @@
 # Shared by the tests that run a live instrumented process (tools/pfs_live.cpp)
 # against a throwaway PostgreSQL: scripts/fdw_live_test.sh, fdw_load_test.sh,
-# fdw_trace_test.sh. Sourced, not run.
+# fdw_trace_test.sh, fdw_top_test.sh. Sourced, not run.
 #
 # Outside the cluster:  live_build; pg_virtualenv -t bash "$0" --session
 # Inside (--session):   live_workdir; live_start_provider [pfs_live args];

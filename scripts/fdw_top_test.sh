@@ -6,6 +6,8 @@
 # (tmux capture-pane) must show a wait and a statement of pfs_demo with a rate,
 # one frame redrawn in place; then -b (batch) with psql's -h -p -U -d on the
 # deadlocked program must print plain frames with its waits and its lock waits.
+# The timeline from SQL (scripts/timeline.sql) of a short pfs_demo run is checked
+# here too: its statements, stages and waits nest by time.
 # Usage (as root): bash scripts/fdw_top_test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +84,25 @@ for _ in $(seq 100); do
 done
 check "-n 3 ends pfs_top after 3 refreshes, with status 0" \
   "grep -q 'refresh 3' \"$screen\" && grep -q 'pfs_top exited 0' \"$screen\""
+
+# --- the SQL timeline (scripts/timeline.sql) of a second, 1-second pfs_demo run
+# whose histories hold all its statements, stages and waits (the busiest
+# instruments off): they nest by time, and headless chromium loads the JSON.
+# PFS_WAIT_TIMER=NANOSECOND: the timer of stages and statements. Each timer counts
+# from its own baseline, and the region's baselines are read one after the other
+# (agent/region/region.cpp), so CYCLE waits sit ~0.2 ms off their stages here.
+PFS_WAIT_TIMER=NANOSECOND PFS_REGION="$WORK/timeline.pfs" PFS_INSTRUMENT='%=ON,statement/demo/lookup=OFF,wait/synch/rwlock/demo/%=OFF,wait/synch/mutex/demo/stats_lock=OFF' \
+  PFS_STATEMENTS_HISTORY_LONG_SIZE=50000 PFS_STAGES_HISTORY_LONG_SIZE=200000 PFS_WAITS_HISTORY_LONG_SIZE=200000 \
+  build/tools/pfs_demo --seconds=1 >"$WORK/timeline_demo.out" 2>&1 || fail "pfs_demo: $(cat "$WORK/timeline_demo.out")"
+psql -X -q -v ON_ERROR_STOP=1 -v region="$WORK/timeline.pfs" <<'SQL'
+CREATE SERVER timeline FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region :'region');
+CREATE SCHEMA timeline;
+IMPORT FOREIGN SCHEMA performance_schema FROM SERVER timeline INTO timeline;
+SQL
+psql -X -q -At -v ON_ERROR_STOP=1 -v schema=timeline -f scripts/timeline.sql -o "$WORK/demo.json"
+python3 scripts/timeline_check.py "$WORK/demo.json" --nesting
+verdict=$(bash scripts/timeline_browser_check.sh "$WORK/demo.json") || fail "chromium: $verdict"
+echo "ok: headless chromium loads pfs_demo's timeline: $verdict"
 
 # --- batch mode, psql's options, another schema: the deadlocked pfs_live
 build/tools/pfs_top -b -n 2 -i 0.5 -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" -d "${PGDATABASE:-postgres}" \

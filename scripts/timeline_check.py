@@ -3,12 +3,18 @@
 scripts/timeline.sql) against the waits it must hold.
 
 Usage: timeline_check.py TIMELINE.json EXPECTED.csv [--only-expected-threads]
+       timeline_check.py TIMELINE.json --nesting
 
 EXPECTED.csv: thread_id,event_id,timer_start,timer_wait (picoseconds), one row per
 finished wait. The JSON must parse; its "wait" complete events (of the expected
 threads only, with --only-expected-threads) must be exactly those waits, one each,
 on track tid = thread_id, with ts and dur equal to TIMER_START and TIMER_WAIT in
-microseconds, exactly. Prints "ok: ..." lines; exits 1 at the first failure."""
+microseconds, exactly. With --nesting (a timeline of scripts/timeline.sql): it must
+hold statements, stages and waits, and every event whose parent (args.nesting_event_id,
+same thread) is in it must lie within the parent's time, exactly (so the program's
+waits must use the timer of its stages and statements: PFS_WAIT_TIMER=NANOSECOND;
+each timer counts from its own baseline). Prints "ok: ..."
+lines; exits 1 at the first failure."""
 import csv
 import decimal
 import json
@@ -24,9 +30,7 @@ def ok(message):
     print(f"ok: {message}")
 
 
-def main():
-    path, expected_path = sys.argv[1], sys.argv[2]
-    only_expected = "--only-expected-threads" in sys.argv[3:]
+def load(path):
     try:
         with open(path, encoding="utf-8") as f:
             trace = json.load(f, parse_float=decimal.Decimal)
@@ -36,7 +40,46 @@ def main():
     if not isinstance(events, list):
         fail(f"{path} has no traceEvents array")
     ok(f"{path} parses: {len(events)} trace events")
+    return events
 
+
+def check_nesting(events):
+    million = decimal.Decimal(1000000)
+    spans, kinds = {}, {}
+    for e in events:
+        if e.get("ph") == "X":
+            spans[(e["tid"], e["args"]["event_id"])] = (e["ts"], e["ts"] + e["dur"])
+            kinds[e.get("cat")] = kinds.get(e.get("cat"), 0) + 1
+    for kind in ("statement", "stage", "wait"):
+        if kinds.get(kind, 0) == 0:
+            fail(f"no {kind} in the timeline ({kinds})")
+    ok(f"the timeline holds {kinds}")
+    slack = decimal.Decimal(0)
+    nested, worst = 0, decimal.Decimal(0)
+    for e in events:
+        parent = e.get("args", {}).get("nesting_event_id") if e.get("ph") == "X" else None
+        if parent is None or (e["tid"], parent) not in spans:
+            continue
+        start, end = spans[(e["tid"], parent)]
+        child_start, child_end = spans[(e["tid"], e["args"]["event_id"])]
+        out = max(start - child_start, child_end - end, decimal.Decimal(0))
+        worst = max(worst, out)
+        if out > slack:
+            fail(f"{e['cat']} {e['name']} ({e['tid']}, {e['args']['event_id']}) lies {out} us outside its parent {parent}")
+        nested += 1
+    if nested == 0:
+        fail("no event has its parent in the timeline")
+    ok(f"{nested} events lie within their parent's time (largest overhang {worst * million:.0f} ps)")
+
+
+def main():
+    path = sys.argv[1]
+    events = load(path)
+    if sys.argv[2] == "--nesting":
+        check_nesting(events)
+        return
+    expected_path = sys.argv[2]
+    only_expected = "--only-expected-threads" in sys.argv[3:]
     expected = {}
     with open(expected_path, newline="") as f:
         for thread_id, event_id, start, wait in csv.reader(f):

@@ -4,7 +4,7 @@
 # its installation, the pg_regress suite and the isolation specs on a throwaway
 # PostgreSQL cluster (pg_virtualenv), then the tests with a live instrumented
 # process: setup changes end to end (scripts/fdw_live_test.sh), trace files
-# (scripts/fdw_trace_test.sh), lock waits, deadlocks and contention
+# (scripts/fdw_trace_test.sh), pfs_top in tmux (scripts/fdw_top_test.sh), lock waits, deadlocks and contention
 # (scripts/fdw_blocking_test.sh), statements, stages and transactions of a real
 # program checked against its own counts (scripts/fdw_work_test.sh), snapshots on a pg_cron
 # schedule and flame graphs (scripts/fdw_snapshot_test.sh), region files truncated under running scans, FIFOs
@@ -40,6 +40,7 @@ echo "=== perfschema_fdw: all regression and isolation tests passed"
 
 bash scripts/fdw_live_test.sh
 bash scripts/fdw_trace_test.sh
+bash scripts/fdw_top_test.sh
 bash scripts/fdw_blocking_test.sh
 bash scripts/fdw_work_test.sh
 bash scripts/fdw_snapshot_test.sh

@@ -1,12 +1,13 @@
 # Shared by the tests that run a live instrumented process (tools/pfs_live.cpp)
 # against a throwaway PostgreSQL: scripts/fdw_live_test.sh, fdw_load_test.sh,
-# fdw_trace_test.sh. Sourced, not run.
+# fdw_trace_test.sh, fdw_top_test.sh. Sourced, not run.
 #
 # Outside the cluster:  live_build; pg_virtualenv -t bash "$0" --session
 # Inside (--session):   live_workdir; live_start_provider [pfs_live args];
 #                       live_import; q "SQL"; ... ; live_stop_provider
 
-# Builds pfs_live and the extension, and installs the extension (root).
+# Builds pfs_live (and the targets given), the extension, and installs the
+# extension (root).
 live_build() {
   bash scripts/setup.sh
   if [ ! -f build/CMakeCache.txt ]; then
@@ -14,7 +15,7 @@ live_build() {
     command -v ninja >/dev/null && generator=(-G Ninja)
     cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
   fi
-  cmake --build build -j"$(nproc)" --target pfs_live pfs_fixture >/dev/null
+  cmake --build build -j"$(nproc)" --target pfs_live pfs_fixture "$@" >/dev/null
   make -f Makefile.pgxs -j"$(nproc)" >/dev/null
   make -f Makefile.pgxs install >/dev/null
 }

@@ -4,14 +4,16 @@
 # instrument and on its setup_actors row through UPDATE; threads it then starts
 # write trace files; the files load into a PostgreSQL table with psql as they are
 # (\i), and their end lines (END_EVENT_ID not NULL) match, row for row and column
-# for column, what events_waits_history_long shows for the same events.
+# for column, what events_waits_history_long shows for the same events. The same
+# events as timelines (pfs_trace_merge --format=chrome, scripts/timeline.sql) are
+# checked by scripts/timeline_check.py and in headless chromium.
 # Usage (as root): bash scripts/fdw_trace_test.sh    (TRACE_THREADS 4, TRACE_OPS 1000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/fdw_live_common.sh
 
 if [ "${1:-}" != "--session" ]; then
-  live_build
+  live_build pfs_trace_merge
   exec pg_virtualenv -t bash "$0" --session
 fi
 
@@ -86,6 +88,20 @@ check "every end line matches a history_long row, column for column ($only_trace
 check "every history_long row of the traced threads is in the trace ($only_table differ)" "[ $only_table -eq 0 ]"
 q "SELECT thread_id, event_id, end_event_id, event_name, source, timer_wait, operation
      FROM trace.traced ORDER BY thread_id, event_id LIMIT 3"
+
+# Timelines (issue 19): the trace files, and the history_long tables through
+# scripts/timeline.sql, as Chrome trace-event JSON: one complete event per traced
+# wait, ts/dur from TIMER_START/TIMER_WAIT; and headless chromium parses them.
+q "COPY (SELECT thread_id, event_id, timer_start, timer_wait FROM trace.traced) TO STDOUT (FORMAT csv)" \
+  >"$WORK/traced.csv"
+build/tools/pfs_trace_merge --format=chrome "$WORK/trace" >"$WORK/trace.json"
+python3 scripts/timeline_check.py "$WORK/trace.json" "$WORK/traced.csv"
+psql -X -q -At -v ON_ERROR_STOP=1 -v schema=ps -f scripts/timeline.sql -o "$WORK/sql.json"
+python3 scripts/timeline_check.py "$WORK/sql.json" "$WORK/traced.csv" --only-expected-threads
+for json in trace sql; do
+  verdict=$(bash scripts/timeline_browser_check.sh "$WORK/$json.json") || fail "chromium: $verdict"
+  echo "ok: headless chromium loads the $json timeline: $verdict"
+done
 
 live_stop_provider
 echo "=== fdw_trace_test: all checks passed"

@@ -10,6 +10,7 @@ packages=(
   clang-format clang libclang-rt-14-dev
   sysbench
   postgresql-15-cron
+  chromium tmux
 )
 
 missing=()

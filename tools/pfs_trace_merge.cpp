@@ -1,18 +1,24 @@
-// pfs_trace_merge DIR: merges the per-thread trace files (thread.<actor>.<id>) of a
-// directory into one stream on standard output, ordered by TIMER_START (EVENT_ID
-// counts per thread, so it cannot order threads against each other). Lines of one
-// file keep their order; an untimed line (TIMER_START NULL) keeps the place of
-// the line before it in its file. The output loads with psql like the inputs.
+// pfs_trace_merge [--format=sql|chrome] DIR: merges the per-thread trace files
+// (thread.<actor>.<id>) of a directory into one stream on standard output, ordered
+// by TIMER_START (EVENT_ID counts per thread, so it cannot order threads against
+// each other). Lines of one file keep their order; an untimed line (TIMER_START
+// NULL) keeps the place of the line before it in its file. With --format=sql (the
+// default) the output loads with psql like the inputs; with --format=chrome it is
+// Chrome trace-event JSON for Perfetto or chrome://tracing (tools/trace/chrome_trace.h):
+// a track per thread, a complete event per finished wait.
 #include <dirent.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <queue>
 #include <string>
 #include <vector>
+
+#include "tools/trace/chrome_trace.h"
+#include "tools/trace/sql_values.h"
 
 namespace {
 
@@ -77,11 +83,25 @@ bool advance(source& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: pfs_trace_merge DIR\n");
+  bool chrome = false;
+  std::string dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--format=chrome") {
+      chrome = true;
+    } else if (a == "--format=sql") {
+      chrome = false;
+    } else if (dir.empty() && !a.starts_with("-")) {
+      dir = a;
+    } else {
+      dir.clear();
+      break;
+    }
+  }
+  if (dir.empty()) {
+    std::fprintf(stderr, "usage: pfs_trace_merge [--format=sql|chrome] DIR\n");
     return 2;
   }
-  const std::string dir = argv[1];
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) {
     std::perror(("pfs_trace_merge: " + dir).c_str());
@@ -108,13 +128,29 @@ int main(int argc, char** argv) {
     }
     if (advance(sources[i])) heap.push(i);
   }
-  std::printf("/* perfschema trace of %zu threads from %s, ordered by TIMER_START */\n", names.size(), dir.c_str());
+  pfs::trace::chrome_writer json(stdout);
+  if (chrome) {
+    for (const std::string& name : names) {  // thread.<actor>.<thread id>
+      const std::size_t dot = name.rfind('.');
+      const std::uint64_t thread_id = std::strtoull(name.c_str() + dot + 1, nullptr, 10);
+      json.thread_name(thread_id, name.substr(7, dot - 7) + " " + name.substr(dot + 1));
+    }
+  } else {
+    std::printf("/* perfschema trace of %zu threads from %s, ordered by TIMER_START */\n", names.size(),
+                dir.c_str());
+  }
+  std::vector<pfs::trace::sql_value> values;
   while (!heap.empty()) {
     const std::size_t i = heap.top();
     heap.pop();
-    std::fputs(sources[i].line.c_str(), stdout);
-    std::fputc('\n', stdout);
+    if (!chrome) {
+      std::fputs(sources[i].line.c_str(), stdout);
+      std::fputc('\n', stdout);
+    } else if (pfs::trace::parse_insert_values(sources[i].line, values)) {
+      json.wait(values);  // start lines and untimed waits write nothing
+    }
     if (advance(sources[i])) heap.push(i);
   }
+  if (chrome && !json.finish()) return 1;
   return std::ferror(stdout) ? 1 : 0;
 }

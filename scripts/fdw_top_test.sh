@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# pfs_top (tools/top/) against a throwaway PostgreSQL: tools/pfs_demo (statements,
+# stages and contended waits) imported into schema ps, tools/pfs_live with a
+# 2-thread deadlock (--deadlocks=2) into schema live. pfs_top runs in a tmux pane
+# (connection from libpq's environment, as pg_virtualenv sets it) and the screen
+# (tmux capture-pane) must show a wait and a statement of pfs_demo with a rate,
+# one frame redrawn in place; then -b (batch) with psql's -h -p -U -d on the
+# deadlocked program must print plain frames with its waits and its lock waits.
+# The timeline from SQL (scripts/timeline.sql) of a short pfs_demo run is checked
+# here too: its statements, stages and waits nest by time.
+# Usage (as root): bash scripts/fdw_top_test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/fdw_live_common.sh
+
+if [ "${1:-}" != "--session" ]; then
+  live_build pfs_top pfs_demo
+  exec pg_virtualenv -t bash "$0" --session
+fi
+
+command -v tmux >/dev/null || fail "tmux is not installed (scripts/setup.sh installs it)"
+live_workdir
+TMUX_SOCKET=pfs_top_test_$$
+DEMO_PID=
+cleanup() {
+  tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true
+  if [ -n "$DEMO_PID" ]; then
+    kill "$DEMO_PID" 2>/dev/null || true
+    wait "$DEMO_PID" 2>/dev/null || true
+  fi
+  live_stop_provider
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+PFS_REGION="$WORK/demo.pfs" build/tools/pfs_demo --seconds=300 >"$WORK/demo.out" 2>&1 &
+DEMO_PID=$!
+live_start_provider --hot-threads=1 --deadlocks=2
+for _ in $(seq 100); do [ -s "$WORK/demo.pfs" ] && break; sleep 0.05; done
+[ -s "$WORK/demo.pfs" ] || fail "pfs_demo did not create its region: $(cat "$WORK/demo.out")"
+
+psql -X -q -v ON_ERROR_STOP=1 -v demo="$WORK/demo.pfs" -v live="$REGION" <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION perfschema_fdw;
+CREATE SERVER demo FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region :'demo');
+CREATE SERVER live FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region :'live');
+CREATE SCHEMA ps;
+CREATE SCHEMA live;
+IMPORT FOREIGN SCHEMA performance_schema FROM SERVER demo INTO ps;
+IMPORT FOREIGN SCHEMA performance_schema FROM SERVER live INTO live;
+CREATE SCHEMA sys;
+CREATE SCHEMA live_sys;
+SELECT count(*) FROM perfschema_create_views('sys', 'ps');
+SELECT count(*) FROM perfschema_create_views('live_sys', 'live');
+SQL
+
+# rows of a rate section whose count/s is above 0 and whose name matches $2:
+# "  count/s  time/s unit  avg unit  name"
+rated() { awk -v pattern="$2" '$6 ~ pattern && $1 + 0 > 0' "$1"; }
+
+# --- in tmux, as people run it: the defaults (schema ps, sys) and libpq's environment
+tmux -L "$TMUX_SOCKET" new-session -d -x 160 -y 60 \
+  "build/tools/pfs_top -n 3 -N 8; echo \"pfs_top exited \$?\"; sleep 600"
+screen="$WORK/screen.txt"
+for _ in $(seq 100); do
+  tmux -L "$TMUX_SOCKET" capture-pane -p >"$screen"
+  grep -q "refresh 2" "$screen" && break
+  sleep 0.1
+done
+echo "--- the screen at refresh 2:"
+cat "$screen"
+check "pfs_top draws its screen in tmux (refresh 2 reached)" "grep -q 'refresh 2' \"$screen\""
+rated "$screen" '^wait/synch/(mutex|rwlock|cond)/demo/' >"$WORK/waits.txt"
+check "the screen shows $(wc -l <"$WORK/waits.txt") waits of pfs_demo with a rate (count/s > 0): $(head -1 "$WORK/waits.txt" | tr -s ' ')" \
+  "[ -s \"$WORK/waits.txt\" ]"
+check "the statements section shows a request of pfs_demo with a rate" \
+  "awk '/^Top statements/ { s = 1 } s && \$1 + 0 > 0 && /(INSERT|SELECT)/' \"$screen\" | grep -q ."
+check "the lock waits section is there" "grep -q '^Lock waits now' \"$screen\""
+check "one frame, redrawn in place (one header on the screen)" "[ \$(grep -c '^pfs_top - ' \"$screen\") -eq 1 ]"
+for _ in $(seq 100); do
+  tmux -L "$TMUX_SOCKET" capture-pane -p >"$screen"
+  grep -q "pfs_top exited" "$screen" && break
+  sleep 0.1
+done
+check "-n 3 ends pfs_top after 3 refreshes, with status 0" \
+  "grep -q 'refresh 3' \"$screen\" && grep -q 'pfs_top exited 0' \"$screen\""
+
+# --- the SQL timeline (scripts/timeline.sql) of a second, 1-second pfs_demo run
+# whose histories hold all its statements, stages and waits (the busiest
+# instruments off): they nest by time, and headless chromium loads the JSON.
+# PFS_WAIT_TIMER=NANOSECOND: the timer of stages and statements. Each timer counts
+# from its own baseline, and the region's baselines are read one after the other
+# (agent/region/region.cpp), so CYCLE waits sit ~0.2 ms off their stages here.
+PFS_WAIT_TIMER=NANOSECOND PFS_REGION="$WORK/timeline.pfs" PFS_INSTRUMENT='%=ON,statement/demo/lookup=OFF,wait/synch/rwlock/demo/%=OFF,wait/synch/mutex/demo/stats_lock=OFF' \
+  PFS_STATEMENTS_HISTORY_LONG_SIZE=50000 PFS_STAGES_HISTORY_LONG_SIZE=200000 PFS_WAITS_HISTORY_LONG_SIZE=200000 \
+  build/tools/pfs_demo --seconds=1 >"$WORK/timeline_demo.out" 2>&1 || fail "pfs_demo: $(cat "$WORK/timeline_demo.out")"
+psql -X -q -v ON_ERROR_STOP=1 -v region="$WORK/timeline.pfs" <<'SQL'
+CREATE SERVER timeline FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region :'region');
+CREATE SCHEMA timeline;
+IMPORT FOREIGN SCHEMA performance_schema FROM SERVER timeline INTO timeline;
+SQL
+psql -X -q -At -v ON_ERROR_STOP=1 -v schema=timeline -f scripts/timeline.sql -o "$WORK/demo.json"
+python3 scripts/timeline_check.py "$WORK/demo.json" --nesting
+verdict=$(bash scripts/timeline_browser_check.sh "$WORK/demo.json") || fail "chromium: $verdict"
+echo "ok: headless chromium loads pfs_demo's timeline: $verdict"
+
+# --- batch mode, psql's options, another schema: the deadlocked pfs_live
+build/tools/pfs_top -b -n 2 -i 0.5 -h "$PGHOST" -p "$PGPORT" -U "$PGUSER" -d "${PGDATABASE:-postgres}" \
+  -s live -S live_sys >"$WORK/batch.txt"
+echo "--- pfs_top -b -n 2 -s live -S live_sys:"
+cat "$WORK/batch.txt"
+check "-b prints 2 plain frames (no escape codes)" \
+  "[ \$(grep -c '^pfs_top - ' \"$WORK/batch.txt\") -eq 2 ] && ! grep -q \$'\\x1b' \"$WORK/batch.txt\""
+check "the hot lock of pfs_live has a rate" "rated \"$WORK/batch.txt\" '^wait/synch/mutex/live/hot_lock\$' | grep -q ."
+check "lock waits: both threads of the deadlock wait for a deadlock2_lock held by the other" \
+  "[ \$(grep -c 'wait/synch/mutex/live/deadlock2_lock' \"$WORK/batch.txt\") -ge 4 ]"
+
+if build/tools/pfs_top -b -n 1 -s no_such_schema >"$WORK/bad.out" 2>&1; then
+  fail "pfs_top accepted a schema without the tables"
+fi
+check "a schema without the tables is an error: $(head -1 "$WORK/bad.out")" "grep -q 'no_such_schema' \"$WORK/bad.out\""
+
+echo "=== fdw_top_test: all checks passed"

@@ -88,9 +88,9 @@ check "-n 3 ends pfs_top after 3 refreshes, with status 0" \
 # --- the SQL timeline (scripts/timeline.sql) of a second, 1-second pfs_demo run
 # whose histories hold all its statements, stages and waits (the busiest
 # instruments off): they nest by time, and headless chromium loads the JSON.
-# PFS_WAIT_TIMER=NANOSECOND: the timer of stages and statements. Each timer counts
-# from its own baseline, and the region's baselines are read one after the other
-# (agent/region/region.cpp), so CYCLE waits sit ~0.2 ms off their stages here.
+# PFS_WAIT_TIMER=NANOSECOND: the timer of stages and statements, so that nesting
+# holds to the picosecond (the CYCLE and NANOSECOND baselines agree only to about
+# a microsecond: agent/region/region.cpp reads them back to back).
 PFS_WAIT_TIMER=NANOSECOND PFS_REGION="$WORK/timeline.pfs" PFS_INSTRUMENT='%=ON,statement/demo/lookup=OFF,wait/synch/rwlock/demo/%=OFF,wait/synch/mutex/demo/stats_lock=OFF' \
   PFS_STATEMENTS_HISTORY_LONG_SIZE=50000 PFS_STAGES_HISTORY_LONG_SIZE=200000 PFS_WAITS_HISTORY_LONG_SIZE=200000 \
   build/tools/pfs_demo --seconds=1 >"$WORK/timeline_demo.out" 2>&1 || fail "pfs_demo: $(cat "$WORK/timeline_demo.out")"

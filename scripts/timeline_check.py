@@ -13,7 +13,7 @@ microseconds, exactly. With --nesting (a timeline of scripts/timeline.sql): it m
 hold statements, stages and waits, and every event whose parent (args.nesting_event_id,
 same thread) is in it must lie within the parent's time, exactly (so the program's
 waits must use the timer of its stages and statements: PFS_WAIT_TIMER=NANOSECOND;
-each timer counts from its own baseline). Prints "ok: ..."
+the timers' baselines agree only to about a microsecond). Prints "ok: ..."
 lines; exits 1 at the first failure."""
 import csv
 import decimal

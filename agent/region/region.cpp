@@ -253,13 +253,21 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.statement_stride = static_cast<std::uint32_t>(statement_stride_for(s.max_sql_text_length));
   h.digest_size = s.digest_size;
   h.wait_histograms = s.wait_histograms;
+  // Every timer's zero is the same instant (to within the reads below, about a
+  // microsecond), so that waits (CYCLE) and stages or statements (NANOSECOND) line
+  // up on one timeline: measure them all first (CYCLE calibrates for milliseconds),
+  // then read every base back to back.
+  for (int k = 1; k < timers::timer_kind_count; ++k) timers::info(static_cast<timers::timer_kind>(k));
+  std::uint64_t bases[timers::timer_kind_count] = {};
+  for (int k = 1; k < timers::timer_kind_count; ++k)
+    if (timers::info(static_cast<timers::timer_kind>(k)).available)
+      bases[k] = timers::read(static_cast<timers::timer_kind>(k));
   for (int k = 1; k < timers::timer_kind_count; ++k) {
     auto kind = static_cast<timers::timer_kind>(k);
     const timers::timer_info& info = timers::info(kind);
     auto& d = h.timers[k];
     if (!info.available) continue;
-    const std::uint64_t base = timers::read(kind);
-    const timers::pico_converter conv = timers::make_converter(info.frequency, base);
+    const timers::pico_converter conv = timers::make_converter(info.frequency, bases[k]);
     d.base = conv.base;
     d.mult = conv.mult;
     d.shift = conv.shift;

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "agent/region/setup.h"
@@ -666,3 +667,26 @@ TEST(Agent, ThreadsRecordTheThreadThatSpawnedThem) {
     EXPECT_EQ(shown, static_cast<std::int64_t>(main_id));
   });
 }
+
+namespace {
+// Every timer counts from the same instant: a CYCLE time and a NANOSECOND time
+// read together convert to picoseconds that agree to within a few microseconds
+// (the region reads the baselines back to back), so waits and stages line up.
+TEST(Agent, TimersShareTheirZero) {
+  if (!timers::info(timers::timer_kind::cycle).available) GTEST_SKIP() << "no CYCLE timer here";
+  in_child([] {
+    ASSERT_TRUE(init(small_options("zero"))) << last_error();
+    const region_map& r = *current_region();
+    const auto converter = [&r](timers::timer_kind k) {
+      const auto& t = r.header().timers[static_cast<int>(k)];
+      return timers::pico_converter{t.base, t.mult, t.shift};
+    };
+    const auto cycle = converter(timers::timer_kind::cycle);
+    const auto ns = converter(timers::timer_kind::nanosecond);
+    const std::uint64_t c = timers::read(timers::timer_kind::cycle);
+    const std::uint64_t n = timers::read(timers::timer_kind::nanosecond);
+    const double apart = std::abs(static_cast<double>(cycle.to_pico(c)) - static_cast<double>(ns.to_pico(n)));
+    EXPECT_LT(apart, 20e6) << "CYCLE and NANOSECOND zeros " << apart / 1e6 << " us apart";
+  });
+}
+}  // namespace

@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <thread>
 
 #include "agent/provider/pfs.h"
 #include "agent/provider/pfs_io.h"
+#include "agent/provider/pfs_socket.h"
 #include "agent_test_util.h"
 #include "named_rows.h"
 
@@ -122,6 +124,51 @@ TEST(Consumers, SummaryGlobalByEventNameFreezesAlone) {
 }
 TEST(Consumers, SummaryByInstanceFreezesAlone) { freeze_test("events_waits_summary_by_instance"); }
 TEST(Consumers, SummaryByThreadFreezesAlone) { freeze_test("events_waits_summary_by_thread_by_event_name"); }
+
+// Sockets follow the same rules: their rows of events_waits_summary_by_instance
+// freeze with that consumer, socket_summary_* count on (MySQL's rule).
+TEST(Consumers, SocketRowsFreezeWithTheirConsumer) {
+  pfs::test::in_child([] {
+    options o = pfs::test::small_options("consumers_socket");
+    o.instrument = "wait/io/socket/%=ON";  // MySQL ships them off
+    ASSERT_TRUE(init(o)) << last_error();
+    register_thread("app", "main");
+    const pfs_key cls = pfs::socket::register_class("app", "pair");
+    int sv[2];
+    ASSERT_EQ(pfs::socket::socketpair(cls, AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    const auto counts = [] {
+      std::int64_t global = 0, instance = 0, summary = 0;
+      for (const named_row& r : pfs::test::scan("events_waits_summary_global_by_event_name"))
+        if (S(r, "event_name") == "wait/io/socket/app/pair") global = I(r, "count_star");
+      for (const named_row& r : pfs::test::scan("events_waits_summary_by_instance"))
+        if (S(r, "event_name") == "wait/io/socket/app/pair") instance += I(r, "count_star");
+      for (const named_row& r : pfs::test::scan("socket_summary_by_instance"))
+        if (S(r, "event_name") == "wait/io/socket/app/pair") summary += I(r, "count_star");
+      return std::array<std::int64_t, 3>{global, instance, summary};
+    };
+    const char buf[8] = {};
+    char in[8];
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_EQ(pfs::socket::send(sv[0], buf, sizeof buf, 0), static_cast<ssize_t>(sizeof buf));
+      ASSERT_EQ(pfs::socket::recv(sv[1], in, sizeof in, 0), static_cast<ssize_t>(sizeof in));
+    }
+    const auto on = counts();
+    EXPECT_GE(on[0], 8);
+    EXPECT_EQ(on[1], on[0]);
+    EXPECT_EQ(on[2], on[0]);
+    ASSERT_TRUE(set_consumer("events_waits_summary_by_instance", false));
+    for (int i = 0; i < 4; ++i) {
+      ASSERT_EQ(pfs::socket::send(sv[0], buf, sizeof buf, 0), static_cast<ssize_t>(sizeof buf));
+      ASSERT_EQ(pfs::socket::recv(sv[1], in, sizeof in, 0), static_cast<ssize_t>(sizeof in));
+    }
+    const auto off = counts();
+    EXPECT_EQ(off[0], on[0] + 8);  // the global row counts on
+    EXPECT_EQ(off[1], on[1]);      // the instances' rows are frozen
+    EXPECT_EQ(off[2], on[2] + 8);  // socket_summary_by_instance counts on
+    pfs::socket::close(sv[0]);
+    pfs::socket::close(sv[1]);
+  });
+}
 
 // global_instrumentation off: nothing counts, file summaries included (MySQL).
 TEST(Consumers, GlobalInstrumentationOffFreezesEverySummary) {

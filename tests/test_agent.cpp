@@ -115,6 +115,7 @@ TEST(Agent, BadStartupOptionsLeaveTheAgentDisabled) {
     o.consumers = "";
     o.wait_timer = "SUNDIAL";
     EXPECT_FALSE(init(o));
+    EXPECT_NE(last_error().find("unknown wait timer \"SUNDIAL\""), std::string::npos) << last_error();
     o.wait_timer = "NANOSECOND";
     o.consumers = "events_waits_history_long=OFF";
     EXPECT_TRUE(init(o)) << last_error();
@@ -688,5 +689,29 @@ TEST(Agent, TimersShareTheirZero) {
     const double apart = std::abs(static_cast<double>(cycle.to_pico(c)) - static_cast<double>(ns.to_pico(n)));
     EXPECT_LT(apart, 20e6) << "CYCLE and NANOSECOND zeros " << apart / 1e6 << " us apart";
   });
+}
+}  // namespace
+
+namespace {
+// Seed 001: a wait timer the machine cannot use is a warning, and the agent starts
+// with its default wait timer (a program started with PFS_WAIT_TIMER=CYCLE where the
+// cycle counter is disabled).
+TEST(Agent, UnavailableWaitTimerWarnsAndKeepsTheDefault) {
+  const std::string dir = ::testing::TempDir();
+  const std::string region = dir + "/unavailable_timer.pfs", out = dir + "/unavailable_timer.err";
+  const std::string command =
+      "PFS_TIMER_DISABLE_CYCLE=1 PFS_WAIT_TIMER=CYCLE PFS_REGION_GROUP= PFS_REGION=" + region +
+      " PFS_REMOVE_REGION_AT_EXIT=1 " PFS_BUILD_DIR "/tools/pfs_demo --seconds=1 >/dev/null 2>" + out;
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  std::FILE* f = std::fopen(out.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, f) != nullptr) text += buf;
+  std::fclose(f);
+  EXPECT_NE(text.find("perfschema: warning: wait timer CYCLE is not available here (disabled by "
+                      "PFS_TIMER_DISABLE_CYCLE); waits use NANOSECOND"),
+            std::string::npos)
+      << text;
 }
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 
 #include "agent/provider/agent_internal.h"
@@ -309,12 +310,20 @@ bool init(const options& opts) {
   }
   if (!opts.wait_timer.empty()) {
     timers::timer_kind k = timers::timer_from_name(opts.wait_timer);
-    if (k == timers::timer_kind::none || h.timers[static_cast<int>(k)].available == 0) {
+    if (k == timers::timer_kind::none) {
       a->region.unlink_file();
-      fail("wait timer \"" + opts.wait_timer + "\" is not available here");
+      fail("unknown wait timer \"" + opts.wait_timer + "\"");
       return false;
     }
-    h.wait_timer = static_cast<std::uint8_t>(k);
+    if (h.timers[static_cast<int>(k)].available != 0) {
+      h.wait_timer = static_cast<std::uint8_t>(k);
+    } else {
+      // Seed 001: a timer the machine cannot use is a warning; the default stays.
+      const std::string_view fallback = timers::timer_name(static_cast<timers::timer_kind>(h.wait_timer));
+      std::fprintf(stderr, "perfschema: warning: wait timer %s is not available here (%s); waits use %.*s\n",
+                   opts.wait_timer.c_str(), timers::info(k).unavailable_reason,
+                   static_cast<int>(fallback.size()), fallback.data());
+    }
   }
   a->classes = a->region.array<class_record>(kArrayClasses);
   a->max_classes = h.max_classes;

@@ -13,6 +13,7 @@
 #include "miscadmin.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
+#include "utils/numeric.h"
 #include "utils/rel.h"
 
 #include "compat.h"
@@ -93,7 +94,8 @@ pfs_column_type_oid(int table, int column)
 
 	return type == PFS_CORE_TEXT ? TEXTOID :
 		type == PFS_CORE_FLOAT8 ? FLOAT8OID :
-		type == PFS_CORE_TIMESTAMPTZ ? TIMESTAMPTZOID : INT8OID;
+		type == PFS_CORE_TIMESTAMPTZ ? TIMESTAMPTZOID :
+		type == PFS_CORE_NUMERIC ? NUMERICOID : INT8OID;
 }
 
 const char *
@@ -107,6 +109,8 @@ pfs_column_type_name(int type)
 			return "double precision";
 		case PFS_CORE_TIMESTAMPTZ:
 			return "timestamp with time zone";
+		case PFS_CORE_NUMERIC:
+			return "numeric";
 		default:
 			return "bigint";
 	}
@@ -127,12 +131,14 @@ pfs_cell_map(int table, const bool *wanted, const int *core_attr, PfsCellMap *ma
 
 	map->cell_attr = palloc(sizeof(int) * Max(ncolumns, 1));
 	map->cell_text = palloc(sizeof(bool) * Max(ncolumns, 1));
+	map->cell_numeric = palloc(sizeof(bool) * Max(ncolumns, 1));
 	for (c = 0; c < ncolumns; c++)
 	{
 		if (!wanted[c])
 			continue;
 		map->cell_attr[k] = core_attr[c];
 		map->cell_text[k] = pfs_core_column_type(table, c) == PFS_CORE_TEXT;
+		map->cell_numeric[k] = pfs_core_column_type(table, c) == PFS_CORE_NUMERIC;
 		k++;
 	}
 	map->convert_text = GetDatabaseEncoding() != PG_UTF8 &&
@@ -165,6 +171,20 @@ text_datum(const PfsCellMap *map, const PfsCoreRowset *rows, const PfsCoreCell *
 }
 
 /*
+ * numeric_datum
+ *		A numeric cell as a Datum: from the int64 when it fits (len 0), else
+ *		from the decimal digits the core wrote in the piece's text.
+ */
+static Datum
+numeric_datum(const PfsCoreRowset *rows, const PfsCoreCell *cell)
+{
+	if (cell->len == 0)
+		return NumericGetDatum(int64_to_numeric(cell->value));
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(rows->text + cell->value + VARHDRSZ),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/*
  * pfs_row_values
  *		Row `row` of a piece as the Datums of its attributes; attributes
  *		without a cell are NULL (natts of them).
@@ -186,6 +206,8 @@ pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row, int
 			values[attr] = (Datum) 0;
 		else if (map->cell_text[k])
 			values[attr] = text_datum(map, rows, &cells[k]);
+		else if (map->cell_numeric[k])
+			values[attr] = numeric_datum(rows, &cells[k]);
 		else
 			values[attr] = Int64GetDatum(cells[k].value);
 	}

@@ -118,6 +118,8 @@ PfsCoreColumnType pfs_core_column_type(int table, int column) noexcept {
       return PFS_CORE_FLOAT8;
     case pfs::reader::column_type::timestamp:
       return PFS_CORE_TIMESTAMPTZ;
+    case pfs::reader::column_type::numeric:
+      return PFS_CORE_NUMERIC;
     case pfs::reader::column_type::int64:
       break;
   }

@@ -27,6 +27,20 @@ constexpr std::int64_t kUnixToPostgresEpochUs = 946684800LL * 1000000LL;
 
 constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
 
+__extension__ typedef unsigned __int128 u128;
+
+// The decimal digits of v (at most 39) into out; their count.
+std::size_t decimal(u128 v, char* out) {
+  char rev[40];
+  std::size_t n = 0;
+  do {
+    rev[n++] = static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v != 0);
+  for (std::size_t k = 0; k < n; ++k) out[k] = rev[n - 1 - k];
+  return n;
+}
+
 bool interrupted(const volatile sig_atomic_t* flag) { return flag != nullptr && *flag != 0; }
 
 // Rows skipped by the reader because an index inside them pointed nowhere: the
@@ -103,6 +117,16 @@ struct piece_sink final : reader::row_sink {
         if (!v.s.empty()) std::memcpy(p.text + at + text_prefix, v.s.data(), v.s.size());
         c.value = static_cast<std::int64_t>(at);
         c.len = static_cast<std::uint32_t>(v.s.size());
+      } else if (!v.null && kinds[k] == reader::column_type::numeric && (v.hi != 0 || v.i < 0)) {
+        // Beyond int64: decimal digits for the shim's numeric_in.
+        char digits[40];
+        const std::size_t n =
+            decimal(static_cast<u128>(v.hi) << 64 | static_cast<std::uint64_t>(v.i), digits);
+        const std::size_t at = p.reserve_text(align8(text_prefix + n + 1));
+        std::memcpy(p.text + at + text_prefix, digits, n);
+        p.text[at + text_prefix + n] = '\0';
+        c.value = static_cast<std::int64_t>(at);
+        c.len = static_cast<std::uint32_t>(n);
       }
       p.cells.push_back(c);
     }

@@ -69,7 +69,9 @@ static void zero_stats(const PfsCoreOverlay& o, PfsCoreValue* row, bool& changed
   }
   if (effects == 0) return;
   for (std::size_t c = 0; c < o.table->columns.size(); ++c) {
-    if (o.table->columns[c].type != reader::column_type::int64 || !is_stat_column(o.table->columns[c].name))
+    const reader::column_type type = o.table->columns[c].type;
+    if ((type != reader::column_type::int64 && type != reader::column_type::numeric) ||
+        !is_stat_column(o.table->columns[c].name))
       continue;
     if (row[c].isnull || row[c].value != 0) {
       row[c].isnull = false;

@@ -54,6 +54,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -66,7 +67,7 @@ typedef struct PfsModifyState
 	PfsTableOptions opts;
 	int			ncolumns;		/* columns of the region table */
 	int		   *core_attr;		/* slot attribute of each region column, or -1 */
-	bool	   *text;			/* is the region column text */
+	PfsCoreColumnType *types;	/* the type of each region column */
 	bool	   *set;			/* UPDATE: is the column in the SET list */
 	AttrNumber	wholerow;		/* UPDATE, DELETE: junk column of the old row */
 	bool		skip_duplicate; /* INSERT ... ON CONFLICT DO NOTHING */
@@ -82,7 +83,7 @@ struct PfsOverlay
 	PfsCoreOverlay *core;
 	int			ncolumns;
 	const int  *core_attr;
-	bool	   *text;
+	PfsCoreColumnType *types;
 	PfsCoreValue *row;
 	MemoryContextCallback free_core;	/* frees core with the scan context */
 };
@@ -252,15 +253,26 @@ convert_text(void)
 	return GetDatabaseEncoding() != PG_UTF8 && GetDatabaseEncoding() != PG_SQL_ASCII;
 }
 
-/* A Datum as a core value (UTF-8 text, or int64). */
+/*
+ * A Datum as a core value (UTF-8 text, or int64).  A numeric column (a sum of
+ * times: the core only zeroes them) gives its value when it fits in int32,
+ * else INT64_MAX (not zero).
+ */
 static void
-datum_to_value(Datum datum, bool isnull, bool is_text, PfsCoreValue *v)
+datum_to_value(Datum datum, bool isnull, PfsCoreColumnType type, PfsCoreValue *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->isnull = isnull;
 	if (isnull)
 		return;
-	if (is_text)
+	if (type == PFS_CORE_NUMERIC)
+	{
+		bool		error = false;
+		int32		small = numeric_int4_opt_error(DatumGetNumeric(datum), &error);
+
+		v->value = error ? PG_INT64_MAX : small;
+	}
+	else if (type == PFS_CORE_TEXT)
 	{
 		text	   *t = DatumGetTextPP(datum);
 		char	   *s = VARDATA_ANY(t);
@@ -285,9 +297,11 @@ datum_to_value(Datum datum, bool isnull, bool is_text, PfsCoreValue *v)
 
 /* A core value as a Datum (text converted to the database encoding). */
 static Datum
-value_to_datum(const PfsCoreValue *v, bool is_text)
+value_to_datum(const PfsCoreValue *v, PfsCoreColumnType type)
 {
-	if (!is_text)
+	if (type == PFS_CORE_NUMERIC)
+		return NumericGetDatum(int64_to_numeric(v->value));
+	if (type != PFS_CORE_TEXT)
 		return Int64GetDatum(v->value);
 	if (convert_text())
 	{
@@ -306,13 +320,13 @@ value_to_datum(const PfsCoreValue *v, bool is_text)
  *		types.
  */
 static void
-map_attributes(Relation rel, const PfsTableOptions *opts, int *core_attr, bool *text)
+map_attributes(Relation rel, const PfsTableOptions *opts, int *core_attr, PfsCoreColumnType *types)
 {
 	int			ncolumns = pfs_core_column_count(opts->table);
 	int			i;
 
 	for (i = 0; i < ncolumns; i++)
-		text[i] = pfs_core_column_type(opts->table, i) == PFS_CORE_TEXT;
+		types[i] = pfs_core_column_type(opts->table, i);
 	pfs_map_columns(rel, opts, core_attr);
 }
 
@@ -328,10 +342,10 @@ slot_to_row(const PfsModifyState *state, TupleTableSlot *slot, PfsCoreValue *row
 		int			attr = state->core_attr[c];
 
 		if (attr < 0)
-			datum_to_value((Datum) 0, true, state->text[c], &row[c]);
+			datum_to_value((Datum) 0, true, state->types[c], &row[c]);
 		else
 			datum_to_value(slot->tts_values[attr], slot->tts_isnull[attr],
-						   state->text[c], &row[c]);
+						   state->types[c], &row[c]);
 	}
 }
 
@@ -367,9 +381,9 @@ tuple_to_row(const PfsModifyState *state, HeapTuple tuple, TupleDesc tupdesc,
 		int			attr = state->core_attr[c];
 
 		if (attr < 0)
-			datum_to_value((Datum) 0, true, state->text[c], &row[c]);
+			datum_to_value((Datum) 0, true, state->types[c], &row[c]);
 		else
-			datum_to_value(values[attr], nulls[attr], state->text[c], &row[c]);
+			datum_to_value(values[attr], nulls[attr], state->types[c], &row[c]);
 	}
 }
 
@@ -401,7 +415,7 @@ normalized_values(const PfsModifyState *state, TupleTableSlot *slot,
 		if (attr < 0 || !row[c].changed)
 			continue;
 		(*nulls)[attr] = row[c].isnull;
-		(*values)[attr] = row[c].isnull ? (Datum) 0 : value_to_datum(&row[c], state->text[c]);
+		(*values)[attr] = row[c].isnull ? (Datum) 0 : value_to_datum(&row[c], state->types[c]);
 	}
 	return true;
 }
@@ -546,14 +560,14 @@ begin_state(EState *estate, Relation rel)
 		strcmp(pfs_core_table_name(state->opts.table), "setup_actors") == 0
 		? pfs_core_column_find(state->opts.table, "trace_enabled") : -1;
 	state->core_attr = palloc(sizeof(int) * state->ncolumns);
-	state->text = palloc(sizeof(bool) * state->ncolumns);
+	state->types = palloc(sizeof(PfsCoreColumnType) * state->ncolumns);
 	state->set = palloc0(sizeof(bool) * state->ncolumns);
 	state->old_row = palloc0(sizeof(PfsCoreValue) * state->ncolumns);
 	state->new_row = palloc0(sizeof(PfsCoreValue) * state->ncolumns);
 	state->temp_cxt = AllocSetContextCreate(estate->es_query_cxt,
 											"perfschema_fdw modify",
 											ALLOCSET_SMALL_SIZES);
-	map_attributes(rel, &state->opts, state->core_attr, state->text);
+	map_attributes(rel, &state->opts, state->core_attr, state->types);
 	return state;
 }
 
@@ -872,11 +886,11 @@ pfs_overlay_begin(ForeignScanState *node, const PfsTableOptions *opts, bool *wan
 
 	overlay->ncolumns = pfs_core_column_count(opts->table);
 	overlay->core_attr = core_attr;
-	overlay->text = palloc(sizeof(bool) * overlay->ncolumns);
+	overlay->types = palloc(sizeof(PfsCoreColumnType) * overlay->ncolumns);
 	overlay->row = palloc0(sizeof(PfsCoreValue) * overlay->ncolumns);
 	for (c = 0; c < overlay->ncolumns; c++)
 	{
-		overlay->text[c] = pfs_core_column_type(opts->table, c) == PFS_CORE_TEXT;
+		overlay->types[c] = pfs_core_column_type(opts->table, c);
 		if (core_attr[c] >= 0)
 			wanted[c] = true;
 	}
@@ -897,7 +911,7 @@ put_changed(PfsOverlay *overlay, TupleTableSlot *slot, bool all)
 		if (attr < 0 || !(all || v->changed))
 			continue;
 		slot->tts_isnull[attr] = v->isnull;
-		slot->tts_values[attr] = v->isnull ? (Datum) 0 : value_to_datum(v, overlay->text[c]);
+		slot->tts_values[attr] = v->isnull ? (Datum) 0 : value_to_datum(v, overlay->types[c]);
 	}
 }
 
@@ -912,10 +926,10 @@ pfs_overlay_row(PfsOverlay *overlay, TupleTableSlot *slot)
 		int			attr = overlay->core_attr[c];
 
 		if (attr < 0)
-			datum_to_value((Datum) 0, true, overlay->text[c], &overlay->row[c]);
+			datum_to_value((Datum) 0, true, overlay->types[c], &overlay->row[c]);
 		else
 			datum_to_value(slot->tts_values[attr], slot->tts_isnull[attr],
-						   overlay->text[c], &overlay->row[c]);
+						   overlay->types[c], &overlay->row[c]);
 	}
 	result = pfs_core_overlay_row(overlay->core, overlay->row);
 	if (result == -2)

@@ -69,8 +69,13 @@ typedef enum PfsCoreColumnType
 	PFS_CORE_INT64 = 0,			/* bigint */
 	PFS_CORE_TEXT = 1,			/* text */
 	PFS_CORE_FLOAT8 = 2,		/* double precision: the cell's value holds its bits */
-	PFS_CORE_TIMESTAMPTZ = 3	/* timestamp with time zone: microseconds since
+	PFS_CORE_TIMESTAMPTZ = 3,	/* timestamp with time zone: microseconds since
 								 * 2000-01-01 00:00 UTC (PostgreSQL's epoch) */
+	PFS_CORE_NUMERIC = 4		/* numeric, a non-negative integer below 2^128:
+								 * a cell with len 0 holds it in value (it fits
+								 * in int64); otherwise value is the offset of a
+								 * text block (as text) holding its decimal
+								 * digits, len of them, then a NUL */
 } PfsCoreColumnType;
 
 /* Builds the catalogue (call once at load time); false if out of memory. */

@@ -46,6 +46,7 @@ typedef struct PfsCellMap
 {
 	int		   *cell_attr;		/* attribute (0-based) of each cell */
 	bool	   *cell_text;		/* is the cell a text column */
+	bool	   *cell_numeric;	/* is the cell a numeric column */
 	bool		convert_text;	/* database encoding is not UTF-8 */
 } PfsCellMap;
 

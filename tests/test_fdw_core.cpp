@@ -99,7 +99,8 @@ TEST(FdwCoreCatalog, MirrorsTheReader) {
                                          : col.type == pfs::reader::column_type::float64 ? PFS_CORE_FLOAT8
                                          : col.type == pfs::reader::column_type::timestamp
                                              ? PFS_CORE_TIMESTAMPTZ
-                                             : PFS_CORE_INT64;
+                                         : col.type == pfs::reader::column_type::numeric ? PFS_CORE_NUMERIC
+                                                                                         : PFS_CORE_INT64;
       EXPECT_EQ(pfs_core_column_type(t, c), expected);
       EXPECT_EQ(pfs_core_column_nullable(t, c), col.nullable);
       EXPECT_EQ(pfs_core_column_find(t, col.name), c);

@@ -30,6 +30,7 @@ std::string layout_text() {
   PFS_FIELD(wait_stat, sum);
   PFS_FIELD(wait_stat, min);
   PFS_FIELD(wait_stat, max);
+  PFS_FIELD(wait_stat, sum_hi);
   PFS_RECORD(class_record);
   PFS_FIELD(class_record, lock);
   PFS_FIELD(class_record, kind);
@@ -122,6 +123,7 @@ std::string layout_text() {
   PFS_FIELD(io_stat, min);
   PFS_FIELD(io_stat, max);
   PFS_FIELD(io_stat, bytes);
+  PFS_FIELD(io_stat, sum_hi);
   PFS_RECORD(io_stats);
   PFS_FIELD(io_stats, read);
   PFS_FIELD(io_stats, write);
@@ -204,6 +206,8 @@ std::string layout_text() {
   PFS_FIELD(statement_stat, rows_sent);
   PFS_FIELD(statement_stat, rows_examined);
   PFS_FIELD(statement_stat, cpu_time);
+  PFS_FIELD(statement_stat, lock_time_hi);
+  PFS_FIELD(statement_stat, cpu_time_hi);
   PFS_RECORD(transaction_stat);
   PFS_FIELD(transaction_stat, all);
   PFS_FIELD(transaction_stat, read_write);

@@ -49,7 +49,9 @@ testing::AssertionResult IsNull(const cell& c) {
 }
 testing::AssertionResult IsInt(const cell& c, std::int64_t v) {
   if (c.null) return testing::AssertionFailure() << "expected " << v << ", got NULL";
-  if (c.i != v) return testing::AssertionFailure() << "expected " << v << ", got " << c.i;
+  if (c.i != v || c.hi != 0)
+    return testing::AssertionFailure()
+           << "expected " << v << ", got " << c.i << " (high word " << c.hi << ")";
   return testing::AssertionSuccess();
 }
 testing::AssertionResult IsText(const cell& c, const std::string& v) {
@@ -72,7 +74,9 @@ void check_shape(const table_def& t, const std::vector<row>& rows) {
         EXPECT_EQ(r[i].i, 0) << t.name << "." << col.name;
       } else {
         EXPECT_TRUE(r[i].s.empty()) << t.name << "." << col.name;
-        EXPECT_GE(r[i].i, 0) << t.name << "." << col.name;  // every int column is unsigned in MySQL
+        if (col.type != column_type::numeric) {               // numeric: i holds the low 64 bits
+          EXPECT_GE(r[i].i, 0) << t.name << "." << col.name;  // every int column is unsigned in MySQL
+        }
       }
     }
   }
@@ -146,7 +150,7 @@ class ReaderTest : public testing::Test {
 
   // --- writers of records (single-threaded: plain stores are fine here)
   void set_class(std::uint32_t index, std::uint8_t kind, const char* name, std::uint8_t flags,
-                 wait_stat stat = {0, 0, kMax, 0}, std::uint32_t state = kStateAllocated) {
+                 wait_stat stat = {0, 0, kMax, 0, 0}, std::uint32_t state = kStateAllocated) {
     region_builder(map_).set_class(index, kind, name, flags, stat, state, 3);
   }
 
@@ -174,7 +178,7 @@ class ReaderTest : public testing::Test {
   }
 
   sync_instance& set_sync(array_id arr, std::uint32_t slot, std::uint32_t cls, std::uint64_t identity,
-                          wait_stat stat = {0, 0, kMax, 0}) {
+                          wait_stat stat = {0, 0, kMax, 0, 0}) {
     return region_builder(map_).set_sync(arr, slot, cls, identity, stat);
   }
 
@@ -185,10 +189,10 @@ class ReaderTest : public testing::Test {
   // --- file io and table io records
   static io_stat io(std::uint64_t count, std::uint64_t sum, std::uint64_t min, std::uint64_t max,
                     std::uint64_t bytes = 0) {
-    return io_stat{count, sum, min, max, bytes};
+    return io_stat{count, sum, min, max, bytes, 0};
   }
-  static constexpr io_stat kNoIo{0, 0, kMax, 0, 0};
-  static constexpr wait_stat kNoWait{0, 0, kMax, 0};
+  static constexpr io_stat kNoIo{0, 0, kMax, 0, 0, 0};
+  static constexpr wait_stat kNoWait{0, 0, kMax, 0, 0};
   static constexpr table_io_stat kNoTableIo{kNoWait, kNoWait, kNoWait, kNoWait};
 
   // version: the record's version in kVersionInc units (the event's object_version is
@@ -220,11 +224,11 @@ class ReaderTest : public testing::Test {
 
   // The standard population used by several tests.
   void populate() {
-    set_class(1, kKindMutex, "wait/synch/mutex/test/m1", kFlagEnabled | kFlagTimed, {2, 30, 10, 20});
+    set_class(1, kKindMutex, "wait/synch/mutex/test/m1", kFlagEnabled | kFlagTimed, {2, 30, 10, 20, 0});
     set_class(2, kKindRwlock, "wait/synch/rwlock/test/rw1", kFlagEnabled);
     set_class(3, kKindThread, "thread/test/worker", kFlagEnabled | kFlagTimed);
     set_class(4, kKindCond, "wait/synch/cond/test/c1", 0);
-    set_class(6, kKindMutex, "wait/synch/mutex/test/dirty", kFlagEnabled, {100, 100, 1, 1}, kStateDirty);
+    set_class(6, kKindMutex, "wait/synch/mutex/test/dirty", kFlagEnabled, {100, 100, 1, 1, 0}, kStateDirty);
     set_class(7, kKindFile, "wait/io/file/test/f1", kFlagEnabled | kFlagTimed);
 
     thread_record& t0 = set_thread(0, 3, 1);
@@ -237,10 +241,10 @@ class ReaderTest : public testing::Test {
     std::strcpy(t1.user, "alice");
     std::strcpy(t1.host, "localhost");
 
-    set_sync(kArrayMutexes, 0, 1, 0x1000, {1, 40, 40, 40}).owner_thread_id = 2;
-    set_sync(kArrayMutexes, 1, 1, 0x2000, {1, 5, 5, 5});
+    set_sync(kArrayMutexes, 0, 1, 0x1000, {1, 40, 40, 40, 0}).owner_thread_id = 2;
+    set_sync(kArrayMutexes, 1, 1, 0x2000, {1, 5, 5, 5, 0});
     set_sync(kArrayRwlocks, 0, 2, 0x3000).readers = 2;
-    set_sync(kArrayConds, 0, 4, 0x4000, {4, 0, kMax, 0});
+    set_sync(kArrayConds, 0, 4, 0x4000, {4, 0, kMax, 0, 0});
 
     set_source(1, "foo.cpp:12");
     set_source(2, "bar.cpp:7", kSourceWriting);
@@ -758,11 +762,11 @@ TEST_F(ReaderTest, Summaries) {
   ASSERT_NO_FATAL_FAILURE(create(small_sizes()));
   populate();
   wait_stat* ts = map_.array<wait_stat>(kArrayThreadClassStats);
-  for (std::uint64_t i = 0; i < map_.count(kArrayThreadClassStats); ++i) ts[i] = {0, 0, kMax, 0};
-  ts[0 * 8 + 0] = {3, 300, 50, 150};  // thread slot 0, class 1
-  ts[1 * 8 + 6] = {2, 0, kMax, 0};    // thread slot 1, class 7 (file): counted, not timed
-  ts[1 * 8 + 2] = {9, 9, 9, 9};       // class 3 is a thread class: not a row
-  set_sync(kArrayMutexes, 2, 77, 0x9000, {1000, 1, 1, 1});  // garbage class: skipped
+  for (std::uint64_t i = 0; i < map_.count(kArrayThreadClassStats); ++i) ts[i] = {0, 0, kMax, 0, 0};
+  ts[0 * 8 + 0] = {3, 300, 50, 150, 0};  // thread slot 0, class 1
+  ts[1 * 8 + 6] = {2, 0, kMax, 0, 0};    // thread slot 1, class 7 (file): counted, not timed
+  ts[1 * 8 + 2] = {9, 9, 9, 9, 0};       // class 3 is a thread class: not a row
+  set_sync(kArrayMutexes, 2, 77, 0x9000, {1000, 1, 1, 1, 0});  // garbage class: skipped
 
   auto r = open_reader();
   auto rows = scan(*r, table_id::events_waits_summary_global_by_event_name);
@@ -1020,7 +1024,7 @@ TEST_F(ReaderTest, GarbageStringsAndIndexes) {
 TEST_F(ReaderTest, ClampsLargeValues) {
   ASSERT_NO_FATAL_FAILURE(create(small_sizes()));
   populate();
-  set_sync(kArrayMutexes, 0, 1, kMax, {kMax, kMax, kMax - 1, kMax});
+  set_sync(kArrayMutexes, 0, 1, kMax, {kMax, kMax, kMax - 1, kMax, 0});
   count_in_global();
   wait_record& w = completed(kArrayHistoryLong, 0, kMax, kMax, 1);
   w.number_of_bytes = std::numeric_limits<std::int64_t>::min();
@@ -1028,7 +1032,10 @@ TEST_F(ReaderTest, ClampsLargeValues) {
   auto r = open_reader();
   auto rows = scan(*r, table_id::events_waits_summary_by_instance);
   EXPECT_TRUE(IsInt(rows[0][1], kI64Max));
-  for (int k = 2; k < 7; ++k) EXPECT_TRUE(IsInt(rows[0][k], k == 5 ? 1 : kI64Max)) << k;  // avg = max/max
+  // SUM_TIMER_WAIT is numeric: UINT64_MAX exactly; avg = max/max.
+  EXPECT_EQ(static_cast<std::uint64_t>(rows[0][3].i), kMax);
+  EXPECT_EQ(rows[0][3].hi, 0u);
+  for (int k : {2, 4, 5, 6}) EXPECT_TRUE(IsInt(rows[0][k], k == 5 ? 1 : kI64Max)) << k;
   rows = scan(*r, table_id::events_waits_summary_global_by_event_name);
   EXPECT_TRUE(IsInt(rows[0][1], kI64Max));  // saturated sum of counts
   rows = scan(*r, table_id::events_waits_history_long);
@@ -1227,7 +1234,8 @@ TEST(ReaderCatalog, IoTablesColumns) {
   expected.insert(expected.end(), table_groups.begin(), table_groups.end());
   EXPECT_EQ(names_of(T(table_id::table_io_waits_summary_by_index_usage)), expected);
 
-  // Types: text for names, bigint for the rest; only index_name may be NULL.
+  // Types: text for names, numeric for the sums of times, bigint for the rest; only
+  // index_name may be NULL.
   for (table_id id : {table_id::setup_objects, table_id::file_instances, table_id::file_summary_by_event_name,
                       table_id::file_summary_by_instance, table_id::table_io_waits_summary_by_table,
                       table_id::table_io_waits_summary_by_index_usage}) {
@@ -1235,7 +1243,10 @@ TEST(ReaderCatalog, IoTablesColumns) {
       const std::string n = c.name;
       const bool text = n == "object_type" || n == "object_schema" || n == "object_name" || n == "enabled" ||
                         n == "timed" || n == "file_name" || n == "event_name" || n == "index_name";
-      EXPECT_EQ(c.type, text ? column_type::text : column_type::int64) << T(id).name << "." << n;
+      const column_type type = text                          ? column_type::text
+                               : n.starts_with("sum_timer_") ? column_type::numeric
+                                                             : column_type::int64;
+      EXPECT_EQ(c.type, type) << T(id).name << "." << n;
       EXPECT_EQ(c.nullable, n == "index_name") << T(id).name << "." << n;
     }
   }
@@ -1296,7 +1307,7 @@ class ReaderIoTest : public ReaderTest {
   // (index_count above max_indexes_per_table).
   void populate_io() {
     populate();
-    set_class(5, kKindTable, "wait/io/table/sql/handler", kFlagEnabled | kFlagTimed, {7, 700, 3, 200});
+    set_class(5, kKindTable, "wait/io/table/sql/handler", kFlagEnabled | kFlagTimed, {7, 700, 3, 200, 0});
     set_class(8, kKindFile, "wait/io/file/test/f2", kFlagEnabled);
     set_file(0, 7, "/data/a.ibd", 0xA000, 2,
              {io(3, 300, 50, 150, 4096), io(2, 100, 40, 60, 1000), io(1, 10, 10, 10)});
@@ -1311,13 +1322,13 @@ class ReaderIoTest : public ReaderTest {
 
     set_table(0, kObjectTypeTable, "db1", "orders");
     map_.array<table_share>(kArrayTables)[0].no_index = {
-        kNoWait, {5, 500, 50, 200}, {2, 60, 20, 40}, {1, 30, 30, 30}};
-    set_index(0, 0, "PRIMARY", {{10, 1000, 20, 300}, kNoWait, kNoWait, kNoWait});
-    set_index(0, 1, "by_date", {{4, 80, 10, 40}, kNoWait, {1, 15, 15, 15}, kNoWait});
+        kNoWait, {5, 500, 50, 200, 0}, {2, 60, 20, 40, 0}, {1, 30, 30, 30, 0}};
+    set_index(0, 0, "PRIMARY", {{10, 1000, 20, 300, 0}, kNoWait, kNoWait, kNoWait});
+    set_index(0, 1, "by_date", {{4, 80, 10, 40, 0}, kNoWait, {1, 15, 15, 15, 0}, kNoWait});
     set_table(1, kObjectTypeTemporaryTable, "db1", "#sql_tmp");
     set_table(2, kObjectTypeTable, "db2", "wide");
     set_index(2, 0, "i1");
-    set_index(2, 1, "i2", {kNoWait, {3, 0, kMax, 0}, kNoWait, kNoWait});
+    set_index(2, 1, "i2", {kNoWait, {3, 0, kMax, 0, 0}, kNoWait, kNoWait});
     map_.array<table_share>(kArrayTables)[2].index_count = 77;  // bounded by max_indexes_per_table
     count_in_global();
   }

@@ -98,7 +98,7 @@ class RegionCorruptionTest : public testing::Test {
     for (std::uint32_t i = 0; i < 12; ++i) {
       const std::string name = "wait/synch/test/class_" + std::to_string(i + 1);
       b.set_class(i + 1, kinds[i % std::size(kinds)], name.c_str(), static_cast<std::uint8_t>(i % 4),
-                  {i, i * 100, i == 0 ? kMax : i, i * 10});
+                  {i, i * 100, i == 0 ? kMax : i, i * 10, 0});
     }
     for (std::uint32_t i = 0; i < 3; ++i) {
       thread_record& t = b.set_thread(i, 4, i + 1, kStateAllocated, 2);
@@ -147,7 +147,7 @@ class RegionCorruptionTest : public testing::Test {
     for (std::uint64_t k = 0; k < 16; ++k)
       fill_wait(m.array<wait_record>(kArrayHistoryLong)[k], 1 + k % 3, false);
     auto* stats = m.array<wait_stat>(kArrayThreadClassStats);
-    for (std::uint64_t i = 0; i < m.count(kArrayThreadClassStats); ++i) stats[i] = {i, i * 7, i, i * 9};
+    for (std::uint64_t i = 0; i < m.count(kArrayThreadClassStats); ++i) stats[i] = {i, i * 7, i, i * 9, 0};
     for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
       auto* inst = m.array<sync_instance>(arr);
       for (std::uint64_t i = 0; i < m.count(arr); ++i) {
@@ -156,7 +156,7 @@ class RegionCorruptionTest : public testing::Test {
         inst[i].identity = 0x5000 + i;
         inst[i].owner_thread_id = i % 2;
         inst[i].readers = static_cast<std::uint32_t>(i);
-        inst[i].stat = {i, i, i, i};
+        inst[i].stat = {i, i, i, i, 0};
       }
     }
     b.set_actor(0, "%", "%", "%", true, true);
@@ -173,14 +173,15 @@ class RegionCorruptionTest : public testing::Test {
       f.class_index = i == 3 ? 1 : (i % 2 != 0 ? 11 : 5);
       f.open_count = i;
       f.identity = 0x9000 + i;
-      f.stats.read = {i + 1, 100 * (i + 1), 10, 90, 4096 * i};
-      f.stats.write = {i, 10 * i, i == 0 ? kMax : 5, 7 * i, 512 * i};
-      f.stats.misc = {2, 20, 3, 17, 0};
+      f.stats.read = {i + 1, 100 * (i + 1), 10, 90, 4096 * i, 0};
+      f.stats.write = {i, 10 * i, i == 0 ? kMax : 5, 7 * i, 512 * i, 0};
+      f.stats.misc = {2, 20, 3, 17, 0, 0};
       std::snprintf(f.name, sizeof(f.name), "/data/file_%u", i + 1);
     }
     auto* buckets = m.array<io_stats>(kArrayClassIo);
     for (std::uint32_t c = 0; c < 12; ++c)
-      buckets[c] = {{c, c * 10, c == 0 ? kMax : 1, c * 5, c * 100}, {0, 0, kMax, 0, 0}, {c, c, c, c, 0}};
+      buckets[c] = {
+          {c, c * 10, c == 0 ? kMax : 1, c * 5, c * 100, 0}, {0, 0, kMax, 0, 0, 0}, {c, c, c, c, 0, 0}};
     // Table io: shares 1..3 allocated (TABLE, TEMPORARY TABLE) with 1..3 indexes,
     // share 4 dropped.
     auto* tables = m.array<table_share>(kArrayTables);
@@ -193,12 +194,12 @@ class RegionCorruptionTest : public testing::Test {
       t.derived = kFlagEnabled | kFlagTimed;
       t.index_count = i == 3 ? 0 : i + 1;
       t.identity = 0xA000 + i;
-      t.no_index = {{i, i * 10, 1, 9}, {1, 5, 5, 5}, {0, 0, kMax, 0}, {2, 4, 1, 3}};
+      t.no_index = {{i, i * 10, 1, 9, 0}, {1, 5, 5, 5, 0}, {0, 0, kMax, 0, 0}, {2, 4, 1, 3, 0}};
       std::snprintf(t.schema, sizeof(t.schema), "db%u", i % 2);
       std::snprintf(t.name, sizeof(t.name), "table_%u", i + 1);
       for (std::uint32_t k = 0; k < 3; ++k) {
         index_stat& x = indexes[i * 3 + k];
-        x.stat = {{k + 1, 10 * (k + 1), 2, 8}, {0, 0, kMax, 0}, {k, k, k, k}, {0, 0, kMax, 0}};
+        x.stat = {{k + 1, 10 * (k + 1), 2, 8, 0}, {0, 0, kMax, 0, 0}, {k, k, k, k, 0}, {0, 0, kMax, 0, 0}};
         std::snprintf(x.name, sizeof(x.name), "index_%u_%u", i + 1, k + 1);
       }
     }

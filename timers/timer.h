@@ -89,8 +89,11 @@ struct pico_converter {
     if (raw < base) return 0;
     return delta_to_pico(raw - base);
   }
+  // Saturated at UINT64_MAX: a single interval of more than 2^64 ps (213 days)
+  // never wraps to a small one.
   std::uint64_t delta_to_pico(std::uint64_t delta) const {
-    return static_cast<std::uint64_t>((static_cast<uint128>(delta) * mult) >> shift);
+    const uint128 ps = (static_cast<uint128>(delta) * mult) >> shift;
+    return ps >> 64 != 0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(ps);
   }
 };
 

@@ -71,7 +71,8 @@ struct options {
   std::fprintf(stderr,
                "pfs_fixture: %s\n"
                "usage: pfs_fixture [--kind=KIND] [--history-long-rows=N] [--mode=OCTAL] PATH\n"
-               "kinds: good bad-magic bad-version too-small truncated array-past-end inconsistent garbage\n",
+               "kinds: good bad-magic bad-version too-small truncated array-past-end inconsistent garbage\n"
+               "       huge-sums (good, with sums of times beyond 2^63 and 2^64 ps)\n",
                why);
   std::exit(2);
 }
@@ -136,7 +137,7 @@ class writer {
 
   void classes() {
     set_class(kQueueLock, kKindMutex, "wait/synch/mutex/app/queue_lock", kFlagEnabled | kFlagTimed,
-              {2, 3000000, 1000000, 2000000});
+              {2, 3000000, 1000000, 2000000, 0});
     set_class(kCacheLock, kKindMutex, "wait/synch/mutex/app/cache_lock", kFlagEnabled | kFlagTimed);
     set_class(kCacheRw, kKindRwlock, "wait/synch/rwlock/app/cache_rw", kFlagEnabled);
     set_class(kQueueNotEmpty, kKindCond, "wait/synch/cond/app/queue_not_empty", kFlagEnabled | kFlagTimed);
@@ -145,32 +146,49 @@ class writer {
     set_class(kIdleLock, kKindMutex, "wait/synch/mutex/app/idle_lock", 0);
     set_class(kLogFile, kKindFile, "wait/io/file/app/log", kFlagEnabled | kFlagTimed);
     set_class(kOrdersTable, kKindTable, "wait/io/table/sql/handler", kFlagEnabled | kFlagTimed,
-              {38, 0, kNoMin, 0});
+              {38, 0, kNoMin, 0, 0});
+  }
+
+  // huge-sums: sums of times beyond bigint (2^63 ps) and beyond 64 bits (2^64 ps),
+  // as 10^6 cumulative days of waits leave them: queue_lock's first instance
+  // 2^64 + 5 ps, the log file's first file reads 2^63 + 1 ps, shop.orders' fetches
+  // without index 2 * 2^64 ps.
+  void huge_sums() {
+    sync_instance& m1 = m_.array<sync_instance>(kArrayMutexes)[0];
+    m1.stat.sum = 5;
+    m1.stat.sum_hi = 1;
+    file_instance& log = m_.array<file_instance>(kArrayFiles)[0];
+    log.stats.read.sum = (std::uint64_t{1} << 63) + 1;
+    table_share& t = m_.array<table_share>(kArrayTables)[0];
+    t.no_index.fetch.sum = 0;
+    t.no_index.fetch.sum_hi = 2;
+    // The global summary's and the files' rows by instance count them too.
+    b_.count_instances_in_global(0);
   }
 
   // File io: two files of the log class, and the class's bucket of a deleted file.
   void files() {
     file_instance& log = set_file(0, "/var/log/app.log", 0x6000, 1);
-    log.stats.read = {2, 3000000, 1000000, 2000000, 8192};
-    log.stats.write = {3, 9000000, 2000000, 4000000, 1536};
-    log.stats.misc = {1, 500000, 500000, 500000, 0};
+    log.stats.read = {2, 3000000, 1000000, 2000000, 8192, 0};
+    log.stats.write = {3, 9000000, 2000000, 4000000, 1536, 0};
+    log.stats.misc = {1, 500000, 500000, 500000, 0, 0};
     file_instance& old = set_file(1, "/var/log/app.log.1", 0x7000, 0);
-    old.stats.read = {1, 1000000, 1000000, 1000000, 4096};
-    old.stats.misc = {2, 300000, 100000, 200000, 0};
+    old.stats.read = {1, 1000000, 1000000, 1000000, 4096, 0};
+    old.stats.misc = {2, 300000, 100000, 200000, 0, 0};
     io_stats& deleted = m_.array<io_stats>(kArrayClassIo)[kLogFile - 1];
     deleted = zero_io();
-    deleted.write = {1, 1000000, 1000000, 1000000, 100};
+    deleted.write = {1, 1000000, 1000000, 1000000, 100, 0};
   }
 
   // Table io: shop.orders with two indexes, and setup_objects rows.
   void tables() {
     table_share& t = b_.set_table(0, kOrdersTable, kObjectTypeTable, "shop", "orders", 0x8000);
-    t.no_index.fetch = {10, 5000000, 200000, 900000};
-    t.no_index.insert = {2, 3000000, 1000000, 2000000};
-    b_.set_index(0, 0, "PRIMARY").stat.fetch = {20, 4000000, 100000, 400000};
+    t.no_index.fetch = {10, 5000000, 200000, 900000, 0};
+    t.no_index.insert = {2, 3000000, 1000000, 2000000, 0};
+    b_.set_index(0, 0, "PRIMARY").stat.fetch = {20, 4000000, 100000, 400000, 0};
     index_stat& customer = b_.set_index(0, 1, "idx_customer");
-    customer.stat.fetch = {5, 2500000, 300000, 700000};
-    customer.stat.update = {1, 1500000, 1500000, 1500000};
+    customer.stat.fetch = {5, 2500000, 300000, 700000, 0};
+    customer.stat.update = {1, 1500000, 1500000, 1500000, 0};
 
     set_object(0, "%", "%", true, true);
     set_object(1, "shop", "orders", true, false);
@@ -325,32 +343,32 @@ class writer {
   }
 
   void instances() {
-    sync_instance& m1 = set_sync(kArrayMutexes, 0, kQueueLock, 0x1000, {3, 6000000, 1000000, 3000000});
+    sync_instance& m1 = set_sync(kArrayMutexes, 0, kQueueLock, 0x1000, {3, 6000000, 1000000, 3000000, 0});
     m1.owner_thread_id = 2;
-    set_sync(kArrayMutexes, 1, kCacheLock, 0x2000, {4, 10000000, 2500000, 2500000});
-    set_sync(kArrayMutexes, 2, kIdleLock, 0x5000, {0, 0, kNoMin, 0});
-    sync_instance& rw = set_sync(kArrayRwlocks, 0, kCacheRw, 0x3000, {3, 0, kNoMin, 0});
+    set_sync(kArrayMutexes, 1, kCacheLock, 0x2000, {4, 10000000, 2500000, 2500000, 0});
+    set_sync(kArrayMutexes, 2, kIdleLock, 0x5000, {0, 0, kNoMin, 0, 0});
+    sync_instance& rw = set_sync(kArrayRwlocks, 0, kCacheRw, 0x3000, {3, 0, kNoMin, 0, 0});
     rw.readers = 2;
-    set_sync(kArrayConds, 0, kQueueNotEmpty, 0x4000, {1, 60000000, 60000000, 60000000});
+    set_sync(kArrayConds, 0, kQueueNotEmpty, 0x4000, {1, 60000000, 60000000, 60000000, 0});
     // lock_contention_by_instance: queue_lock's waits behind queue.cpp:42, in two
     // entries of one key (two waiters claimed it at once) and one of the same site
     // interned twice (source 4): shown as one row;
     // cache_rw's waits behind readers (no source); an entry of an earlier life of
     // cache_lock's slot (another incarnation: not shown).
     auto* c = m_.array<contention_record>(kArrayLockContention);
-    c[0] = {contention_key(kContentionMutex, 1, 1), m1.lock, 0, {2, 5000000, 2000000, 3000000}, {}};
-    c[3] = {contention_key(kContentionMutex, 1, 1), m1.lock, 0, {1, 1000000, 1000000, 1000000}, {}};
-    c[5] = {contention_key(kContentionRwlock, 1, 0), rw.lock, 0, {1, 4000000, 4000000, 4000000}, {}};
-    c[7] = {contention_key(kContentionMutex, 1, 4), m1.lock, 0, {1, 500000, 500000, 500000}, {}};
-    c[6] = {contention_key(kContentionMutex, 2, 2), m1.lock + kVersionInc, 0, {9, 9, 1, 1}, {}};
+    c[0] = {contention_key(kContentionMutex, 1, 1), m1.lock, 0, {2, 5000000, 2000000, 3000000, 0}, {}};
+    c[3] = {contention_key(kContentionMutex, 1, 1), m1.lock, 0, {1, 1000000, 1000000, 1000000, 0}, {}};
+    c[5] = {contention_key(kContentionRwlock, 1, 0), rw.lock, 0, {1, 4000000, 4000000, 4000000, 0}, {}};
+    c[7] = {contention_key(kContentionMutex, 1, 4), m1.lock, 0, {1, 500000, 500000, 500000, 0}, {}};
+    c[6] = {contention_key(kContentionMutex, 2, 2), m1.lock + kVersionInc, 0, {9, 9, 1, 1, 0}, {}};
   }
 
   // events_waits_summary_by_thread_by_event_name: a few non-zero cells.
   void thread_stats() {
-    stat(1, kQueueLock) = {3, 9000000, 1500000, 4500000};
-    stat(1, kQueueNotEmpty) = {1, 60000000, 60000000, 60000000};
-    stat(2, kCacheLock) = {3, 7500000, 2500000, 2500000};
-    stat(2, kCacheRw) = {3, 0, kNoMin, 0};
+    stat(1, kQueueLock) = {3, 9000000, 1500000, 4500000, 0};
+    stat(1, kQueueNotEmpty) = {1, 60000000, 60000000, 60000000, 0};
+    stat(2, kCacheLock) = {3, 7500000, 2500000, 2500000, 0};
+    stat(2, kCacheRw) = {3, 0, kNoMin, 0, 0};
     for (std::uint32_t t = 0; t < h_.max_threads; ++t)
       for (std::uint32_t c = 1; c <= h_.max_classes; ++c)
         if (stat(t + 1, c).count == 0) stat(t + 1, c).min = kNoMin;
@@ -492,8 +510,9 @@ int truncate_to(const std::string& path, off_t size) {
 
 int main(int argc, char** argv) {
   const options o = parse(argc, argv);
-  static constexpr std::string_view kKinds[] = {"good",      "bad-magic",      "bad-version",  "too-small",
-                                                "truncated", "array-past-end", "inconsistent", "garbage"};
+  static constexpr std::string_view kKinds[] = {"good",         "bad-magic", "bad-version",
+                                                "too-small",    "truncated", "array-past-end",
+                                                "inconsistent", "garbage",   "huge-sums"};
   bool known = false;
   for (auto k : kKinds) known = known || k == o.kind;
   if (!known) usage("unrecognized kind");
@@ -537,6 +556,7 @@ int main(int argc, char** argv) {
   w.tables();
   w.thread_stats();
   w.actors();
+  if (o.kind == "huge-sums") w.huge_sums();
   corrupt_file(o, m);
   const auto size = static_cast<off_t>(m.size());
   m = region_map();  // unmap, close: the alive lock goes with it

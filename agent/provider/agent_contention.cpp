@@ -3,6 +3,7 @@
 // contended path comes here, and it pays a hash lookup and four stores (the
 // waiter now holds the lock, so nobody else writes the lock's entries).
 #include "agent/provider/agent_internal.h"
+#include "agent/region/wide_sum.h"
 
 namespace pfs::detail {
 
@@ -26,7 +27,7 @@ contention_record* find_or_claim(contention_record* table, std::uint64_t n, std:
         // compare it), so plain stores start its counts; readers show it once
         // the incarnation matches its instance's.
         store_relaxed(r.stat.count, std::uint64_t{0});
-        store_relaxed(r.stat.sum, std::uint64_t{0});
+        zero_sum(r.stat.sum, r.stat.sum_hi);
         store_relaxed(r.stat.min, UINT64_MAX);
         store_relaxed(r.stat.max, std::uint64_t{0});
         store_release(r.incarnation, incarnation);

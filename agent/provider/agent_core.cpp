@@ -12,6 +12,7 @@
 #include "agent/provider/trace.h"
 #include "agent/region/fault_guard.h"
 #include "agent/region/setup.h"
+#include "agent/region/wide_sum.h"
 
 namespace pfs {
 namespace detail {
@@ -111,7 +112,7 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full) {
       c.kind = kind;
       c.kind_index = kind_index;
       std::memcpy(c.name, full.c_str(), full.size() + 1);
-      c.stat = wait_stat{0, 0, UINT64_MAX, 0};
+      c.stat = wait_stat{0, 0, UINT64_MAX, 0, 0};
       const auto flags = static_cast<std::uint8_t>((enabled ? kFlagEnabled : 0) | (timed ? kFlagTimed : 0) |
                                                    (enabled && a->trace_all ? kFlagTraced : 0));
       store_relaxed(c.flags, flags);
@@ -158,7 +159,7 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
     store_relaxed(s.owner_source, 0u);
     store_relaxed(s.readers, 0u);
     store_relaxed(s.stat.count, std::uint64_t{0});
-    store_relaxed(s.stat.sum, std::uint64_t{0});
+    zero_sum(s.stat.sum, s.stat.sum_hi);
     store_relaxed(s.stat.min, UINT64_MAX);
     store_relaxed(s.stat.max, std::uint64_t{0});
     store_release(s.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
@@ -172,7 +173,7 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
 void aggregate_atomic(wait_stat& into, const wait_stat& from) {
   if (from.count == 0) return;
   __atomic_fetch_add(&into.count, from.count, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&into.sum, from.sum, __ATOMIC_RELAXED);
+  add_wide_atomic(into.sum, into.sum_hi, make_wide(from.sum, from.sum_hi));
   atomic_min(into.min, from.min);
   atomic_max(into.max, from.max);
 }

@@ -69,14 +69,29 @@ bool agent_running();
 // status row region_faults. One atomic load when nothing happened.
 void reattach_if_restored();
 void aggregate_atomic(wait_stat& into, const wait_stat& from);
-inline void zero_stat(wait_stat& s) {
+// File and socket io statistics: zeroed when an instance is made, folded into its
+// class's bucket when it goes.
+inline void reset_io(io_stat& s) {
   store_relaxed(s.count, std::uint64_t{0});
-  store_relaxed(s.sum, std::uint64_t{0});
+  zero_sum(s.sum, s.sum_hi);
   store_relaxed(s.min, UINT64_MAX);
   store_relaxed(s.max, std::uint64_t{0});
+  store_relaxed(s.bytes, std::uint64_t{0});
 }
-inline wait_stat load_wait_stat(const wait_stat& s) {
-  return {load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max)};
+inline void fold_io(io_stat& into, const io_stat& from) {
+  const std::uint64_t count = load_relaxed(from.count);
+  if (count == 0) return;
+  __atomic_fetch_add(&into.count, count, __ATOMIC_RELAXED);
+  add_wide_atomic(into.sum, into.sum_hi, load_sum(from));
+  __atomic_fetch_add(&into.bytes, load_relaxed(from.bytes), __ATOMIC_RELAXED);
+  atomic_min(into.min, load_relaxed(from.min));
+  atomic_max(into.max, load_relaxed(from.max));
+}
+inline void zero_stat(wait_stat& s) {
+  store_relaxed(s.count, std::uint64_t{0});
+  zero_sum(s.sum, s.sum_hi);
+  store_relaxed(s.min, UINT64_MAX);
+  store_relaxed(s.max, std::uint64_t{0});
 }
 void init_io(agent_state& a, const region_sizes& sizes);
 void init_sockets(agent_state& a, const region_sizes& sizes);  // agent_socket.cpp

@@ -13,6 +13,7 @@
 #include "agent/provider/agent_internal.h"
 #include "agent/provider/io_path.h"
 #include "agent/region/setup.h"
+#include "agent/region/wide_sum.h"
 
 namespace pfs::detail {
 
@@ -50,24 +51,6 @@ void write_name(char* field, std::size_t cap, const char* value) {
   std::size_t n = std::strlen(value);
   if (n >= cap) n = cap - 1;
   for (std::size_t i = 0; i < cap; ++i) store_relaxed(field[i], i < n ? value[i] : '\0');
-}
-
-void reset_io(io_stat& s) {
-  store_relaxed(s.count, std::uint64_t{0});
-  store_relaxed(s.sum, std::uint64_t{0});
-  store_relaxed(s.min, UINT64_MAX);
-  store_relaxed(s.max, std::uint64_t{0});
-  store_relaxed(s.bytes, std::uint64_t{0});
-}
-
-void fold_io(io_stat& into, const io_stat& from) {
-  const std::uint64_t count = load_relaxed(from.count);
-  if (count == 0) return;
-  __atomic_fetch_add(&into.count, count, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&into.sum, load_relaxed(from.sum), __ATOMIC_RELAXED);
-  __atomic_fetch_add(&into.bytes, load_relaxed(from.bytes), __ATOMIC_RELAXED);
-  atomic_min(into.min, load_relaxed(from.min));
-  atomic_max(into.max, load_relaxed(from.max));
 }
 
 // Under g_files->mutex. Returns the slot holding the name, or the slot where it

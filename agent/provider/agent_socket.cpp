@@ -32,24 +32,6 @@ socket_registry* g_socket_registry = nullptr;
 
 wait_locker& as_locker(pfs_wait_locker* l) { return *reinterpret_cast<wait_locker*>(l); }
 
-void zero_io(io_stat& s) {
-  store_relaxed(s.count, std::uint64_t{0});
-  store_relaxed(s.sum, std::uint64_t{0});
-  store_relaxed(s.min, UINT64_MAX);
-  store_relaxed(s.max, std::uint64_t{0});
-  store_relaxed(s.bytes, std::uint64_t{0});
-}
-
-void fold_io(io_stat& into, const io_stat& from) {
-  const std::uint64_t count = load_relaxed(from.count);
-  if (count == 0) return;
-  __atomic_fetch_add(&into.count, count, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&into.sum, load_relaxed(from.sum), __ATOMIC_RELAXED);
-  __atomic_fetch_add(&into.bytes, load_relaxed(from.bytes), __ATOMIC_RELAXED);
-  atomic_min(into.min, load_relaxed(from.min));
-  atomic_max(into.max, load_relaxed(from.max));
-}
-
 // IP text and port of a sockaddr; false (ip "", port 0) for a unix or unknown one.
 bool address_text(const void* addr, unsigned len, char (&ip)[kSocketIpLen], std::uint32_t& port) {
   ip[0] = '\0';
@@ -163,9 +145,9 @@ int pfs_init_socket(pfs_key key, int fd, const void* addr, unsigned addr_len) {
     store_relaxed(s.thread_id, pfs_current_thread_id());
     store_relaxed(s.fd, fd);
     store_relaxed(s.state, kSocketActive);
-    zero_io(s.stats.read);
-    zero_io(s.stats.write);
-    zero_io(s.stats.misc);
+    reset_io(s.stats.read);
+    reset_io(s.stats.write);
+    reset_io(s.stats.misc);
     zero_stat(g_sock.socket_waits[i]);
     write_address(s, addr, addr_len);
     store_release(s.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);

@@ -10,6 +10,7 @@
 #include "agent/provider/slow_path.h"
 #include "agent/provider/trace.h"
 #include "agent/region/setup.h"
+#include "agent/region/wide_sum.h"
 
 namespace pfs::detail {
 namespace {

@@ -18,6 +18,7 @@
 #include "agent/provider/digest.h"
 #include "agent/provider/work_api.h"
 #include "agent/region/record_copy.h"
+#include "agent/region/wide_sum.h"
 
 namespace pfs::detail {
 
@@ -144,8 +145,8 @@ std::uint64_t elapsed_ps(std::uint8_t timer, std::uint64_t start, std::uint64_t 
 using detail::zero_stat;  // wait_stat's, from agent_internal.h
 void zero_stat(statement_stat& s) {
   zero_stat(s.time);
-  for (std::uint64_t* f :
-       {&s.lock_time, &s.errors, &s.warnings, &s.rows_affected, &s.rows_sent, &s.rows_examined, &s.cpu_time})
+  for (std::uint64_t* f : {&s.lock_time, &s.errors, &s.warnings, &s.rows_affected, &s.rows_sent,
+                           &s.rows_examined, &s.cpu_time, &s.lock_time_hi, &s.cpu_time_hi})
     store_relaxed(*f, std::uint64_t{0});
 }
 void zero_stat(transaction_stat& s) {
@@ -159,16 +160,14 @@ void add_atomic(std::uint64_t& field, std::uint64_t v) {
 }
 
 void fold_stat(statement_stat& into, const statement_stat& from) {
-  wait_stat t{load_relaxed(from.time.count), load_relaxed(from.time.sum), load_relaxed(from.time.min),
-              load_relaxed(from.time.max)};
-  aggregate_atomic(into.time, t);
-  add_atomic(into.lock_time, load_relaxed(from.lock_time));
+  aggregate_atomic(into.time, load_wait_stat(from.time));
+  add_wide_atomic(into.lock_time, into.lock_time_hi, load_sum(from.lock_time, from.lock_time_hi));
   add_atomic(into.errors, load_relaxed(from.errors));
   add_atomic(into.warnings, load_relaxed(from.warnings));
   add_atomic(into.rows_affected, load_relaxed(from.rows_affected));
   add_atomic(into.rows_sent, load_relaxed(from.rows_sent));
   add_atomic(into.rows_examined, load_relaxed(from.rows_examined));
-  add_atomic(into.cpu_time, load_relaxed(from.cpu_time));
+  add_wide_atomic(into.cpu_time, into.cpu_time_hi, load_sum(from.cpu_time, from.cpu_time_hi));
 }
 
 // Copies a NUL-terminated string into a fixed field with relaxed byte stores.
@@ -329,18 +328,20 @@ void add_to_digest(std::uint32_t row, std::uint64_t key, const statement_record&
   statement_stat& s = d.stat;
   __atomic_fetch_add(&s.time.count, 1, __ATOMIC_RELAXED);
   if (timed) {
-    add_atomic(s.time.sum, ps);
+    if (ps != 0) add_sum_atomic(s.time.sum, s.time.sum_hi, ps);
     atomic_min(s.time.min, ps);
     atomic_max(s.time.max, ps);
     __atomic_fetch_add(&d.h.counts[histogram::bucket_of(ps)], 1, __ATOMIC_RELAXED);
   }
-  add_atomic(s.lock_time, load_relaxed(r.lock_time));
+  if (const std::uint64_t lock = load_relaxed(r.lock_time); lock != 0)
+    add_sum_atomic(s.lock_time, s.lock_time_hi, lock);
   add_atomic(s.errors, load_relaxed(r.errors));
   add_atomic(s.warnings, load_relaxed(r.warnings));
   add_atomic(s.rows_affected, load_relaxed(r.rows_affected));
   add_atomic(s.rows_sent, load_relaxed(r.rows_sent));
   add_atomic(s.rows_examined, load_relaxed(r.rows_examined));
-  add_atomic(s.cpu_time, load_relaxed(r.cpu_time));
+  if (const std::uint64_t cpu = load_relaxed(r.cpu_time); cpu != 0)
+    add_sum_atomic(s.cpu_time, s.cpu_time_hi, cpu);
   std::uint64_t first = 0;
   __atomic_compare_exchange_n(&d.first_seen_ns, &first, seen_ns, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   atomic_max(d.last_seen_ns, seen_ns);
@@ -440,13 +441,13 @@ void end_top_statement(thread_context& t, work_state& w) {
   statement_stat& s = w.statement_stats[level.kind_index];
   aggregate_single(s.time, timer != 0, ps);
   const auto add = [](std::uint64_t& f, std::uint64_t v) { store_relaxed(f, load_relaxed(f) + v); };
-  add(s.lock_time, lock_time);
+  add_sum(s.lock_time, s.lock_time_hi, lock_time);
   add(s.errors, load_relaxed(r.errors));
   add(s.warnings, load_relaxed(r.warnings));
   add(s.rows_affected, load_relaxed(r.rows_affected));
   add(s.rows_sent, load_relaxed(r.rows_sent));
   add(s.rows_examined, load_relaxed(r.rows_examined));
-  add(s.cpu_time, cpu);
+  add_sum(s.cpu_time, s.cpu_time_hi, cpu);
   if (timer != 0) add_statement_to_histogram(w, t.thread_id, ps);
   if (load_relaxed(r.digest_index) != 0)
     add_to_digest(load_relaxed(r.digest_index), level.digest_key, r, ps, timer != 0,

@@ -19,6 +19,7 @@
 #include "agent/provider/pfs_c.h"
 #include "agent/region/histogram.h"
 #include "agent/region/region_layout.h"
+#include "agent/region/wide_sum.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
 
@@ -228,7 +229,7 @@ inline void clear_event(wait_record& r) {
 inline void aggregate_single(wait_stat& s, bool timed, std::uint64_t ps) {
   store_relaxed(s.count, load_relaxed(s.count) + 1);
   if (!timed) return;
-  store_relaxed(s.sum, load_relaxed(s.sum) + ps);
+  add_sum(s.sum, s.sum_hi, ps);
   if (ps < load_relaxed(s.min)) store_relaxed(s.min, ps);
   if (ps > load_relaxed(s.max)) store_relaxed(s.max, ps);
 }
@@ -248,7 +249,7 @@ inline void atomic_max(std::uint64_t& field, std::uint64_t v) {
 inline void aggregate_shared(wait_stat& s, bool timed, std::uint64_t ps) {
   __atomic_fetch_add(&s.count, 1, __ATOMIC_RELAXED);
   if (!timed) return;
-  __atomic_fetch_add(&s.sum, ps, __ATOMIC_RELAXED);
+  add_sum_atomic(s.sum, s.sum_hi, ps);
   atomic_min(s.min, ps);
   atomic_max(s.max, ps);
 }

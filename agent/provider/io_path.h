@@ -24,11 +24,12 @@ struct io_hot_state {
 };
 extern io_hot_state g_io;
 
-inline void add_stat_atomic(std::uint64_t& count, std::uint64_t& sum, std::uint64_t& min, std::uint64_t& max,
-                            std::uint64_t n, bool timed, std::uint64_t ps) {
+inline void add_stat_atomic(std::uint64_t& count, std::uint64_t& sum, std::uint64_t& sum_hi,
+                            std::uint64_t& min, std::uint64_t& max, std::uint64_t n, bool timed,
+                            std::uint64_t ps) {
   __atomic_fetch_add(&count, n, __ATOMIC_RELAXED);
   if (!timed) return;
-  __atomic_fetch_add(&sum, ps, __ATOMIC_RELAXED);
+  add_sum_atomic(sum, sum_hi, ps);
   atomic_min(min, ps);
   atomic_max(max, ps);
 }
@@ -75,7 +76,7 @@ inline void end_file_wait(wait_locker& l, std::int64_t bytes) {
   io_stat& s = group_of(l.event.operation) == io_group::read    ? f->stats.read
                : group_of(l.event.operation) == io_group::write ? f->stats.write
                                                                 : f->stats.misc;
-  add_stat_atomic(s.count, s.sum, s.min, s.max, 1, timed, ps);
+  add_stat_atomic(s.count, s.sum, s.sum_hi, s.min, s.max, 1, timed, ps);
   if (bytes > 0) __atomic_fetch_add(&s.bytes, static_cast<std::uint64_t>(bytes), __ATOMIC_RELAXED);
   // The file's row of events_waits_summary_by_instance, under its own consumer.
   if (l.class_flags & kFlagInstanceStats)
@@ -148,7 +149,7 @@ inline void end_table_wait(wait_locker& l, std::uint64_t rows) {
                  : e.operation == kOpTableInsert ? ts.insert
                  : e.operation == kOpTableUpdate ? ts.update
                                                  : ts.del;
-  add_stat_atomic(s.count, s.sum, s.min, s.max, rows, timed, ps);
+  add_stat_atomic(s.count, s.sum, s.sum_hi, s.min, s.max, rows, timed, ps);
   // Double timing (WL#4895): table io encloses other waits, so its time stays out
   // of the events_waits_summary_* tables; its counts go in.
   if (l.class_flags & kFlagEventNameStats) {

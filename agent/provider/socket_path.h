@@ -61,7 +61,7 @@ inline void end_socket_wait(wait_locker& l, std::int64_t bytes) {
   auto* s = static_cast<socket_instance*>(l.object);
   const io_group g = socket_group_of(l.event.operation);
   io_stat& st = g == io_group::read ? s->stats.read : g == io_group::write ? s->stats.write : s->stats.misc;
-  add_stat_atomic(st.count, st.sum, st.min, st.max, 1, timed, ps);
+  add_stat_atomic(st.count, st.sum, st.sum_hi, st.min, st.max, 1, timed, ps);
   if (bytes > 0) __atomic_fetch_add(&st.bytes, static_cast<std::uint64_t>(bytes), __ATOMIC_RELAXED);
   // The socket's row of events_waits_summary_by_instance, under its own consumer.
   if (l.class_flags & kFlagInstanceStats)

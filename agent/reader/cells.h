@@ -19,6 +19,7 @@
 
 #include "agent/reader/reader.h"
 #include "agent/region/region_layout.h"
+#include "agent/region/wide_sum.h"
 
 namespace pfs::reader::detail {
 
@@ -76,8 +77,16 @@ inline cell int_cell_signed(std::int64_t v) {
   c.i = v;
   return c;
 }
+// A numeric cell: an unsigned 128-bit value.
+inline cell wide_cell(wide_sum v) {
+  cell c;
+  c.null = false;
+  c.i = static_cast<std::int64_t>(static_cast<std::uint64_t>(v));
+  c.hi = static_cast<std::uint64_t>(v >> 64);
+  return c;
+}
 inline cell nullable_int(std::uint64_t v) { return v == 0 ? null_cell() : int_cell(v); }
-inline cell stable_text(std::string_view s) { return cell{false, 0, s}; }
+inline cell stable_text(std::string_view s) { return cell{false, 0, s, {}}; }
 inline cell yes_no(bool v) { return stable_text(std::string_view(v ? "YES" : "NO")); }
 
 // DIGEST: 32 bytes as 64 lower-case hex digits (MySQL 8.0's SHA-256 form).
@@ -186,30 +195,39 @@ inline bool load_socket_address(const socket_instance& s, fixed_str<kSocketIpLen
   return false;
 }
 
-inline wait_stat load_stat(const wait_stat& s) {
-  return wait_stat{load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max)};
+inline wait_stat load_stat(const wait_stat& s) { return load_wait_stat(s); }
+
+inline wide_sum sum_of(const wait_stat& s) { return make_wide(s.sum, s.sum_hi); }
+inline void set_sum(wait_stat& s, wide_sum v) {
+  s.sum = static_cast<std::uint64_t>(v);
+  s.sum_hi = static_cast<std::uint64_t>(v >> 64);
 }
 
+// Sums add exactly (2^128 ps is beyond any uptime); counts saturate.
 inline void add_stat(wait_stat& into, const wait_stat& s) {
   into.count = sat_add(into.count, s.count);
-  into.sum = sat_add(into.sum, s.sum);
+  set_sum(into, sum_of(into) + sum_of(s));
   if (s.min < into.min) into.min = s.min;
   if (s.max > into.max) into.max = s.max;
 }
 
+// COUNT_STAR, SUM (numeric), MIN, AVG, MAX. AVG = SUM / COUNT is at most MAX, a
+// single wait's time (uint64 ps, shown clamped to bigint as MAX is): it fits.
 inline void append_stat_cells(row_builder& r, const wait_stat& s) {
+  const wide_sum sum = sum_of(s);
   r.push_back(int_cell(s.count));
-  r.push_back(int_cell(s.sum));
+  r.push_back(wide_cell(sum));
   r.push_back(int_cell(s.min == kNoMin ? 0 : s.min));
-  r.push_back(int_cell(s.count == 0 ? 0 : s.sum / s.count));
+  const wide_sum avg = s.count == 0 ? 0 : sum / s.count;
+  r.push_back(int_cell(avg > kInt64Max ? kInt64Max : static_cast<std::uint64_t>(avg)));
   r.push_back(int_cell(s.max));
 }
 
 // ---------------------------------------------------------------------------
 // File io and table io statistics
 
-inline constexpr wait_stat kZeroStat{0, 0, kNoMin, 0};
-inline constexpr io_stat kZeroIo{0, 0, kNoMin, 0, 0};
+inline constexpr wait_stat kZeroStat{0, 0, kNoMin, 0, 0};
+inline constexpr io_stat kZeroIo{0, 0, kNoMin, 0, 0, 0};
 inline constexpr io_stats kZeroIoStats{kZeroIo, kZeroIo, kZeroIo};
 inline constexpr table_io_stat kZeroTableIo{kZeroStat, kZeroStat, kZeroStat, kZeroStat};
 
@@ -220,19 +238,23 @@ inline void merge_stat(wait_stat& into, const wait_stat& s) {
 }
 
 inline io_stat load_io(const io_stat& s) {
-  return io_stat{load_relaxed(s.count), load_relaxed(s.sum), load_relaxed(s.min), load_relaxed(s.max),
-                 load_relaxed(s.bytes)};
+  const wide_sum sum = load_sum(s);
+  return io_stat{load_relaxed(s.count), static_cast<std::uint64_t>(sum),
+                 load_relaxed(s.min),   load_relaxed(s.max),
+                 load_relaxed(s.bytes), static_cast<std::uint64_t>(sum >> 64)};
 }
 inline io_stats load_io_stats(const io_stats& s) {
   return io_stats{load_io(s.read), load_io(s.write), load_io(s.misc)};
 }
 
-inline wait_stat timer_part(const io_stat& s) { return wait_stat{s.count, s.sum, s.min, s.max}; }
+inline wait_stat timer_part(const io_stat& s) { return wait_stat{s.count, s.sum, s.min, s.max, s.sum_hi}; }
 
 inline void merge_io(io_stat& into, const io_stat& s) {
   if (s.count == 0) return;
   into.count = sat_add(into.count, s.count);
-  into.sum = sat_add(into.sum, s.sum);
+  const wide_sum sum = make_wide(into.sum, into.sum_hi) + make_wide(s.sum, s.sum_hi);
+  into.sum = static_cast<std::uint64_t>(sum);
+  into.sum_hi = static_cast<std::uint64_t>(sum >> 64);
   into.bytes = sat_add(into.bytes, s.bytes);
   if (s.min < into.min) into.min = s.min;
   if (s.max > into.max) into.max = s.max;

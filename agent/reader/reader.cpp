@@ -183,7 +183,10 @@ struct vector_sink final : row_sink {
     for (std::size_t k = 0; k < n; ++k) {
       r[k].null = cells[k].null;
       r[k].i = cells[k].i;
-      r[k].d = cells[k].d;
+      std::uint64_t word;  // d or hi, whichever the column has
+      std::memcpy(&word, &cells[k].d, sizeof word);
+      std::memcpy(&r[k].d, &word, sizeof word);
+      r[k].hi = word;
       r[k].s.assign(cells[k].s.data(), cells[k].s.size());
     }
     out.push_back(std::move(r));

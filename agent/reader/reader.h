@@ -63,10 +63,12 @@
 
 namespace pfs::reader {
 
-// bigint, text, double precision, timestamp with time zone in PostgreSQL. A float64
-// cell holds its value in cell::d; a timestamp cell holds microseconds since the
-// Unix epoch in cell::i.
-enum class column_type { int64, text, float64, timestamp };
+// bigint, text, double precision, timestamp with time zone, numeric in PostgreSQL.
+// A float64 cell holds its value in cell::d; a timestamp cell holds microseconds
+// since the Unix epoch in cell::i; a numeric cell an unsigned 128-bit integer, its
+// low 64 bits in cell::i and its high 64 bits in cell::hi (the SUM_TIMER_* sums:
+// docs/design.md, "Overflow").
+enum class column_type { int64, text, float64, timestamp, numeric };
 
 struct column_def {
   const char* name;
@@ -213,9 +215,10 @@ int column_index(const table_def& t, std::string_view name) noexcept;
 
 struct cell {
   bool null = true;
-  std::int64_t i = 0;  // column_type::int64 (and timestamp: microseconds since the epoch)
-  std::string s;       // column_type::text
-  double d = 0;        // column_type::float64
+  std::int64_t i = 0;    // column_type::int64 (and timestamp: microseconds since the epoch)
+  std::string s;         // column_type::text
+  double d = 0;          // column_type::float64
+  std::uint64_t hi = 0;  // column_type::numeric: the high 64 bits (i: the low ones)
 };
 using row = std::vector<cell>;  // one cell per column, same order as table_def::columns
 
@@ -225,7 +228,12 @@ struct cell_view {
   bool null = true;
   std::int64_t i = 0;
   std::string_view s;
-  double d = 0;
+  // One word for both: a cell is float64 or numeric, never both, and the scan's
+  // cells stay 40 bytes (a wider cell slowed history_long scans by ~5%).
+  union {
+    double d = 0;
+    std::uint64_t hi;  // column_type::numeric (see cell)
+  };
 };
 // Where a scan in pieces goes on (region_reader::scan with a cursor).
 struct scan_cursor {

@@ -447,12 +447,12 @@ class scanner {
   cell text_cell(std::string_view s) {
     std::string& slot = text_slots_[next_text_++ % kTextSlots];
     slot.assign(s.data(), s.size());
-    return cell{false, 0, slot};
+    return cell{false, 0, slot, {}};
   }
   cell text_cell(std::string&& s) {
     std::string& slot = text_slots_[next_text_++ % kTextSlots];
     slot = std::move(s);
-    return cell{false, 0, slot};
+    return cell{false, 0, slot, {}};
   }
 
   row_sink& out_;

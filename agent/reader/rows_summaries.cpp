@@ -23,7 +23,7 @@ void scanner::summary_global() {
   for (std::size_t c = 0; c < classes_.size(); ++c) {
     if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
     // Table io counts only: its time stays out of the wait summaries (WL#4895).
-    if (classes_[c].kind == kKindTable) sums[c] = wait_stat{sums[c].count, 0, kNoMin, 0};
+    if (classes_[c].kind == kKindTable) sums[c] = wait_stat{sums[c].count, 0, kNoMin, 0, 0};
     auto& x = add_row();
     x.push_back(text_cell(std::string_view(classes_[c].name)));
     append_stat_cells(x, sums[c]);
@@ -44,7 +44,7 @@ void scanner::summary_by_thread() {
       for (std::size_t c = 0; c < classes_.size(); ++c) {
         if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
         const wait_stat* s = r_.at<wait_stat>(kArrayThreadClassStats, i * r_.classes + c);
-        stats[c] = s != nullptr ? load_stat(*s) : wait_stat{0, 0, kNoMin, 0};
+        stats[c] = s != nullptr ? load_stat(*s) : kZeroStat;
       }
     });
     if (!accept(res)) continue;

@@ -22,28 +22,38 @@ cell float_cell(double v) {
 statement_stat load_statement_stat(const statement_stat& s) {
   statement_stat o;
   o.time = load_stat(s.time);
-  o.lock_time = load_relaxed(s.lock_time);
+  const wide_sum lock = load_sum(s.lock_time, s.lock_time_hi), cpu = load_sum(s.cpu_time, s.cpu_time_hi);
+  o.lock_time = static_cast<std::uint64_t>(lock);
+  o.lock_time_hi = static_cast<std::uint64_t>(lock >> 64);
+  o.cpu_time = static_cast<std::uint64_t>(cpu);
+  o.cpu_time_hi = static_cast<std::uint64_t>(cpu >> 64);
   o.errors = load_relaxed(s.errors);
   o.warnings = load_relaxed(s.warnings);
   o.rows_affected = load_relaxed(s.rows_affected);
   o.rows_sent = load_relaxed(s.rows_sent);
   o.rows_examined = load_relaxed(s.rows_examined);
-  o.cpu_time = load_relaxed(s.cpu_time);
   return o;
 }
 
-constexpr statement_stat kZeroStatement{kZeroStat, 0, 0, 0, 0, 0, 0, 0};
+constexpr statement_stat kZeroStatement{kZeroStat, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+// a += b, 128 bits in (lo, hi) pairs.
+void add_wide(std::uint64_t& lo, std::uint64_t& hi, std::uint64_t b_lo, std::uint64_t b_hi) {
+  const wide_sum v = make_wide(lo, hi) + make_wide(b_lo, b_hi);
+  lo = static_cast<std::uint64_t>(v);
+  hi = static_cast<std::uint64_t>(v >> 64);
+}
 constexpr transaction_stat kZeroTransaction{kZeroStat, kZeroStat, kZeroStat};
 
 void add_statement_stat(statement_stat& into, const statement_stat& s) {
   merge_stat(into.time, s.time);
-  into.lock_time = sat_add(into.lock_time, s.lock_time);
+  add_wide(into.lock_time, into.lock_time_hi, s.lock_time, s.lock_time_hi);
   into.errors = sat_add(into.errors, s.errors);
   into.warnings = sat_add(into.warnings, s.warnings);
   into.rows_affected = sat_add(into.rows_affected, s.rows_affected);
   into.rows_sent = sat_add(into.rows_sent, s.rows_sent);
   into.rows_examined = sat_add(into.rows_examined, s.rows_examined);
-  into.cpu_time = sat_add(into.cpu_time, s.cpu_time);
+  add_wide(into.cpu_time, into.cpu_time_hi, s.cpu_time, s.cpu_time_hi);
 }
 
 transaction_stat load_transaction_stat(const transaction_stat& s) {
@@ -59,7 +69,7 @@ void add_transaction_stat(transaction_stat& into, const transaction_stat& s) {
 // count_star ... max_timer_wait, sum_lock_time ... count_secondary (28 columns).
 void append_statement_cells(row_builder& x, const statement_stat& s) {
   append_stat_cells(x, s.time);
-  x.push_back(int_cell(s.lock_time));
+  x.push_back(wide_cell(make_wide(s.lock_time, s.lock_time_hi)));
   x.push_back(int_cell(s.errors));
   x.push_back(int_cell(s.warnings));
   x.push_back(int_cell(s.rows_affected));
@@ -67,7 +77,7 @@ void append_statement_cells(row_builder& x, const statement_stat& s) {
   x.push_back(int_cell(s.rows_examined));
   for (int k = 0; k < 13; ++k)
     x.push_back(int_cell(0));  // sum_created_tmp_disk_tables ... no_good_index_used
-  x.push_back(int_cell(s.cpu_time));
+  x.push_back(wide_cell(make_wide(s.cpu_time, s.cpu_time_hi)));
   for (int k = 0; k < 3; ++k)
     x.push_back(int_cell(0));  // max_controlled_memory, max_total_memory, count_secondary
 }

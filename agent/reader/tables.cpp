@@ -13,6 +13,13 @@ namespace {
 constexpr column_def I(const char* name, bool nullable = false) {
   return {name, column_type::int64, nullable};
 }
+// A statistics column: the sums of times (SUM_TIMER_*, SUM_LOCK_TIME, SUM_CPU_TIME)
+// are numeric (128-bit ps), the rest bigint.
+constexpr column_def S(const char* name) {
+  const std::string_view n = name;
+  const bool time_sum = n.starts_with("sum_timer_") || n == "sum_lock_time" || n == "sum_cpu_time";
+  return {name, time_sum ? column_type::numeric : column_type::int64, false};
+}
 constexpr column_def T(const char* name, bool nullable = false) {
   return {name, column_type::text, nullable};
 }
@@ -131,7 +138,7 @@ std::vector<column_def> with_statement_stats(std::vector<column_def> key) {
                         "max_controlled_memory",
                         "max_total_memory",
                         "count_secondary"})
-    key.push_back(I(n));
+    key.push_back(S(n));
   return key;
 }
 
@@ -141,7 +148,7 @@ std::vector<column_def> with_transaction_stats(std::vector<column_def> key) {
        {"count_read_write", "sum_timer_read_write", "min_timer_read_write", "avg_timer_read_write",
         "max_timer_read_write", "count_read_only", "sum_timer_read_only", "min_timer_read_only",
         "avg_timer_read_only", "max_timer_read_only"})
-    key.push_back(I(n));
+    key.push_back(S(n));
   return key;
 }
 
@@ -154,7 +161,7 @@ std::vector<column_def> with_buckets(std::vector<column_def> key) {
 
 std::vector<column_def> with_stats_cols(std::vector<column_def> key) {
   for (const char* n : {"count_star", "sum_timer_wait", "min_timer_wait", "avg_timer_wait", "max_timer_wait"})
-    key.push_back(I(n));
+    key.push_back(S(n));
   return key;
 }
 
@@ -170,7 +177,7 @@ std::vector<column_def> wait_columns() {
 
 std::vector<column_def> with_stats(std::vector<column_def> key) {
   for (const char* n : {"count_star", "sum_timer_wait", "min_timer_wait", "avg_timer_wait", "max_timer_wait"})
-    key.push_back(I(n));
+    key.push_back(S(n));
   return key;
 }
 
@@ -188,7 +195,7 @@ constexpr const char* kGroupColumns[][5] = {
 };
 
 void add_group(std::vector<column_def>& cols, group_id g) {
-  for (const char* n : kGroupColumns[g]) cols.push_back(I(n));
+  for (const char* n : kGroupColumns[g]) cols.push_back(S(n));
 }
 
 // file_summary_*: STAR, READ + bytes, WRITE + bytes, MISC (MySQL 8 column order).

@@ -11,14 +11,15 @@
 
 #include "agent/region/region.h"
 #include "agent/region/region_layout.h"
+#include "agent/region/wide_sum.h"
 
 namespace pfs {
 
 class region_builder {
  public:
   static constexpr std::uint64_t kNoMin = std::numeric_limits<std::uint64_t>::max();
-  static constexpr layout::wait_stat kNoWait{0, 0, kNoMin, 0};
-  static constexpr layout::io_stat kNoIo{0, 0, kNoMin, 0, 0};
+  static constexpr layout::wait_stat kNoWait{0, 0, kNoMin, 0, 0};
+  static constexpr layout::io_stat kNoIo{0, 0, kNoMin, 0, 0, 0};
   static constexpr layout::io_stats kNoIoStats{kNoIo, kNoIo, kNoIo};
   static constexpr layout::table_io_stat kNoTableIo{kNoWait, kNoWait, kNoWait, kNoWait};
 
@@ -153,7 +154,11 @@ class region_builder {
   static void add(layout::wait_stat& into, const layout::wait_stat& s) {
     if (s.count == 0) return;
     into.count = sat(into.count, s.count);
-    into.sum = sat(into.sum, s.sum);
+    // Sums are exact (sum_hi: the carries).
+    const layout::wide_sum sum =
+        layout::make_wide(into.sum, into.sum_hi) + layout::make_wide(s.sum, s.sum_hi);
+    into.sum = static_cast<std::uint64_t>(sum);
+    into.sum_hi = static_cast<std::uint64_t>(sum >> 64);
     if (s.min < into.min) into.min = s.min;
     if (s.max > into.max) into.max = s.max;
   }
@@ -164,7 +169,7 @@ class region_builder {
   static layout::wait_stat star(const layout::io_stats& s) {
     layout::wait_stat w = kNoWait;
     for (const layout::io_stat* g : {&s.read, &s.write, &s.misc})
-      add(w, layout::wait_stat{g->count, g->sum, g->min, g->max});
+      add(w, layout::wait_stat{g->count, g->sum, g->min, g->max, g->sum_hi});
     return w;
   }
 

@@ -260,12 +260,13 @@ inline const char* operation_name(std::uint32_t op) {
 // wait with the timer that timed it, so changing setup_timers never mixes units).
 // min is UINT64_MAX while count_timed is 0. count counts every event, timed or
 // not; sum/min/max only timed ones (MySQL: "COUNTED" instruments add to COUNT_STAR
-// only).
+// only). The sum is 128 bits: sum + 2^64 * sum_hi (wide_sum.h; layout 4).
 struct wait_stat {
   std::uint64_t count;
   std::uint64_t sum;
   std::uint64_t min;
   std::uint64_t max;
+  std::uint64_t sum_hi;  // carries of sum
 };
 
 // Per-class flags byte (class_record::flags), also the derived byte.
@@ -487,7 +488,7 @@ struct contention_record {
   std::uint32_t incarnation;
   std::uint32_t pad;
   wait_stat stat;  // COUNT_STAR, SUM/MIN/MAX_TIMER_WAIT (min UINT64_MAX while none was timed)
-  std::uint64_t pad2[2];
+  std::uint64_t pad2;
 };
 
 // setup_actors rows.
@@ -525,6 +526,7 @@ struct io_stat {
   std::uint64_t min;
   std::uint64_t max;
   std::uint64_t bytes;
+  std::uint64_t sum_hi;  // carries of sum (wide_sum.h; layout 4)
 };
 struct io_stats {
   io_stat read;

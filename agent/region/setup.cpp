@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "agent/region/wide_sum.h"
 #include "agent/region/work_layout.h"
 
 namespace pfs::setup {
@@ -467,14 +468,14 @@ namespace {
 
 void zero(wait_stat& s) {
   store_relaxed(s.count, std::uint64_t{0});
-  store_relaxed(s.sum, std::uint64_t{0});
+  zero_sum(s.sum, s.sum_hi);
   store_relaxed(s.min, UINT64_MAX);
   store_relaxed(s.max, std::uint64_t{0});
 }
 
 void zero(io_stat& s) {
   store_relaxed(s.count, std::uint64_t{0});
-  store_relaxed(s.sum, std::uint64_t{0});
+  zero_sum(s.sum, s.sum_hi);
   store_relaxed(s.min, UINT64_MAX);
   store_relaxed(s.max, std::uint64_t{0});
   store_relaxed(s.bytes, std::uint64_t{0});
@@ -565,8 +566,8 @@ void reset_thread_summaries(const region_map& region) {
 namespace {
 void zero(statement_stat& s) {
   zero(s.time);
-  for (std::uint64_t* f :
-       {&s.lock_time, &s.errors, &s.warnings, &s.rows_affected, &s.rows_sent, &s.rows_examined, &s.cpu_time})
+  for (std::uint64_t* f : {&s.lock_time, &s.errors, &s.warnings, &s.rows_affected, &s.rows_sent,
+                           &s.rows_examined, &s.cpu_time, &s.lock_time_hi, &s.cpu_time_hi})
     store_relaxed(*f, std::uint64_t{0});
 }
 void zero(transaction_stat& s) {
@@ -589,16 +590,17 @@ void fold(wait_stat& into, const wait_stat& s) {
   const std::uint64_t n = load_relaxed(s.count);
   if (n == 0) return;
   __atomic_fetch_add(&into.count, n, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&into.sum, load_relaxed(s.sum), __ATOMIC_RELAXED);
+  add_wide_atomic(into.sum, into.sum_hi, load_sum(s));
   if (load_relaxed(s.min) < load_relaxed(into.min)) store_relaxed(into.min, load_relaxed(s.min));
   if (load_relaxed(s.max) > load_relaxed(into.max)) store_relaxed(into.max, load_relaxed(s.max));
 }
 void fold(statement_stat& into, const statement_stat& s) {
   fold(into.time, s.time);
-  std::uint64_t statement_stat::*const fields[] = {&statement_stat::lock_time, &statement_stat::errors,
-                                                   &statement_stat::warnings,  &statement_stat::rows_affected,
-                                                   &statement_stat::rows_sent, &statement_stat::rows_examined,
-                                                   &statement_stat::cpu_time};
+  add_wide_atomic(into.lock_time, into.lock_time_hi, load_sum(s.lock_time, s.lock_time_hi));
+  add_wide_atomic(into.cpu_time, into.cpu_time_hi, load_sum(s.cpu_time, s.cpu_time_hi));
+  std::uint64_t statement_stat::*const fields[] = {&statement_stat::errors, &statement_stat::warnings,
+                                                   &statement_stat::rows_affected, &statement_stat::rows_sent,
+                                                   &statement_stat::rows_examined};
   for (auto f : fields) __atomic_fetch_add(&(into.*f), load_relaxed(s.*f), __ATOMIC_RELAXED);
 }
 void fold(transaction_stat& into, const transaction_stat& s) {

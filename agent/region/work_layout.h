@@ -63,6 +63,8 @@ struct statement_stat {
   std::uint64_t rows_sent;
   std::uint64_t rows_examined;
   std::uint64_t cpu_time;
+  std::uint64_t lock_time_hi;  // carries of lock_time and cpu_time (wide_sum.h; layout 4)
+  std::uint64_t cpu_time_hi;
 };
 
 // Transactions: STAR, READ_WRITE and READ_ONLY groups.

@@ -31,11 +31,14 @@
 #include <vector>
 
 #include "agent/reader/reader.h"
+#include "tests/process_util.h"
 // The call-site resolver (module, symbol, names) is tested in-process too: it has
 // no interposed function and needs only the agent library.
 #include "agent/preload/preload_sites.cpp"  // NOLINT(bugprone-suspicious-include)
 
 namespace {
+
+using namespace pfs_test;
 
 using pfs::reader::region_reader;
 using pfs::reader::row;
@@ -77,87 +80,6 @@ std::string ld_preload() {
   return rt.empty() ? preload_path() : rt + ":" + preload_path();
 }
 
-std::string temp_dir() {
-  const char* t = std::getenv("TMPDIR");
-  std::string dir = std::string(t != nullptr ? t : "/tmp") + "/pfs_preload_" + std::to_string(getpid());
-  mkdir(dir.c_str(), 0700);
-  return dir;
-}
-
-// Removes this process's temporary directory when the tests end.
-struct temp_dir_cleanup : ::testing::Environment {
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(temp_dir(), ec);
-  }
-};
-const auto* const g_cleanup = ::testing::AddGlobalTestEnvironment(new temp_dir_cleanup);
-
-struct run_result {
-  int status = -1;                            // exit status, or 128 + signal
-  std::string out;                            // stdout
-  std::map<std::string, std::string> values;  // key=value lines of stdout
-  double seconds = 0;
-};
-
-// Runs argv with the current environment plus env (NAME=value entries); stdout
-// is captured, stderr passes through. Killed after timeout_s.
-run_result run(const std::vector<std::string>& argv, const std::vector<std::string>& env, int timeout_s = 120,
-               const std::string& cwd = {}) {
-  run_result r;
-  const std::string out_path = temp_dir() + "/stdout_" + std::to_string(std::rand());
-  std::vector<std::string> envs;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string kv = *e;
-    const std::string name = kv.substr(0, kv.find('='));
-    bool replaced = false;
-    for (const auto& x : env) replaced |= x.substr(0, x.find('=')) == name;
-    if (!replaced) envs.push_back(kv);
-  }
-  for (const auto& x : env) envs.push_back(x);
-  std::vector<char*> cargv, cenv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  for (const auto& e : envs) cenv.push_back(const_cast<char*>(e.c_str()));
-  cenv.push_back(nullptr);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    FILE* f = std::freopen(out_path.c_str(), "w", stdout);
-    if (f == nullptr) _exit(125);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(124);
-    execve(cargv[0], cargv.data(), cenv.data());
-    _exit(127);
-  }
-  int status = 0;
-  for (;;) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(timeout_s)) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      ADD_FAILURE() << argv[0] << " did not finish in " << timeout_s << " s (killed)";
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  std::ifstream in(out_path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.out = ss.str();
-  unlink(out_path.c_str());
-  std::istringstream lines(r.out);
-  for (std::string line; std::getline(lines, line);) {
-    const auto eq = line.find('=');
-    if (eq != std::string::npos && eq > 0 && line.find(' ') > eq)
-      r.values[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return r;
-}
-
 // s is prefix followed by "0x" and hex digits, then (if more is not empty) more
 // and "0x" and hex digits again: "pl_calls:main+0x1a", "test_preload:0x1c40+0x1f".
 bool hex_tail(const std::string& s, std::size_t pos) {
@@ -173,68 +95,6 @@ bool matches(const std::string& s, const std::string& prefix, const std::string&
   if (at == std::string::npos) return false;
   return hex_tail(s.substr(0, at), prefix.size()) && hex_tail(s, at + more.size());
 }
-
-long value(const run_result& r, const std::string& key) {
-  auto it = r.values.find(key);
-  return it == r.values.end() ? -1 : std::atol(it->second.c_str());
-}
-
-// A region, read back as tables.
-class tables {
- public:
-  explicit tables(const std::string& path) {
-    pfs::region_error err;
-    reader_ = region_reader::open(path, false, err);
-    EXPECT_TRUE(reader_ != nullptr) << path << ": " << err.message;
-  }
-  bool ok() const { return reader_ != nullptr; }
-
-  // Rows of a table as column name -> cell.
-  std::vector<std::map<std::string, pfs::reader::cell>> rows(const char* table) {
-    std::vector<std::map<std::string, pfs::reader::cell>> out;
-    if (!reader_) return out;
-    const auto* t = pfs::reader::find_table(table);
-    EXPECT_NE(t, nullptr) << table;
-    if (t == nullptr) return out;
-    std::vector<row> raw;
-    auto err = reader_->scan(*t, raw);
-    EXPECT_FALSE(err) << err.message;
-    for (const auto& r : raw) {
-      std::map<std::string, pfs::reader::cell> m;
-      for (std::size_t c = 0; c < r.size(); ++c) m[t->columns[c].name] = r[c];
-      out.push_back(std::move(m));
-    }
-    return out;
-  }
-  // The row of a table whose text column col equals name (nullptr-like empty map if none).
-  std::map<std::string, pfs::reader::cell> row_where(const char* table, const char* col,
-                                                     const std::string& name) {
-    for (auto& r : rows(table))
-      if (!r[col].null && r[col].s == name) return r;
-    return {};
-  }
-  std::int64_t status(const std::string& name) {
-    auto r = row_where("status", "variable_name", name);
-    return r.empty() ? -1 : r["variable_value"].i;
-  }
-  std::int64_t count_star(const std::string& event_name) {
-    auto r = row_where("events_waits_summary_global_by_event_name", "event_name", event_name);
-    return r.empty() ? -1 : r["count_star"].i;
-  }
-  // Every lost counter of the status table that is not 0.
-  std::vector<std::string> lost() {
-    std::vector<std::string> out;
-    for (auto& r : rows("status")) {
-      const std::string& n = r["variable_name"].s;
-      if (n.size() > 5 && n.compare(n.size() - 5, 5, "_lost") == 0 && r["variable_value"].i != 0)
-        out.push_back(n + "=" + std::to_string(r["variable_value"].i));
-    }
-    return out;
-  }
-
- private:
-  std::unique_ptr<region_reader> reader_;
-};
 
 class Preload : public ::testing::Test {
  protected:
@@ -562,6 +422,74 @@ TEST_F(Preload, ForkedAndExecdChildrenDoNotWriteTheParentsRegion) {
   // Only the parent's locks: each child locked 5000 times more.
   EXPECT_EQ(t.count_star("wait/synch/mutex/pl_fork_exec/pl_fork_init"), value(r, "parent_locks"));
   EXPECT_EQ(t.status("exited"), 1);
+}
+
+// A pre-forking program (issue 14): with %p in PFS_REGION each worker records
+// into a region of its own, which holds what the worker did and nothing of the
+// parent's; the parent's region holds only the parent's. Verbose, each child says
+// where it records.
+TEST_F(Preload, PreForkedWorkersRecordIntoRegionsOfTheirOwn) {
+  const std::string work = dir_ + "/prefork";
+  mkdir(work.c_str(), 0700);
+  std::vector<std::string> e = env();
+  e[1] = "PFS_REGION=" + work + "/app.%p.pfs";
+  e.push_back("PFS_PRELOAD_VERBOSE=1");
+  e.push_back("WORKERS=3");
+  const std::string err = work + "/stderr";
+  run_result r = run({program("pl_prefork"), work}, e, 120, {}, err);
+  ASSERT_EQ(r.status, 0) << r.out;
+  ASSERT_EQ(value(r, "workers_ok"), 1);
+  std::ifstream in(err);
+  const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::set<long> workers;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("worker=", 0) == 0) workers.insert(std::atol(line.c_str() + 7));
+  ASSERT_EQ(workers.size(), 3u) << r.out;
+  const std::string cls = "wait/synch/mutex/pl_prefork/pl_prefork_init";
+  int regions = 0;
+  for (const auto& f : std::filesystem::directory_iterator(work)) {
+    const std::string path = f.path().string();
+    if (f.path().extension() != ".pfs") continue;
+    ++regions;
+    tables t(path);
+    ASSERT_TRUE(t.ok()) << path;
+    const long pid = static_cast<long>(t.status("pid"));
+    EXPECT_EQ(path, work + "/app." + std::to_string(pid) + ".pfs");
+    EXPECT_EQ(t.status("provider_alive"), 0) << path;
+    std::int64_t written = 0;
+    for (auto& f_row : t.rows("file_summary_by_instance")) written += f_row["sum_number_of_bytes_write"].i;
+    if (workers.count(pid) == 0) {  // the parent (the workers end with _exit: no exited flag)
+      EXPECT_EQ(t.status("exited"), 1) << path;
+      EXPECT_EQ(t.count_star(cls), value(r, "parent_locks")) << path;
+      continue;
+    }
+    EXPECT_NE(said.find("pfs_preload: forked child records into " + path), std::string::npos) << said;
+    EXPECT_EQ(t.count_star(cls), value(r, "worker_locks")) << path;
+    EXPECT_EQ(written, value(r, "worker_bytes")) << path;
+    // Only the forking thread came along: the parent's second thread is not there.
+    EXPECT_EQ(t.rows("threads").size(), 1u) << path;
+    EXPECT_TRUE(t.lost().empty()) << path;
+  }
+  EXPECT_EQ(regions, 4);
+}
+
+// Without %p a forked child records nothing, and says why when verbose.
+TEST_F(Preload, ForkedChildWithoutPatternSaysWhyItRecordsNothing) {
+  const std::string work = dir_ + "/prefork_nopattern";
+  mkdir(work.c_str(), 0700);
+  std::vector<std::string> e = env();
+  e.push_back("PFS_PRELOAD_VERBOSE=1");
+  e.push_back("WORKERS=2");
+  const std::string err = work + "/stderr";
+  run_result r = run({program("pl_prefork"), work}, e, 120, {}, err);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(err);
+  const std::string said((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(said.find("forked child records nothing: PFS_REGION has no %p"), std::string::npos) << said;
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.count_star("wait/synch/mutex/pl_prefork/pl_prefork_init"), value(r, "parent_locks"));
 }
 
 TEST_F(Preload, ThreadExitingWhileHoldingALockAndExitWithThreadsRunning) {

@@ -671,21 +671,6 @@ __attribute__((constructor(101))) void resolve_early() {
 
 }  // namespace
 
-void on_fork_child() { pfs::detail::stop_in_forked_child(); }
-
-std::string expand_pid(const std::string& path) {
-  std::string out;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] == '%' && i + 1 < path.size() && path[i + 1] == 'p') {
-      out += std::to_string(getpid());
-      ++i;
-    } else {
-      out += path[i];
-    }
-  }
-  return out;
-}
-
 bool resolve_real_functions() { return resolve_all(); }
 
 }  // namespace pfs::preload

@@ -181,13 +181,12 @@ auto socket_io(int fd, int op, bool counts_bytes, const void* caller, Call call)
 // ---------------------------------------------------------------------------
 // Start-up (preload.cpp; used by preload_start.cpp)
 bool resolve_real_functions();
-void on_fork_child();
+// Around fork (preload_start.cpp): the object maps' locks taken before it and
+// released after it in parent and child (the child's maps are then whole).
+void lock_maps_for_fork(bool lock);
 // The region file's descriptor (it holds the region's alive lock): a program that
 // closes every descriptor it did not open must not close it. -1 = none.
 extern int g_region_fd;
-// PFS_REGION may hold %p: replaced by the process id (one region per process,
-// so that programs exec'd by the instrumented one get their own).
-std::string expand_pid(const std::string& path);
 
 // Statistics of the maps (for tests and the report): entries in use, inserts
 // that failed because the map was full.

@@ -10,8 +10,8 @@
 #include <sched.h>
 #include <sys/mman.h>
 
-#include "agent/provider/slow_path.h"
 #include "agent/preload/preload_internal.h"
+#include "agent/provider/slow_path.h"
 
 namespace pfs::preload {
 namespace {
@@ -89,6 +89,17 @@ sync_instance* create_locked(object_map& m, sync_kind kind, pfs_key key, const v
 }  // namespace
 
 constinit object_map g_maps[kSyncKinds];
+
+void lock_maps_for_fork(bool lock) {
+  for (object_map& m : g_maps) {
+    if (!lock) {
+      m.lock.store(false, std::memory_order_release);
+      continue;
+    }
+    for (unsigned spins = 0; m.lock.exchange(true, std::memory_order_acquire); ++spins)
+      if (spins >= 64) sched_yield();
+  }
+}
 
 sync_instance* instance_on_first_use(sync_kind kind, const void* object, const void* caller) {
   object_map& m = g_maps[kind];

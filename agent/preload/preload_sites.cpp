@@ -16,8 +16,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "agent/provider/slow_path.h"
 #include "agent/preload/preload_internal.h"
+#include "agent/provider/slow_path.h"
 
 namespace pfs::preload {
 namespace {

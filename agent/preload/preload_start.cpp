@@ -7,19 +7,61 @@
 // arrive before the agent runs pass straight through.
 #include <errno.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
+#include "agent/preload/preload_internal.h"
 #include "agent/provider/pfs.h"
 #include "agent/provider/slow_path.h"
-#include "agent/preload/preload_internal.h"
 
 namespace pfs::preload {
 namespace {
 
 bool g_started = false;
+bool g_verbose = false;
+
+// Fork: the agent's handlers (installed by pfs::init, before these) take and
+// release its registries; these take the object maps first and release them
+// last, with the thread marked busy so that the agent's own mutexes are not
+// interposed meanwhile. The child says what became of it when verbose.
+void fork_prepare() {
+  tls.busy = true;
+  lock_maps_for_fork(true);
+}
+void fork_parent() {
+  lock_maps_for_fork(false);
+  tls.busy = false;
+}
+void say(const char* a, const char* b = "", const char* c = "") {
+  for (const char* s : {a, b, c}) {
+    std::size_t n = std::strlen(s);
+    while (n > 0) {
+      const ssize_t w = write(2, s, n);
+      if (w <= 0) return;
+      s += w;
+      n -= static_cast<std::size_t>(w);
+    }
+  }
+}
+void fork_child() {
+  lock_maps_for_fork(false);
+  const pfs::detail::fork_report& r = pfs::detail::last_fork_report();
+  if (const pfs::region_map* region = pfs::current_region(); region != nullptr) g_region_fd = region->fd();
+  tls.busy = false;
+  if (!g_verbose) return;
+  using pfs::detail::fork_outcome;
+  if (r.outcome == fork_outcome::own_region)
+    say("pfs_preload: forked child records into ", r.path, "\n");
+  else if (r.outcome == fork_outcome::no_pattern)
+    say("pfs_preload: forked child records nothing: PFS_REGION has no %p, and the region is the parent's\n");
+  else if (r.outcome == fork_outcome::failed)
+    say("pfs_preload: forked child records nothing: could not create ",
+        r.path[0] != '\0' ? r.path : "its region", r.error == ENOSPC ? " (no space left on device)\n" : "\n");
+}
 
 __attribute__((constructor)) void preload_start() {
   resolve_real_functions();
@@ -28,16 +70,17 @@ __attribute__((constructor)) void preload_start() {
   const char* verbose = std::getenv("PFS_PRELOAD_VERBOSE");
   std::string warning;
   pfs::options o = pfs::options::from_environment(&warning);
+  g_verbose = verbose != nullptr;
   if (!o.region_path.empty()) {
-    o.region_path = expand_pid(o.region_path);
-    pthread_atfork(nullptr, nullptr, on_fork_child);
     if (!init_sites() || !init_maps(o.sizes.max_mutexes, o.sizes.max_rwlocks, o.sizes.max_conds)) {
       if (verbose != nullptr) std::fprintf(stderr, "pfs_preload: out of memory for the object maps\n");
     } else if (pfs::init(o)) {
       g_started = true;
-      if (const pfs::region_map* r = pfs::current_region()) g_region_fd = r->fd();
+      pthread_atfork(fork_prepare, fork_parent, fork_child);
+      const pfs::region_map* r = pfs::current_region();
+      if (r != nullptr) g_region_fd = r->fd();
       if (verbose != nullptr)
-        std::fprintf(stderr, "pfs_preload: recording into %s%s%s\n", o.region_path.c_str(),
+        std::fprintf(stderr, "pfs_preload: recording into %s%s%s\n", r != nullptr ? r->path().c_str() : "",
                      warning.empty() ? "" : "; ", warning.c_str());
     } else if (verbose != nullptr) {
       std::fprintf(stderr, "pfs_preload: agent not started: %s\n", pfs::last_error().c_str());

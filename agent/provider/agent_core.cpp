@@ -59,8 +59,6 @@ bool valid_part(const char* s, bool is_name, bool spaces = false) {
 
 bool agent_running() { return g_agent != nullptr && load_relaxed(g_hot.recording); }
 
-void stop_in_forked_child() { store_relaxed(g_hot.recording, false); }
-
 void bump_lost(lost_id id) { __atomic_fetch_add(&g_agent->header->lost[id], 1, __ATOMIC_RELAXED); }
 
 // Registers (or finds) a class; returns its 1-based key, 0 when not instrumented.
@@ -286,8 +284,20 @@ bool init(const options& opts) {
     fail(error);
     return false;
   }
+  // %p in the path: the pid, here and again in each forked child (agent_fork.cpp).
+  std::string region_path = opts.region_path;
+  if (region_path.find("%p") != std::string::npos) {
+    a->region_pattern = region_path;
+    std::string expanded(region_path.size() + 32, '\0');
+    if (!expand_region_path(region_path.c_str(), static_cast<long>(getpid()), expanded.data(),
+                            expanded.size())) {
+      fail("region path \"" + region_path + "\" is too long");
+      return false;
+    }
+    region_path = expanded.c_str();
+  }
   region_error err;
-  a->region = region_map::create(opts.region_path, opts.sizes, opts.mode, err);
+  a->region = region_map::create(region_path, opts.sizes, opts.mode, err);
   if (err) {
     fail(err.message + (err.detail.empty() ? "" : ": " + err.detail));
     return false;
@@ -300,7 +310,7 @@ bool init(const options& opts) {
     const struct group* g = getgrnam(opts.group.c_str());
     if (g == nullptr || fchown(a->region.fd(), static_cast<uid_t>(-1), g->gr_gid) != 0) {
       a->region.unlink_file();
-      fail("could not give region file \"" + opts.region_path + "\" to group \"" + opts.group + "\"");
+      fail("could not give region file \"" + region_path + "\" to group \"" + opts.group + "\"");
       return false;
     }
   }
@@ -356,8 +366,8 @@ bool init(const options& opts) {
   if (!opts.trace_dir.empty()) {
     g_trace_dir = opts.trace_dir;
   } else {
-    const std::size_t slash = opts.region_path.rfind('/');
-    g_trace_dir = slash == std::string::npos ? "." : slash == 0 ? "/" : opts.region_path.substr(0, slash);
+    const std::size_t slash = region_path.rfind('/');
+    g_trace_dir = slash == std::string::npos ? "." : slash == 0 ? "/" : region_path.substr(0, slash);
   }
 
   init_io(*a, opts.sizes);
@@ -371,6 +381,8 @@ bool init(const options& opts) {
   setup::recompute_derived(a->region);
 
   __atomic_store_n(&g_agent, a.release(), __ATOMIC_RELEASE);
+  static std::once_flag fork_handlers_once;
+  std::call_once(fork_handlers_once, install_fork_handlers);
   register_work_classes(*g_agent);
   store_release(g_hot.recording, true);
   g_last_error.clear();

@@ -50,6 +50,9 @@ struct agent_state {
   std::uint32_t max_statement_classes = 0;
   pfs_key transaction_class = 0;  // atomic: set just after the agent is published
   pfs_key idle_class = 0;
+  // PFS_REGION as given when it holds %p: a forked child records into its own
+  // region, the pattern expanded with its pid (agent_fork.cpp); empty otherwise.
+  std::string region_pattern;
   bool remove_at_exit = false;
   bool trace_all = false;
 
@@ -62,6 +65,19 @@ struct agent_state {
 extern agent_state* g_agent;
 
 bool agent_running();
+// Frees a thread's slot (its batch, units of work, global statistics, record).
+void release_thread(thread_context& t);
+// The context of threads that record nothing.
+thread_context* no_context();
+// The region path with %p replaced by pid, into out (cap bytes); false if it does
+// not fit. No allocation: a fork child handler calls it.
+bool expand_region_path(const char* pattern, long pid, char* out, std::size_t cap);
+// Around fork: the registries' mutexes taken before it, released after it in
+// parent and child, so the child never inherits a registry in mid-change.
+void lock_io_registries(bool lock);    // agent_io.cpp
+void lock_socket_registry(bool lock);  // agent_socket.cpp
+// Fork handlers (agent_fork.cpp), installed by init.
+void install_fork_handlers();
 // After a fault (the region file shrank under the mapping, fault_guard.h) the
 // region is zeros and nothing is recorded. The slow paths (a class, instance or
 // thread registered, a file opened) call this: once the file is this region again

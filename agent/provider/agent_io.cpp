@@ -139,6 +139,17 @@ void unbind_fd(int fd) {
 
 }  // namespace
 
+void lock_io_registries(bool lock) {
+  if (g_files == nullptr) return;
+  if (lock) {
+    g_files->mutex.lock();
+    g_files->table_mutex.lock();
+  } else {
+    g_files->table_mutex.unlock();
+    g_files->mutex.unlock();
+  }
+}
+
 void init_io(agent_state& a, const region_sizes& sizes) {
   g_files = new file_registry;  // lives as long as the process: objects may outlive shutdown
   g_files->slots.assign(std::size_t{a.region.count(kArrayFiles)} * 2 + 1, 0);

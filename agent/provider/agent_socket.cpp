@@ -94,6 +94,14 @@ bool usable() { return g_agent != nullptr && g_socket_registry != nullptr && age
 
 }  // namespace
 
+void lock_socket_registry(bool lock) {
+  if (g_socket_registry == nullptr) return;
+  if (lock)
+    g_socket_registry->mutex.lock();
+  else
+    g_socket_registry->mutex.unlock();
+}
+
 void init_sockets(agent_state& a, const region_sizes& sizes) {
   g_socket_registry = new socket_registry;  // lives as long as the process, as the file registry
   g_socket_registry->fd_map.assign(sizes.max_file_handles, 0);

@@ -52,6 +52,15 @@ void release_current_thread() {
   tls_context = &g_no_context;
   if (t == nullptr || t == &g_no_context || g_agent == nullptr) return;
   trace_close(t->trace);
+  release_thread(*t);
+}
+
+}  // namespace
+
+// Frees thread t's slot: its history_long batch, its units of work, its part of
+// the global summary (into its classes' buckets), then the record.
+void release_thread(thread_context& context) {
+  thread_context* t = &context;
   release_batch(*t);
   thread_record& r = *t->rec;
   std::uint32_t word = load_relaxed(r.lock);
@@ -71,13 +80,7 @@ void release_current_thread() {
   store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
 }
 
-void fork_child() {
-  // The child shares the parent's mapping: it must not write into the parent's
-  // records. It runs uninstrumented.
-  tls_context = &g_no_context;
-}
-
-}  // namespace
+thread_context* no_context() { return &g_no_context; }
 
 __attribute__((tls_model("initial-exec"))) constinit thread_local thread_context* tls_context = nullptr;
 // PARENT_THREAD_ID for this thread's record: the THREAD_ID of the thread that
@@ -88,13 +91,6 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
   reattach_if_restored();
   agent_state* a = g_agent;
   if (a == nullptr || !agent_running()) return &g_no_context;
-  static std::once_flag atfork_once;
-  std::call_once(atfork_once, [] {
-    pthread_atfork(nullptr, nullptr, [] {
-      fork_child();
-      stop_in_forked_child();
-    });
-  });
   if (thread_class == 0) thread_class = register_class(kKindThread, "pfs", "unregistered");
 
   auto* records = a->region.array<thread_record>(kArrayThreads);

@@ -23,6 +23,7 @@
 namespace pfs::detail {
 
 std::string g_trace_dir;
+bool g_trace_stopped = false;
 
 namespace {
 
@@ -300,8 +301,14 @@ void trace_close(trace_file& f) {
   f.buffer.reset();
 }
 
+void trace_discard(trace_file& f) {
+  if (f.fd >= 0) ::close(f.fd);
+  f.fd = -1;
+  f.used = 0;
+}
+
 void trace_event(thread_context& t, const wait_record& e) {
-  if (g_agent == nullptr) return;
+  if (g_agent == nullptr || g_trace_stopped) return;
   trace_file& f = t.trace;
   if (f.failed) return;
   if (f.fd < 0 && !open_trace(t, f)) {

@@ -23,8 +23,17 @@ void destroy_instance(layout::sync_instance* s);
 // The interposer looked at descriptor fd: it is not recorded (not a socket, or a
 // socket without a row); its io is not looked at again until it is closed.
 void mark_untracked_fd(int fd);
-// Stops recording in a child after fork (its region belongs to the parent).
-void stop_in_forked_child();
+// What the agent did in the child of a fork (agent_fork.cpp), for the interposer's
+// PFS_PRELOAD_VERBOSE: recorded into its own region (PFS_REGION has %p), stopped
+// because there is no %p (the region is the parent's), or stopped because its
+// region could not be made (error: errno).
+enum class fork_outcome { not_recording, own_region, no_pattern, failed };
+struct fork_report {
+  fork_outcome outcome;
+  int error;
+  const char* path;  // the child's region path ("" if none)
+};
+const fork_report& last_fork_report();
 
 // PARENT_THREAD_ID across thread creation: spawn_trampoline_arg wraps a start
 // routine and its argument with the parent's THREAD_ID (nullptr when out of

@@ -624,6 +624,47 @@ bool region_map::remap_if_restored() {
   return true;
 }
 
+bool region_map::move_to_copy(const char* tmp) {
+  if (base_ == nullptr || fd_ < 0 || !writable_) {
+    errno = EBADF;
+    return false;
+  }
+  struct stat st {};
+  if (fstat(fd_, &st) != 0) return false;
+  const int fd = ::open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  const auto fail = [&] {
+    const int e = errno;
+    ::close(fd);
+    unlink(tmp);
+    errno = e;
+    return false;
+  };
+  if (fchmod(fd, st.st_mode & 07777) != 0) return fail();
+  if (fchown(fd, static_cast<uid_t>(-1), st.st_gid) != 0 && errno != EPERM) return fail();
+  // Every byte written (no hole), so a full disk cannot SIGBUS the child later.
+  const char* from = static_cast<const char*>(base_);
+  for (std::size_t off = 0; off < size_;) {
+    const std::size_t chunk = size_ - off < (std::size_t{1} << 20) ? size_ - off : std::size_t{1} << 20;
+    const ssize_t w = pwrite(fd, from + off, chunk, static_cast<off_t>(off));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return fail();
+    off += static_cast<std::size_t>(w);
+  }
+  if (!ofd_lock(fd, kAliveLockByte, F_WRLCK, false)) return fail();
+  if (mmap(base_, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) return fail();
+  ::close(fd_);  // the child's copy of the parent's descriptor (the parent keeps its lock)
+  fd_ = fd;
+  return true;
+}
+
+bool region_map::publish_copy(const char* tmp, const char* path) {
+  if (rename(tmp, path) != 0) return false;
+  creation_time_ns_ = header().creation_time_ns;
+  path_.assign(path);  // glibc's malloc is usable in fork child handlers
+  return true;
+}
+
 bool region_map::provider_alive() const {
   if (fd_ < 0) return false;
   return ofd_locked_by_other(fd_, kAliveLockByte);

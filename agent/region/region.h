@@ -145,6 +145,16 @@ class region_map {
   // for example after an operator copied it back. False if it is not (yet).
   bool remap_if_restored();
 
+  // In the child of a fork (for one region per process): the parent's region, which
+  // the child shares, is replaced by a copy of it in a new file at `tmp` (the same
+  // mode and group), mapped at the same address, so that every pointer into the
+  // region stays valid and now points into the child's own file; the child holds
+  // its alive lock. publish_copy then renames it to its path once the child has
+  // made it its own. System calls only, no allocation: both run in a fork child
+  // handler. False (errno set) if it could not: the mapping is then the parent's.
+  bool move_to_copy(const char* tmp);
+  bool publish_copy(const char* tmp, const char* path);
+
   // Removes the file from the file system (the mapping stays valid).
   void unlink_file() const;
 

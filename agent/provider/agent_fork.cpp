@@ -1,0 +1,183 @@
+// Forked children: with %p in PFS_REGION a child records into a region of its own;
+// without it, it records nothing.
+//
+// A child has a copy of the parent's memory, and its instrumented objects point
+// into the parent's region (a shared mapping): it must not write there. With a
+// pattern, the child handler copies the region into a new file and maps it at the
+// same address (region_map::move_to_copy), so those pointers now reach the child's
+// own file. Then the copy becomes the child's: the parent's other threads are gone,
+// every statistic and history starts at zero, and what the child inherited stays
+// (classes, instances, open files and sockets, setup, the forking thread). The
+// registries' mutexes are taken before fork and released after it in both
+// processes, so no lock is inherited held; the child handler itself makes system
+// calls and plain stores only (the one allocation, the region's path string, is
+// glibc's malloc, which glibc makes usable in fork child handlers).
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "agent/provider/agent_internal.h"
+#include "agent/provider/trace.h"
+#include "agent/region/setup.h"
+#include "agent/region/work_layout.h"
+
+namespace pfs::detail {
+namespace {
+
+fork_report g_report{fork_outcome::not_recording, 0, ""};
+char g_child_path[4096];
+char g_child_tmp[4096 + 8];
+
+void prepare() {
+  agent_state* a = g_agent;
+  if (a == nullptr) return;
+  a->registry_mutex.lock();
+  lock_io_registries(true);
+  lock_socket_registry(true);
+}
+
+void unlock_all() {
+  agent_state* a = g_agent;
+  if (a == nullptr) return;
+  lock_socket_registry(false);
+  lock_io_registries(false);
+  a->registry_mutex.unlock();
+}
+
+void parent() { unlock_all(); }
+
+void zero_array(const region_map& r, array_id id) {
+  const array_desc& d = r.header().arrays[id];
+  if (d.count != 0) std::memset(r.array<char>(id), 0, d.count * d.stride);
+}
+
+void zero_slice(const region_map& r, array_id id, std::uint64_t first, std::uint64_t n) {
+  const array_desc& d = r.header().arrays[id];
+  if (first + n <= d.count) std::memset(r.array<char>(id) + first * d.stride, 0, n * d.stride);
+}
+
+// The copy becomes the child's: only the forking thread (me, or nullptr if it has
+// no slot) is left, and every statistic and history restarts from zero, as in a
+// program that just started with these objects.
+void make_region_the_childs(agent_state& a, thread_context* me) {
+  const region_map& r = a.region;
+  region_header& h = r.header();
+  auto* records = r.array<thread_record>(kArrayThreads);
+  for (std::uint32_t slot = 0; slot < a.contexts.size(); ++slot) {
+    thread_record& rec = records[slot];
+    const std::uint32_t word = load_relaxed(rec.lock);
+    if ((word & kStateMask) == kStateFree || (me != nullptr && me->rec == &rec)) continue;
+    thread_context& t = a.contexts[slot];
+    if (t.rec == &rec && (word & kStateMask) == kStateAllocated) {
+      trace_discard(t.trace);  // the parent writes its buffered lines
+      release_thread(t);
+    } else {  // caught in mid-registration by the fork
+      store_release(rec.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
+    }
+    zero_slice(r, kArrayWaitStacks, std::uint64_t{slot} * h.wait_stack_depth, h.wait_stack_depth);
+  }
+  // Histories of every thread, and the history_long rings with their cursors.
+  for (array_id id : {kArrayWaitHistory, kArrayHistoryLong, kArrayHistoryLongBatches, kArrayStageHistory,
+                      kArrayStageHistoryLong, kArrayStatementHistory, kArrayStatementHistoryLong,
+                      kArrayTransactionHistory, kArrayTransactionHistoryLong})
+    zero_array(r, id);
+  store_relaxed(h.history_long_next_batch, std::uint64_t{0});
+  store_relaxed(h.stages_long_next, std::uint64_t{0});
+  store_relaxed(h.statements_long_next, std::uint64_t{0});
+  store_relaxed(h.transactions_long_next, std::uint64_t{0});
+  if (me != nullptr) me->has_batch = false;
+  // Every summary, as TRUNCATE leaves it.
+  setup::reset_wait_summaries(r);
+  setup::reset_thread_summaries(r);
+  for (bool by_thread : {false, true}) {
+    setup::reset_stage_summaries(r, by_thread);
+    setup::reset_statement_summaries(r, by_thread);
+    setup::reset_transaction_summaries(r, by_thread);
+  }
+  setup::reset_digests(r);
+  setup::reset_statement_histogram(r);
+  setup::reset_lock_contention(r);
+  for (std::uint64_t& lost : h.lost) store_relaxed(lost, std::uint64_t{0});
+  if (me != nullptr) store_relaxed(me->rec->os_thread_id, static_cast<std::uint64_t>(syscall(SYS_gettid)));
+  // creation_time_ns stays: the timers' bases are the parent's, and with them the
+  // wall clock time their values start from.
+  store_relaxed(h.exited, 0u);
+  store_release(h.pid, static_cast<std::uint64_t>(getpid()));
+}
+
+void stop_recording() {
+  store_relaxed(g_hot.recording, false);
+  tls_context = no_context();
+}
+
+void child() {
+  unlock_all();
+  agent_state* a = g_agent;
+  g_report = {fork_outcome::not_recording, 0, ""};
+  if (a == nullptr || !agent_running()) return;
+  if (a->region_pattern.empty()) {
+    g_report.outcome = fork_outcome::no_pattern;
+    stop_recording();
+    return;
+  }
+  const std::size_t n = sizeof(g_child_path);
+  if (!expand_region_path(a->region_pattern.c_str(), static_cast<long>(getpid()), g_child_path, n)) {
+    g_report = {fork_outcome::failed, ENAMETOOLONG, ""};
+    stop_recording();
+    return;
+  }
+  const std::size_t len = std::strlen(g_child_path);
+  std::memcpy(g_child_tmp, g_child_path, len);
+  std::memcpy(g_child_tmp + len, ".tmp", 5);
+  g_report.path = g_child_path;
+  thread_context* me = tls_context;
+  if (me == no_context()) me = nullptr;
+  tls_context = no_context();
+  if (!a->region.move_to_copy(g_child_tmp)) {
+    g_report = {fork_outcome::failed, errno, g_child_path};
+    stop_recording();
+    return;
+  }
+  g_trace_stopped = true;
+  make_region_the_childs(*a, me);
+  if (!a->region.publish_copy(g_child_tmp, g_child_path)) {
+    g_report = {fork_outcome::failed, errno, g_child_path};
+    unlink(g_child_tmp);
+    stop_recording();
+    return;
+  }
+  g_report.outcome = fork_outcome::own_region;
+  tls_context = me;
+}
+
+}  // namespace
+
+bool expand_region_path(const char* pattern, long pid, char* out, std::size_t cap) {
+  char digits[24];
+  int nd = 0;
+  for (long v = pid < 0 ? 0 : pid; nd == 0 || v != 0; v /= 10) digits[nd++] = static_cast<char>('0' + v % 10);
+  std::size_t o = 0;
+  for (const char* p = pattern; *p != '\0'; ++p) {
+    if (p[0] == '%' && p[1] == 'p') {
+      for (int k = nd - 1; k >= 0; --k) {
+        if (o + 1 >= cap) return false;
+        out[o++] = digits[k];
+      }
+      ++p;
+    } else {
+      if (o + 1 >= cap) return false;
+      out[o++] = *p;
+    }
+  }
+  out[o] = '\0';
+  return true;
+}
+
+void install_fork_handlers() { pthread_atfork(prepare, parent, child); }
+
+const fork_report& last_fork_report() { return g_report; }
+
+}  // namespace pfs::detail

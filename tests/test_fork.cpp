@@ -1,0 +1,104 @@
+// Forked children of a program that links the agent (issue 14): with %p in
+// PFS_REGION each worker of tests/fork/pfs_prefork.cpp records into a region of its
+// own, which holds what the worker did and nothing of the parent's (a second
+// thread of the parent locks all along, so fork meets the agent busy); without %p
+// the children record nothing. The interposer's twin is in test_preload.cpp.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/process_util.h"
+
+namespace {
+
+using namespace pfs_test;
+
+std::string prefork() { return std::string(PFS_BUILD_DIR) + "/tests/pfs_prefork"; }
+
+std::set<long> workers_of(const run_result& r) {
+  std::set<long> out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("worker=", 0) == 0) out.insert(std::atol(line.c_str() + 7));
+  return out;
+}
+
+std::int64_t bytes_written(tables& t, const std::string& name_part) {
+  std::int64_t n = 0;
+  for (auto& f_row : t.rows("file_summary_by_instance"))
+    if (f_row["file_name"].s.find(name_part) != std::string::npos) n += f_row["sum_number_of_bytes_write"].i;
+  return n;
+}
+
+class Fork : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = temp_dir() + "/" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    mkdir(dir_.c_str(), 0700);
+  }
+  std::vector<std::string> env(const std::string& region) const {
+    return {"PFS_REGION=" + region, "PFS_INSTRUMENT=%=ON", "WORKERS=3",
+            "LOCKS=1000",           "BYTES=4096",          "PFS_CONSUMERS=events_waits_history_long=ON"};
+  }
+  std::string dir_;
+};
+
+TEST_F(Fork, WorkersRecordIntoRegionsOfTheirOwn) {
+  run_result r = run({prefork(), dir_}, env(dir_ + "/app.%p.pfs"));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::set<long> workers = workers_of(r);
+  ASSERT_EQ(workers.size(), 3u) << r.out;
+  const std::string cls = "wait/synch/mutex/prefork/queue_lock";
+  int regions = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir_)) {
+    if (f.path().extension() != ".pfs") continue;
+    ++regions;
+    const std::string path = f.path().string();
+    tables t(path);
+    ASSERT_TRUE(t.ok()) << path;
+    const long pid = static_cast<long>(t.status("pid"));
+    EXPECT_EQ(path, dir_ + "/app." + std::to_string(pid) + ".pfs");
+    EXPECT_TRUE(t.lost().empty()) << path;
+    if (workers.count(pid) == 0) {  // the parent: its own locks only, and its file
+      EXPECT_EQ(t.count_star(cls), value(r, "parent_locks"));
+      EXPECT_EQ(bytes_written(t, "parent.data"), value(r, "worker_bytes"));
+      EXPECT_EQ(bytes_written(t, "worker."), 0);
+      continue;
+    }
+    // A worker: exactly its own locks and bytes; the parent's are not there.
+    EXPECT_EQ(t.count_star(cls), value(r, "worker_locks")) << path;
+    EXPECT_EQ(bytes_written(t, "worker." + std::to_string(pid) + ".data"), value(r, "worker_bytes"));
+    EXPECT_EQ(bytes_written(t, "parent.data"), 0) << path;
+    EXPECT_EQ(t.count_star("wait/synch/mutex/prefork/busy_lock"), 0) << path;
+    // Only the forking thread came along; its waits are the child's, in history_long too.
+    auto threads = t.rows("threads");
+    ASSERT_EQ(threads.size(), 1u) << path;
+    std::int64_t queue_waits = 0;
+    for (auto& w_row : t.rows("events_waits_history_long")) {
+      EXPECT_EQ(w_row["thread_id"].i, threads[0]["thread_id"].i);
+      queue_waits += w_row["event_name"].s == cls;
+    }
+    EXPECT_EQ(queue_waits, value(r, "worker_locks")) << path;
+  }
+  EXPECT_EQ(regions, 4);
+}
+
+TEST_F(Fork, WithoutAPatternChildrenRecordNothing) {
+  const std::string region = dir_ + "/app.pfs";
+  run_result r = run({prefork(), dir_}, env(region));
+  ASSERT_EQ(r.status, 0) << r.out;
+  tables t(region);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.count_star("wait/synch/mutex/prefork/queue_lock"), value(r, "parent_locks"));
+  EXPECT_EQ(bytes_written(t, "worker."), 0);
+  int regions = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir_)) regions += f.path().extension() == ".pfs";
+  EXPECT_EQ(regions, 1);
+}
+
+}  // namespace

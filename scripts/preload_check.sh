@@ -2,9 +2,11 @@
 # The LD_PRELOAD interposer on real, unmodified programs: builds
 # build/agent/libpfs_preload.so, runs the preload test suite (edge-case programs:
 # every interposed call, static initializers, fork + exec, a thread exiting while
-# it holds a lock, many short-lived threads; then Debian's sysbench mutex, threads
-# and fileio tests, whose reports are compared with the tables read back from the
-# region), and prints one sysbench run's report next to the tables it produced.
+# it holds a lock, many short-lived threads, pre-forked workers; then Debian's
+# sysbench mutex, threads and fileio tests, whose reports are compared with the
+# tables read back from the region), prints one sysbench run's report next to the
+# tables it produced, and runs PostgreSQL's postmaster under the interposer with a
+# region per process (scripts/postmaster_preload_test.sh).
 # If the perfschema_fdw extension is installed and pg_virtualenv is there, the
 # same region is also queried through PostgreSQL (PFS_PRELOAD_PSQL=0 skips that).
 # Usage: bash scripts/preload_check.sh [build-dir]    (default build; about 30 s)
@@ -23,7 +25,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$build" -j"$(nproc)" --target pfs_preload test_preload pl_calls pl_static_init pl_fork_exec \
-  pl_exit_holding pl_many_threads pl_lockloop pl_inspect
+  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork
 
 echo "=== preload tests (edge-case programs and sysbench under $build/agent/libpfs_preload.so)"
 PFS_PRELOAD_REQUIRE_SYSBENCH=1 "$build/tests/test_preload"
@@ -59,4 +61,6 @@ SELECT event_name, count_star FROM ps.events_waits_summary_global_by_event_name
     exit 1
   fi
 fi
+echo "=== PostgreSQL's postmaster under the interposer: a region per forked process"
+bash scripts/postmaster_preload_test.sh "$build"
 echo "=== preload check passed"

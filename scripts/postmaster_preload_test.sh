@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
-bin=$(pg_config --bindir)
+source scripts/pg_clusters_common.sh
+bin=$PG_BIN
 inspect="$build/tests/preload_programs/pl_inspect"
 preload="$build/agent/libpfs_preload.so"
 for f in "$inspect" "$preload" "$bin/postgres"; do
@@ -20,32 +21,19 @@ for f in "$inspect" "$preload" "$bin/postgres"; do
 done
 
 work=$(mktemp -d /tmp/pfs_postmaster.XXXXXX)
-chmod 755 "$work"
+clusters_init "$work"
 mkdir "$work/regions"
-# initdb refuses to run as root: the server runs as postgres then.
-as_server() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres: "$work" "$work/regions"
-port=$((20000 + RANDOM % 20000))
-cleanup() {
-  [ -f "$work/data/postmaster.pid" ] && as_server "$bin/pg_ctl" -D "$work/data" -m immediate -w stop >/dev/null 2>&1
-  rm -rf "$work"
-}
-trap cleanup EXIT
+[ "$(id -u)" = 0 ] && chown postgres: "$work/regions"
+trap 'clusters_stop_all; rm -rf "$work"' EXIT
 fail() {
   echo "FAILED: $*" >&2
-  tail -20 "$work/server.log" >&2 || true
+  tail -20 "$work/data.log" >&2 || true
   exit 1
 }
 
-as_server "$bin/initdb" -D "$work/data" -A trust -U postgres >/dev/null
-as_server env LD_PRELOAD="$preload" PFS_REGION="$work/regions/pg.%p.pfs" PFS_INSTRUMENT="wait/io/file/%=ON" \
-  PFS_PRELOAD_VERBOSE=1 \
-  "$bin/postgres" -D "$work/data" -p "$port" -k "$work" -c listen_addresses= >"$work/server.log" 2>&1 &
-for _ in $(seq 100); do
-  "$bin/pg_isready" -q -h "$work" -p "$port" -U postgres && break
-  sleep 0.1
-done
-"$bin/pg_isready" -q -h "$work" -p "$port" -U postgres || fail "the server did not start"
+cluster_start data LD_PRELOAD="$preload" PFS_REGION="$work/regions/pg.%p.pfs" PFS_INSTRUMENT="wait/io/file/%=ON" \
+  PFS_PRELOAD_VERBOSE=1 || fail "the server did not start"
+port=$PORT_data
 psql=("$bin/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$work" -p "$port" -U postgres -d postgres)
 
 out=$("${psql[@]}" <<'SQL'
@@ -60,7 +48,7 @@ relpath=$(sed -n 2p <<<"$out")
 checkpointer=$("${psql[@]}" -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'")
 "${psql[@]}" -c "CHECKPOINT"
 postmaster=$(head -1 "$work/data/postmaster.pid")
-as_server "$bin/pg_ctl" -D "$work/data" -m fast -w stop >/dev/null
+cluster_stop data
 
 regions=$(ls "$work/regions" | wc -l)
 echo "=== $regions regions, one per process of the server; $relpath (pfs_filled) by process:"
@@ -86,6 +74,6 @@ done
   fail "the checkpointer's region has no write to $relpath"
 [ -f "$work/regions/pg.$postmaster.pfs" ] || fail "no region of the postmaster $postmaster"
 [ "$(written "$work/regions/pg.$postmaster.pfs")" -eq 0 ] || fail "the postmaster's region has writes to $relpath"
-grep -q "forked child records into $work/regions/pg.$backend.pfs" "$work/server.log" ||
+grep -q "forked child records into $work/regions/pg.$backend.pfs" "$work/data.log" ||
   fail "the backend did not say where it records (PFS_PRELOAD_VERBOSE)"
 echo "=== postmaster preload test passed"

@@ -11,6 +11,7 @@ packages=(
   sysbench
   postgresql-15-cron
   chromium tmux
+  prometheus-postgres-exporter curl
 )
 
 missing=()

@@ -9,7 +9,8 @@
 # program checked against its own counts (scripts/fdw_work_test.sh), snapshots on a pg_cron
 # schedule and flame graphs (scripts/fdw_snapshot_test.sh), three hosts read by a central
 # cluster through postgres_fdw (scripts/fdw_hosts_test.sh), Debian's Prometheus exporter
-# with tools/prometheus/queries.yaml (scripts/prometheus_test.sh), region files truncated under running scans, FIFOs
+# with tools/prometheus/queries.yaml (scripts/prometheus_test.sh), a program outside the
+# tree built against the installed library (scripts/install_test.sh), region files truncated under running scans, FIFOs
 # and lock waits (scripts/fdw_fault_test.sh) and a short pgbench load test
 # (scripts/fdw_load_test.sh, LOAD_SECONDS=10 here). Prints the diffs and exits
 # non-zero on failure.
@@ -48,6 +49,7 @@ bash scripts/fdw_work_test.sh
 bash scripts/fdw_snapshot_test.sh
 bash scripts/fdw_hosts_test.sh
 bash scripts/prometheus_test.sh
+bash scripts/install_test.sh
 bash scripts/fdw_fault_test.sh
 LOAD_SECONDS=${LOAD_SECONDS:-10} bash scripts/fdw_load_test.sh
 echo "=== perfschema_fdw: all tests passed"

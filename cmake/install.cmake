@@ -1,0 +1,36 @@
+# Install rules: static libraries, headers under include/perfschema/ (included by
+# their path in the tree: "agent/provider/pfs.h"), the exported CMake package and
+# the pkg-config files. scripts/install_test.sh builds a project outside the tree
+# against them both ways.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set_target_properties(pfs_timers PROPERTIES EXPORT_NAME timers)
+set_target_properties(pfs_region PROPERTIES EXPORT_NAME region)
+set_target_properties(pfs_agent PROPERTIES EXPORT_NAME agent)
+set_target_properties(pfs_reader PROPERTIES EXPORT_NAME reader)
+
+install(TARGETS pfs_timers pfs_region pfs_agent pfs_reader EXPORT perfschemaTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+foreach(dir timers agent/region agent/provider agent/reader)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/perfschema/${dir}
+          FILES_MATCHING PATTERN "*.h" PATTERN "*.inc")
+endforeach()
+
+set(PFS_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/perfschema)
+install(EXPORT perfschemaTargets NAMESPACE perfschema:: DESTINATION ${PFS_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/perfschemaConfig.cmake.in
+                              ${CMAKE_BINARY_DIR}/perfschemaConfig.cmake INSTALL_DESTINATION ${PFS_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/perfschemaConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/perfschemaConfig.cmake ${CMAKE_BINARY_DIR}/perfschemaConfigVersion.cmake
+        DESTINATION ${PFS_CMAKE_DIR})
+
+# Relocatable: the prefix is found from the .pc file's own place (cmake --install
+# --prefix, a package's staging directory, /usr all work).
+file(RELATIVE_PATH PFS_PC_UP /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" PFS_PC_UP "${PFS_PC_UP}")
+foreach(pc perfschema perfschema-reader)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in ${CMAKE_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

@@ -39,9 +39,14 @@ ALTER SERVER broken OPTIONS (SET region '/tmp/perfschema_fdw_regress/bad-magic.r
 SELECT * FROM broken.threads;
 \echo :LAST_ERROR_SQLSTATE
 
--- a layout version this build does not know
+-- a layout version newer than this build knows
 \! build/tools/pfs_fixture --kind=bad-version /tmp/perfschema_fdw_regress/bad-version.region
 ALTER SERVER broken OPTIONS (SET region '/tmp/perfschema_fdw_regress/bad-version.region');
+SELECT * FROM broken.threads;
+\echo :LAST_ERROR_SQLSTATE
+-- an older layout version
+\! build/tools/pfs_fixture --kind=old-version /tmp/perfschema_fdw_regress/old-version.region
+ALTER SERVER broken OPTIONS (SET region '/tmp/perfschema_fdw_regress/old-version.region');
 SELECT * FROM broken.threads;
 \echo :LAST_ERROR_SQLSTATE
 

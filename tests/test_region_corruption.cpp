@@ -342,6 +342,12 @@ TEST_F(RegionCorruptionTest, BadMagicAndVersion) {
   bad = img;
   hdr(bad).layout_version = kLayoutVersion + 1;
   EXPECT_EQ(open_image(bad), region_errc::bad_version);
+  {  // newer than this reader: it says so, and what to upgrade
+    region_error err;
+    region_map::open(file("image"), false, err);
+    EXPECT_NE(err.message.find("is newer than this reader knows"), std::string::npos) << err.message;
+    EXPECT_NE(err.hint.find("Upgrade perfschema_fdw"), std::string::npos) << err.hint;
+  }
   bad = img;
   hdr(bad).layout_version = 0;
   EXPECT_EQ(open_image(bad), region_errc::bad_version);

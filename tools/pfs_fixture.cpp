@@ -2,7 +2,7 @@
 // pg_regress suite and benchmark), or a deliberately broken one.
 //
 //   pfs_fixture [options] PATH
-//     --kind=KIND              good (default), bad-magic, bad-version, too-small,
+//     --kind=KIND              good (default), bad-magic, bad-version (newer), old-version, too-small,
 //                              truncated, array-past-end, inconsistent, garbage
 //     --history-long-rows=N    history_long holds N generated completed waits instead
 //                              of the standard content's rows (benchmarks)
@@ -71,7 +71,8 @@ struct options {
   std::fprintf(stderr,
                "pfs_fixture: %s\n"
                "usage: pfs_fixture [--kind=KIND] [--history-long-rows=N] [--mode=OCTAL] PATH\n"
-               "kinds: good bad-magic bad-version too-small truncated array-past-end inconsistent garbage\n"
+               "kinds: good bad-magic bad-version old-version too-small truncated array-past-end "
+               "inconsistent garbage\n"
                "       huge-sums (good, with sums of times beyond 2^63 and 2^64 ps)\n",
                why);
   std::exit(2);
@@ -488,7 +489,9 @@ void corrupt_file(const options& o, region_map& m) {
   if (o.kind == "bad-magic") {
     std::memcpy(h.magic, "NOTAREGN", 8);
   } else if (o.kind == "bad-version") {
-    h.layout_version = 99;
+    h.layout_version = 99;  // newer than any reader knows
+  } else if (o.kind == "old-version") {
+    h.layout_version = 2;
   } else if (o.kind == "array-past-end") {
     h.arrays[kArrayHistoryLong].offset = m.size() - 2 * sizeof(wait_record);
   } else if (o.kind == "inconsistent") {
@@ -510,9 +513,9 @@ int truncate_to(const std::string& path, off_t size) {
 
 int main(int argc, char** argv) {
   const options o = parse(argc, argv);
-  static constexpr std::string_view kKinds[] = {"good",         "bad-magic", "bad-version",
-                                                "too-small",    "truncated", "array-past-end",
-                                                "inconsistent", "garbage",   "huge-sums"};
+  static constexpr std::string_view kKinds[] = {"good",      "bad-magic", "bad-version",    "old-version",
+                                                "too-small", "truncated", "array-past-end", "inconsistent",
+                                                "garbage",   "huge-sums"};
   bool known = false;
   for (auto k : kKinds) known = known || k == o.kind;
   if (!known) usage("unrecognized kind");

@@ -461,6 +461,22 @@ region_error region_map::validate(const void* base, std::size_t size) {
                       "The file does not start with the region magic number.",
                       "Check that the server option \"region\" names the file given to the instrumented "
                       "program in PFS_REGION.");
+  if (h.layout_version > kLayoutVersion)
+    return make_error(
+        region_errc::bad_version,
+        "region layout version " + std::to_string(h.layout_version) + " is newer than this reader knows",
+        "This build reads layout version " + std::to_string(kLayoutVersion) +
+            "; the instrumented program's agent writes version " + std::to_string(h.layout_version) + ".",
+        "Upgrade perfschema_fdw (and the reader library) to the release of the agent the "
+        "program was built with.");
+  if (h.layout_version < kLayoutVersion)
+    return make_error(
+        region_errc::bad_version,
+        "region layout version " + std::to_string(h.layout_version) + " is older than this reader reads",
+        "This build reads layout version " + std::to_string(kLayoutVersion) +
+            "; the instrumented program's agent writes version " + std::to_string(h.layout_version) + ".",
+        "Read it with the perfschema_fdw of the program's release, or rebuild the program with "
+        "this release's agent.");
   if (h.layout_version != kLayoutVersion || h.header_size != kHeaderSize)
     return make_error(region_errc::bad_version,
                       "unsupported region layout version " + std::to_string(h.layout_version),

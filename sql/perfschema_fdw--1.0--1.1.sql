@@ -1,47 +1,20 @@
-/* sql/perfschema_fdw--0.1.sql */
+/* sql/perfschema_fdw--1.0--1.1.sql */
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
-\echo Use "CREATE EXTENSION perfschema_fdw" to load this file. \quit
+\echo Use "ALTER EXTENSION perfschema_fdw UPDATE TO '1.1'" to load this file. \quit
 
-CREATE FUNCTION perfschema_fdw_handler()
-RETURNS fdw_handler
-AS 'MODULE_PATHNAME'
-LANGUAGE C STRICT;
-
-CREATE FUNCTION perfschema_fdw_validator(text[], oid)
-RETURNS void
-AS 'MODULE_PATHNAME'
-LANGUAGE C STRICT;
-
-CREATE FOREIGN DATA WRAPPER perfschema_fdw
-  HANDLER perfschema_fdw_handler
-  VALIDATOR perfschema_fdw_validator;
-
-COMMENT ON FOREIGN DATA WRAPPER perfschema_fdw IS
-  'performance_schema tables of a perfschema region: CREATE SERVER ... OPTIONS (region ''/path''), then IMPORT FOREIGN SCHEMA performance_schema';
-
--- format_pico_time: MySQL 8's FORMAT_PICO_TIME ('1.23 ms').
-CREATE FUNCTION format_pico_time(bigint)
-RETURNS text
-AS 'MODULE_PATHNAME', 'perfschema_format_pico_time_int8'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
-CREATE FUNCTION format_pico_time(double precision)
-RETURNS text
-AS 'MODULE_PATHNAME', 'perfschema_format_pico_time'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
-COMMENT ON FUNCTION format_pico_time(bigint) IS
-  'picoseconds as text with a unit (ps, ns, us, ms, s, min, h, d), like MySQL''s FORMAT_PICO_TIME';
-COMMENT ON FUNCTION format_pico_time(double precision) IS
-  'picoseconds as text with a unit (ps, ns, us, ms, s, min, h, d), like MySQL''s FORMAT_PICO_TIME';
+-- 1.1: perfschema_create_views also makes lock_waits and lock_wait_cycles (who
+-- blocks whom); snapshots (perfschema_snapshot, perfschema_create_delta_views,
+-- perfschema_snapshot_retention) and flame graphs (perfschema_folded_waits).
+-- Sums of times are numeric since region layout 4: foreign tables imported
+-- before should be imported again (DROP SCHEMA ... CASCADE, IMPORT FOREIGN SCHEMA).
 
 -- perfschema_create_views: views in the spirit of MySQL's sys schema over a schema
 -- made by IMPORT FOREIGN SCHEMA performance_schema. Each view comes twice, as in
 -- sys: <name> with times formatted by format_pico_time and sizes by pg_size_pretty,
 -- and x$<name> with the raw picoseconds and bytes. A view whose tables are not in
 -- the source schema is skipped with a notice. Returns the names of the views made.
-CREATE FUNCTION perfschema_create_views(target_schema name, source_schema name)
+CREATE OR REPLACE FUNCTION perfschema_create_views(target_schema name, source_schema name)
 RETURNS SETOF name
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp

@@ -12,6 +12,17 @@ set_target_properties(pfs_reader PROPERTIES EXPORT_NAME reader)
 
 install(TARGETS pfs_timers pfs_region pfs_agent pfs_reader EXPORT perfschemaTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(PFS_SHARED)  # perfschema::shared
+  install(TARGETS perfschema EXPORT perfschemaTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+
+# The tools: the interposer (LD_PRELOAD=<libdir>/perfschema/libpfs_preload.so), the
+# trace merger, the flame graph writer, pfs_top, and the demo program.
+install(TARGETS pfs_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/perfschema)
+install(TARGETS pfs_trace_merge pfs_flamegraph pfs_demo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET pfs_top)
+  install(TARGETS pfs_top RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 foreach(dir timers agent/region agent/provider agent/reader)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/perfschema/${dir}
           FILES_MATCHING PATTERN "*.h" PATTERN "*.inc")

@@ -11,15 +11,20 @@
 # Everything else it creates is removed at the end.
 #
 # Environment: DEMO_SECONDS (default 6) is how long the program runs.
+# DEMO_INSTALLED=1 runs the installed files instead (the Debian packages:
+# /usr/bin/pfs_demo and pfs_flamegraph, the packaged extension; nothing is built,
+# the flame graph goes to the temporary directory): scripts/package.sh does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # --- inside the throwaway cluster (the script calls itself through pg_virtualenv)
 if [ "${1:-}" = "--session" ]; then
   region=$2
+  bin=$3
+  svg=$4
   psql_run() { psql -X -q -v ON_ERROR_STOP=1 -v region="$region" "$@"; }
 
-  build/tools/pfs_demo --seconds="${DEMO_SECONDS:-6}" &
+  "$bin/pfs_demo" --seconds="${DEMO_SECONDS:-6}" &
   demo_pid=$!
   trap 'kill "$demo_pid" 2>/dev/null || true' EXIT
   for _ in $(seq 100); do [ -s "$region" ] && break; sleep 0.1; done
@@ -55,8 +60,8 @@ SQL
   echo
   echo "== A flame graph of the waiting time (thread; statement; stage; wait; source)"
   psql -X -At -c "SELECT stack || ' ' || picoseconds FROM perfschema_folded_waits('ps')" |
-    build/tools/pfs_flamegraph --title="pfs_demo: where the threads waited" >build/demo-waits.svg
-  echo "build/demo-waits.svg: open it in a browser (hover over a box for its time)"
+    "$bin/pfs_flamegraph" --title="pfs_demo: where the threads waited" >"$svg"
+  echo "$svg: open it in a browser (hover over a box for its time)"
   echo
   echo "== Waiting for pfs_demo to finish (its region stays behind)"
   wait "$demo_pid"
@@ -122,18 +127,24 @@ SQL
 fi
 
 # --- outside: build, install, then run the session above in a throwaway cluster
-bash scripts/setup.sh
-if [ ! -f build/CMakeCache.txt ]; then
-  generator=()
-  command -v ninja >/dev/null && generator=(-G Ninja)
-  cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build build -j"$(nproc)" --target pfs_demo pfs_flamegraph
-make -f Makefile.pgxs -j"$(nproc)" >/dev/null
-make -f Makefile.pgxs install >/dev/null
-
 workdir=$(mktemp -d /tmp/perfschema_demo.XXXXXX)
 trap 'rm -rf "$workdir"' EXIT
 chmod 755 "$workdir"  # the server (user postgres) reads the region in it
+if [ -n "${DEMO_INSTALLED:-}" ]; then
+  bin=/usr/bin
+  svg="$workdir/demo-waits.svg"
+else
+  bash scripts/setup.sh
+  if [ ! -f build/CMakeCache.txt ]; then
+    generator=()
+    command -v ninja >/dev/null && generator=(-G Ninja)
+    cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build build -j"$(nproc)" --target pfs_demo pfs_flamegraph
+  make -f Makefile.pgxs -j"$(nproc)" >/dev/null
+  make -f Makefile.pgxs install >/dev/null
+  bin="$PWD/build/tools"
+  svg="$PWD/build/demo-waits.svg"
+fi
 export PFS_REGION="$workdir/app.pfs"
-pg_virtualenv -t bash "$0" --session "$PFS_REGION"
+pg_virtualenv -t bash "$0" --session "$PFS_REGION" "$bin" "$svg"

@@ -22,19 +22,31 @@ clusters_init() {
   return 0
 }
 
+# A free port below Linux's ephemeral range (32768-60999), where no outgoing
+# connection can hold it.
+free_port() {
+  local port=$((20000 + RANDOM % 12000))
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((20000 + RANDOM % 12000)); done
+  echo "$port"
+}
+
 cluster_start() {
-  local name=$1 port
+  local name=$1 port attempt
   shift
-  port=$((20000 + RANDOM % 20000))
-  while "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$port" 2>/dev/null; do port=$((port + 1)); done
   as_server "$PG_BIN/initdb" -D "$CLUSTER_DIR/$name" -A trust -U postgres >/dev/null
-  as_server env "$@" "$PG_BIN/postgres" -D "$CLUSTER_DIR/$name" -p "$port" -k "$CLUSTER_DIR" \
-    -c listen_addresses=127.0.0.1 >"$CLUSTER_DIR/$name.log" 2>&1 &
   CLUSTERS+=("$name")
-  printf -v "PORT_$name" '%s' "$port"
-  for _ in $(seq 100); do
-    "$PG_BIN/pg_isready" -q -h "$CLUSTER_DIR" -p "$port" -U postgres && return 0
-    sleep 0.1
+  for attempt in 1 2 3 4 5; do
+    port=$(free_port)
+    as_server env "$@" "$PG_BIN/postgres" -D "$CLUSTER_DIR/$name" -p "$port" -k "$CLUSTER_DIR" \
+      -c listen_addresses=127.0.0.1 >"$CLUSTER_DIR/$name.log" 2>&1 &
+    printf -v "PORT_$name" '%s' "$port"
+    for _ in $(seq 100); do
+      "$PG_BIN/pg_isready" -q -h "$CLUSTER_DIR" -p "$port" -U postgres && return 0
+      grep -q "could not bind" "$CLUSTER_DIR/$name.log" && break  # taken meanwhile: another port
+      sleep 0.1
+    done
+    grep -q "could not bind" "$CLUSTER_DIR/$name.log" || break
+    sleep 0.5
   done
   echo "cluster $name did not start:" >&2
   tail -20 "$CLUSTER_DIR/$name.log" >&2

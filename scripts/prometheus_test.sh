@@ -29,7 +29,8 @@ for _ in $(seq 100); do [ -s "$REGION" ] && break; sleep 0.05; done
 [ -s "$REGION" ] || fail "sysbench under the interposer made no region"
 live_import
 
-port=$((20000 + RANDOM % 20000))
+source scripts/pg_clusters_common.sh
+port=$(free_port)
 # A clean environment: the exporter's lib/pq refuses some of pg_virtualenv's PG* variables.
 env -i PATH="$PATH" \
   DATA_SOURCE_NAME="host=$PGHOST port=$PGPORT user=$PGUSER password=$PGPASSWORD dbname=$PGDATABASE sslmode=disable" \

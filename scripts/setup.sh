@@ -12,6 +12,7 @@ packages=(
   postgresql-15-cron
   chromium tmux
   prometheus-postgres-exporter curl
+  debhelper lintian postgresql-server-dev-all
 )
 
 missing=()

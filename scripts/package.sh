@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The Debian packages: builds them with dpkg-buildpackage from a copy of the tree
+# (tracked files, as they are now), checks them with lintian (no errors allowed),
+# installs them with apt-get, runs the demo against the installed files
+# (DEMO_INSTALLED=1: /usr/bin/pfs_demo, the packaged extension), builds
+# tests/consumer against the installed library (find_package and pkg-config in
+# /usr), then removes the packages again. The .deb files stay in PFS_DEB_DIR if set.
+# Usage (as root): bash scripts/package.sh    (a few minutes: it builds everything)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+work=$(mktemp -d /tmp/pfs_package.XXXXXX)
+packages=(postgresql-15-perfschema-fdw libperfschema-dev libperfschema0 perfschema-tools)
+cleanup() {
+  apt-get remove -y "${packages[@]}" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+version=$(dpkg-parsechangelog -S Version)
+src="$work/perfschema-$version"
+mkdir "$src"
+git ls-files -z | xargs -0 -I{} sh -c '[ -e "{}" ] && printf "%s\0" "{}"' | tar --null -T - -cf - | tar -xf - -C "$src"
+
+echo "=== dpkg-buildpackage (perfschema $version)"
+(cd "$src" && dpkg-buildpackage -us -uc -b -j"$(nproc)" >"$work/build.log" 2>&1) ||
+  { tail -40 "$work/build.log"; echo "FAILED: dpkg-buildpackage" >&2; exit 1; }
+ls -1 "$work"/*.deb | sed 's|.*/|  |'
+for p in "${packages[@]}"; do
+  ls "$work/${p}_"*.deb >/dev/null || { echo "FAILED: no package $p" >&2; exit 1; }
+done
+
+echo "=== lintian"
+lintian --fail-on error --suppress-tags-from-file /dev/null "$work"/*.changes | tee "$work/lintian.log" || {
+  echo "FAILED: lintian reports errors" >&2
+  exit 1
+}
+echo "lintian: $(grep -c '^E:' "$work/lintian.log" || true) errors, $(grep -c '^W:' "$work/lintian.log" || true) warnings"
+
+echo "=== install"
+apt-get install -y "$work"/*.deb >/dev/null
+dpkg -L postgresql-15-perfschema-fdw | grep -E '\.so$|\.control$'
+[ -x /usr/bin/pfs_demo ] && [ -f "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/perfschema/libpfs_preload.so" ] ||
+  { echo "FAILED: the tools are not installed" >&2; exit 1; }
+
+echo "=== the demo against the installed files"
+DEMO_INSTALLED=1 DEMO_SECONDS=3 bash scripts/demo.sh >"$work/demo.log" 2>&1 ||
+  { tail -30 "$work/demo.log"; echo "FAILED: the demo on the installed packages" >&2; exit 1; }
+grep -E "provider_alive|wait/synch/mutex/demo/queue_lock" "$work/demo.log" | head -3
+
+echo "=== a program built against the installed library"
+cmake -S tests/consumer -B "$work/consumer" >/dev/null
+cmake --build "$work/consumer" >/dev/null
+# shellcheck disable=SC2046  # the flags are words
+g++ -std=c++20 tests/consumer/consumer.cpp $(pkg-config --cflags --libs perfschema) -o "$work/pc_consumer"
+PFS_REGION="$work/c.pfs" PFS_INSTRUMENT='%=ON' "$work/consumer/pfs_consumer" 200 >/dev/null
+PFS_REGION="$work/p.pfs" PFS_INSTRUMENT='%=ON' "$work/pc_consumer" 100 >/dev/null
+[ "$("$work/consumer/pfs_consumer_reader" "$work/c.pfs" wait/synch/mutex/consumer/orders_lock)" = count_star=200 ] &&
+  [ "$("$work/consumer/pfs_consumer_reader" "$work/p.pfs" wait/synch/mutex/consumer/orders_lock)" = count_star=100 ] ||
+  { echo "FAILED: the consumer programs' waits" >&2; exit 1; }
+echo "ok: find_package and pkg-config against /usr"
+if [ -n "${PFS_DEB_DIR:-}" ]; then mkdir -p "$PFS_DEB_DIR" && cp "$work"/*.deb "$PFS_DEB_DIR"/; fi
+echo "=== package check passed"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds with warnings as errors, and
 # runs the GoogleTest suites in the normal, ASan+UBSan and TSan builds, the
-# fuzzer for 60 s, then the PostgreSQL regression suite against a throwaway cluster.
+# fuzzer for 60 s, then the PostgreSQL regression suite and the live tests against
+# throwaway clusters, and last the Debian packages (scripts/package.sh).
 # Usage: bash scripts/test.sh          (all)
 #        PFS_TEST_QUICK=1 bash scripts/test.sh   (normal build only)
 set -euo pipefail
@@ -39,6 +40,11 @@ if [ -f Makefile.pgxs ]; then
   echo "=== perfschema_fdw: build, install, pg_regress"
   bash scripts/fdw_check.sh | tee build/fdw_check.log
   passed=$((passed + $(sed -n 's/.*All \([0-9]*\) tests passed.*/\1/p' build/fdw_check.log | tail -1)))
+fi
+if [ -z "${PFS_TEST_QUICK:-}" ]; then
+  # The Debian packages: built, lintian, installed, the demo on the installed files.
+  echo "=== Debian packages"
+  bash scripts/package.sh
 fi
 echo "=== all tests passed"
 echo "tests: $passed passed, 0 failed"

@@ -76,13 +76,12 @@ acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
 	scratch = AllocSetContextCreate(CurrentMemoryContext, "perfschema_fdw analyze",
 									ALLOCSET_SMALL_SIZES);
 
-	region = pfs_core_region_get(opts.serverid, opts.region, &err);
-	if (region == NULL)
-		pfs_report_core_error(&err);
+	region = pfs_region_of(&opts);
 	scan = pfs_core_scan_begin(region, opts.table, wanted, NULL, 0, VARHDRSZ,
 							   PFS_ANALYZE_PIECE_BYTES, &err);
 	if (scan == NULL)
 		pfs_report_core_error(&err);
+	pfs_report_scan_warnings(scan);
 
 	reservoir_init_selection_state(&rstate, targrows);
 	PG_TRY();

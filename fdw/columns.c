@@ -214,6 +214,25 @@ pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row, int
 }
 
 /*
+ * pfs_region_of
+ *		The regions the server of a foreign table reads: its region file, or
+ *		the region files of its directory.
+ */
+PfsCoreRegion *
+pfs_region_of(const PfsTableOptions *opts)
+{
+	PfsCoreError err;
+	PfsCoreRegion *region;
+
+	region = opts->directory
+		? pfs_core_region_directory_get(opts->serverid, opts->region, &err)
+		: pfs_core_region_get(opts->serverid, opts->region, &err);
+	if (region == NULL)
+		pfs_report_core_error(&err);
+	return region;
+}
+
+/*
  * pfs_next_piece
  *		The core's next piece of rows of a scan (scans and ANALYZE).  The core
  *		polls the interrupt flag; when it stops for an interrupt that does not
@@ -229,6 +248,7 @@ pfs_next_piece(PfsCoreScan *scan)
 
 		CHECK_FOR_INTERRUPTS();
 		rows = pfs_core_scan_next(scan, INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL, &err);
+		pfs_report_scan_warnings(scan);
 		if (rows != NULL)
 			return rows;
 		if (err.kind != PFS_CORE_INTERRUPTED)

@@ -1,7 +1,9 @@
 // The table catalogue of the C ABI (straight from pfs::reader::tables(), so tables
-// added to the reader appear in IMPORT FOREIGN SCHEMA without changes here) and the
-// error helpers shared by the core.
+// added to the reader appear in IMPORT FOREIGN SCHEMA without changes here, plus the
+// columns the core appends to each: the process that wrote the row) and the error
+// helpers shared by the core.
 #include <cstring>
+#include <string>
 
 #include "fdw/core_internal.h"
 
@@ -18,10 +20,22 @@ void copy_text(char (&out)[N], std::string_view s) noexcept {
   out[n] = '\0';
 }
 
+// The appended columns (extra_column order): who wrote the row. Nullable: a damaged
+// region's status row knows neither, a region of an older agent no program.
+const reader::column_def kExtraColumns[] = {
+    {"process_id", reader::column_type::int64, true},
+    {"program", reader::column_type::text, true},
+    {"region_file", reader::column_type::text, true},
+};
+
 const reader::column_def* column_at(int table, int column) noexcept {
   const reader::table_def* t = table_at(table);
-  if (t == nullptr || column < 0 || static_cast<std::size_t>(column) >= t->columns.size()) return nullptr;
-  return &t->columns[static_cast<std::size_t>(column)];
+  if (t == nullptr || column < 0) return nullptr;
+  const std::size_t c = static_cast<std::size_t>(column);
+  if (c < t->columns.size()) return &t->columns[c];
+  if (c - t->columns.size() < static_cast<std::size_t>(extra_column_count(*t)))
+    return &kExtraColumns[c - t->columns.size()];
+  return nullptr;
 }
 
 PfsCoreErrorKind kind_of(region_errc code) noexcept {
@@ -70,6 +84,25 @@ void set_error(PfsCoreError* err, const region_error& e) noexcept {
   set_error(err, kind_of(e.code), e.message, e.detail, e.hint);
 }
 
+int extra_column_count(const reader::table_def& t) noexcept {
+  return t.id == static_cast<std::uint32_t>(reader::table_id::status) ? 3 : 2;
+}
+
+PfsCoreError skip_warning(const std::string& file, const PfsCoreError& why) noexcept {
+  PfsCoreError w{};
+  try {
+    std::string reason = why.message;
+    if (!reason.empty() && reason[0] >= 'a' && reason[0] <= 'z')
+      reason[0] = static_cast<char>(reason[0] - 'a' + 'A');
+    reason += '.';
+    if (why.detail[0] != '\0') reason += std::string(" ") + why.detail;
+    set_error(&w, why.kind, "skipping region file \"" + file + "\"", reason, why.hint);
+  } catch (...) {  // out of memory: the reason alone
+    w = why;
+  }
+  return w;
+}
+
 const reader::table_def* table_at(int table) noexcept {
   const auto& all = reader::tables();
   if (table < 0 || static_cast<std::size_t>(table) >= all.size()) return nullptr;
@@ -100,7 +133,12 @@ int pfs_core_table_find(const char* name) noexcept {
 
 int pfs_core_column_count(int table) noexcept {
   const pfs::reader::table_def* t = table_at(table);
-  return t != nullptr ? static_cast<int>(t->columns.size()) : 0;
+  return t != nullptr ? static_cast<int>(t->columns.size()) + pfs::fdw::extra_column_count(*t) : 0;
+}
+
+int pfs_core_extra_column_count(int table) noexcept {
+  const pfs::reader::table_def* t = table_at(table);
+  return t != nullptr ? pfs::fdw::extra_column_count(*t) : 0;
 }
 
 const char* pfs_core_column_name(int table, int column) noexcept {
@@ -133,7 +171,13 @@ bool pfs_core_column_nullable(int table, int column) noexcept {
 
 int pfs_core_column_find(int table, const char* name) noexcept {
   const pfs::reader::table_def* t = table_at(table);
-  return t != nullptr && name != nullptr ? pfs::reader::column_index(*t, name) : -1;
+  if (t == nullptr || name == nullptr) return -1;
+  const int c = pfs::reader::column_index(*t, name);
+  if (c >= 0) return c;
+  for (int k = 0; k < pfs::fdw::extra_column_count(*t); ++k)
+    if (std::strcmp(pfs::fdw::kExtraColumns[k].name, name) == 0)
+      return static_cast<int>(t->columns.size()) + k;
+  return -1;
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <ctime>
 #include <exception>
 #include <memory>
@@ -16,20 +17,56 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "agent/region/fault_guard.h"
 #include "agent/reader/reader.h"
 #include "fdw/pfs_core.h"
 
+namespace pfs::fdw {
+
 // A mapped region and the identity of the file it maps (to notice a new file at
 // the same path).
-struct PfsCoreRegion {
+struct mapped_region {
   std::shared_ptr<pfs::reader::region_reader> reader;  // shared with the scans reading it
   std::string path;
   dev_t dev = 0;
   ino_t ino = 0;
   off_t size = 0;
   timespec mtime{};
+};
+
+// One region file of a server, as the last look at the server found it.
+struct region_member {
+  std::shared_ptr<mapped_region> region;  // nullptr: damaged (damage says why)
+  std::string file;                        // its path
+  std::int64_t pid = 0;                    // the writer's (0: unknown)
+  std::string program;                     // the writer's name (empty: unknown)
+  PfsCoreError damage{};
+};
+
+// The columns the core appends to every table of the reader (after MySQL's and the
+// reader's own): the process that wrote the row, and for status the region file.
+enum extra_column : int { kExtraProcessId = 0, kExtraProgram = 1, kExtraRegionFile = 2 };
+// How many the table has (status has all three, the others two).
+int extra_column_count(const reader::table_def& t) noexcept;
+
+// The warning for a region file a directory's scan skips: "skipping region file
+// "<file>"", the reason as a sentence in the detail, the hint kept.
+PfsCoreError skip_warning(const std::string& file, const PfsCoreError& why) noexcept;
+
+// The files of a region directory taken for regions (regular files but hidden ones
+// and "*.tmp"), in name order; false and *err if it cannot be listed.
+bool list_region_files(const std::string& dir, std::vector<std::string>& files, PfsCoreError* err);
+
+}  // namespace pfs::fdw
+
+// What a server reads: one region file (option "region") or every region file of
+// a directory (option "region_directory"), in file name order.
+struct PfsCoreRegion {
+  std::string path;
+  bool directory = false;
+  std::vector<pfs::fdw::region_member> members;
 };
 
 namespace pfs::fdw {

@@ -48,7 +48,10 @@ bool pfs_core_write_check(const char* path, PfsCoreWriteError* err) noexcept {
     set_error(&err->error, PFS_CORE_INTERNAL, "no region path given");
     return false;
   }
-  return guarded(&err->error, false, [&] { return writable_region(path, err) != nullptr; });
+  return guarded(&err->error, false, [&] {
+    if (is_region_directory(path)) return true;  // each region is checked when a change names it
+    return writable_region(path, err) != nullptr;
+  });
 }
 
 bool pfs_core_write_update(const char* path, int table, const PfsCoreValue* old_row, PfsCoreValue* new_row,
@@ -56,8 +59,10 @@ bool pfs_core_write_update(const char* path, int table, const PfsCoreValue* old_
   using namespace pfs::fdw;
   using namespace pfs::fdw::write;
   clear_write_error(err);
-  return guarded(&err->error, false,
-                 [&] { return update_row(path, table, old_row, new_row, set, level, cid, err); });
+  return guarded(&err->error, false, [&] {
+    return is_region_directory(path) ? directory_update(path, table, old_row, new_row, set, level, cid, err)
+                                     : update_row(path, table, old_row, new_row, set, level, cid, err);
+  });
 }
 
 bool pfs_core_write_insert(const char* path, int table, PfsCoreValue* row, bool skip_duplicate, bool* skipped,
@@ -65,8 +70,11 @@ bool pfs_core_write_insert(const char* path, int table, PfsCoreValue* row, bool 
   using namespace pfs::fdw;
   using namespace pfs::fdw::write;
   clear_write_error(err);
-  return guarded(&err->error, false,
-                 [&] { return insert_row(path, table, row, skip_duplicate, skipped, level, cid, err); });
+  return guarded(&err->error, false, [&] {
+    return is_region_directory(path)
+               ? directory_insert(path, table, row, skip_duplicate, skipped, level, cid, err)
+               : insert_row(path, table, row, skip_duplicate, skipped, level, cid, err);
+  });
 }
 
 bool pfs_core_write_delete(const char* path, int table, const PfsCoreValue* old_row, int level,
@@ -74,7 +82,10 @@ bool pfs_core_write_delete(const char* path, int table, const PfsCoreValue* old_
   using namespace pfs::fdw;
   using namespace pfs::fdw::write;
   clear_write_error(err);
-  return guarded(&err->error, false, [&] { return delete_row(path, table, old_row, level, cid, err); });
+  return guarded(&err->error, false, [&] {
+    return is_region_directory(path) ? directory_delete(path, table, old_row, level, cid, err)
+                                     : delete_row(path, table, old_row, level, cid, err);
+  });
 }
 
 bool pfs_core_write_truncate(const char* path, int table, int level, std::uint32_t cid,
@@ -82,7 +93,10 @@ bool pfs_core_write_truncate(const char* path, int table, int level, std::uint32
   using namespace pfs::fdw;
   using namespace pfs::fdw::write;
   clear_write_error(err);
-  return guarded(&err->error, false, [&] { return truncate_table(path, table, level, cid, err); });
+  return guarded(&err->error, false, [&] {
+    return is_region_directory(path) ? directory_truncate(path, table, level, cid, err)
+                                     : truncate_table(path, table, level, cid, err);
+  });
 }
 
 bool pfs_core_write_pending(void) noexcept { return !pfs::fdw::write::pending_log().empty(); }
@@ -117,13 +131,17 @@ PfsCoreOverlay* pfs_core_overlay_begin(const char* path, int table, std::uint32_
   using namespace pfs::fdw::write;
   clear_write_error(err);
   if (path == nullptr || pending_log().empty()) return nullptr;
-  return guarded(&err->error, static_cast<PfsCoreOverlay*>(nullptr),
-                 [&] { return overlay_begin(path, table, cid).release(); });
+  return guarded(&err->error, static_cast<PfsCoreOverlay*>(nullptr), [&] {
+    return (is_region_directory(path) ? directory_overlay_begin(path, table, cid)
+                                      : overlay_begin(path, table, cid))
+        .release();
+  });
 }
 
 int pfs_core_overlay_row(PfsCoreOverlay* overlay, PfsCoreValue* row) noexcept {
   if (overlay == nullptr) return 0;
   try {
+    if (!overlay->parts.empty()) return pfs::fdw::write::directory_overlay_row(*overlay, row);
     return pfs::fdw::write::overlay_row(*overlay, row);
   } catch (...) {
     return -2;  // out of memory (copying the key)
@@ -132,6 +150,7 @@ int pfs_core_overlay_row(PfsCoreOverlay* overlay, PfsCoreValue* row) noexcept {
 
 bool pfs_core_overlay_extra(PfsCoreOverlay* overlay, PfsCoreValue* row) noexcept {
   if (overlay == nullptr) return false;
+  if (!overlay->parts.empty()) return pfs::fdw::write::directory_overlay_extra(*overlay, row);
   return pfs::fdw::write::overlay_extra(*overlay, row);
 }
 
@@ -139,6 +158,8 @@ void pfs_core_overlay_rewind(PfsCoreOverlay* overlay) noexcept {
   if (overlay == nullptr) return;
   overlay->next_extra = 0;
   for (auto& [k, rs] : overlay->rows) rs.seen = false;
+  overlay->next_part = 0;
+  for (auto& part : overlay->parts) pfs_core_overlay_rewind(part.overlay.get());
 }
 
 void pfs_core_overlay_free(PfsCoreOverlay* overlay) noexcept { delete overlay; }

@@ -1,11 +1,20 @@
-// The per-backend cache of mapped regions, keyed by foreign server. A region is
-// mapped once and kept, so scans do not map the file again every time; it is mapped
-// again when the server's path changes or the file at that path is not the one
-// mapped any more (device, inode, size or modification time differ: the provider
-// was restarted, the file replaced or truncated).
+// The per-backend cache of what each foreign server reads, keyed by server: one
+// region file (option "region") or every region file of a directory (option
+// "region_directory"). A region is mapped once and kept, so scans do not map the
+// file again every time; it is mapped again when the file at that path is not the
+// one mapped any more (device, inode, size or modification time differ: the
+// provider was restarted, the file replaced or truncated). A directory is listed
+// again at every look (a few microseconds per file): files that appeared are
+// mapped, files that are gone are dropped, and a file that is not a readable region
+// becomes a damaged member that scans skip with a warning.
+#include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <unordered_map>
 
 #include "fdw/core_internal.h"
@@ -21,29 +30,29 @@ region_cache& cache() noexcept {
   return regions;
 }
 
-void set_identity(PfsCoreRegion& r, const struct stat& st) noexcept {
+void set_identity(mapped_region& r, const struct stat& st) noexcept {
   r.dev = st.st_dev;
   r.ino = st.st_ino;
   r.size = st.st_size;
   r.mtime = st.st_mtim;
 }
 
-// True when path still names the file r maps, unchanged.
-bool same_file(const PfsCoreRegion& r, const char* path) noexcept {
-  struct stat st {};
-  if (r.path != path || r.reader->region().lost() || stat(path, &st) != 0) return false;
+bool same_identity(const mapped_region& r, const struct stat& st) noexcept {
   return st.st_dev == r.dev && st.st_ino == r.ino && st.st_size == r.size &&
          st.st_mtim.tv_sec == r.mtime.tv_sec && st.st_mtim.tv_nsec == r.mtime.tv_nsec;
 }
 
-std::unique_ptr<PfsCoreRegion> open_region(const char* path, PfsCoreError* err) {
-  region_error e;
+// True when path still names the file r maps, unchanged.
+bool same_file(const mapped_region& r, const std::string& path) noexcept {
+  struct stat st {};
+  if (r.path != path || r.reader->region().lost() || stat(path.c_str(), &st) != 0) return false;
+  return same_identity(r, st);
+}
+
+std::shared_ptr<mapped_region> open_region(const std::string& path, region_error& e) {
   auto reader = reader::region_reader::open(path, false, e);
-  if (reader == nullptr) {
-    set_error(err, e);
-    return nullptr;
-  }
-  auto r = std::make_unique<PfsCoreRegion>();
+  if (reader == nullptr) return nullptr;
+  auto r = std::make_shared<mapped_region>();
   // The identity of the file actually mapped (it may have been replaced since path
   // was resolved by the open).
   struct stat st {};
@@ -51,6 +60,160 @@ std::unique_ptr<PfsCoreRegion> open_region(const char* path, PfsCoreError* err) 
   r->reader = std::move(reader);
   r->path = path;
   return r;
+}
+
+// A program name as text: printable ASCII kept, anything else '?', so that any
+// database encoding can show it.
+std::string printable(std::string_view s) {
+  std::string out(s);
+  for (char& ch : out)
+    if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) > 0x7e) ch = '?';
+  return out;
+}
+
+// The writer's name: from the header, or (a region of an older agent) from /proc
+// while that process runs.
+std::string program_of(const region_map& m, std::int64_t pid) {
+  const char* p = m.header().program;
+  const std::size_t n = ::strnlen(p, layout::kProgramLen);
+  if (n != 0 && n < layout::kProgramLen) return printable(std::string_view(p, n));
+  if (pid <= 0 || !m.provider_alive()) return {};
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%lld/comm", static_cast<long long>(pid));
+  std::FILE* f = std::fopen(path, "re");
+  if (f == nullptr) return {};
+  char comm[64] = {};
+  const bool ok = std::fgets(comm, sizeof(comm), f) != nullptr;
+  std::fclose(f);
+  if (!ok) return {};
+  std::string_view c(comm);
+  if (!c.empty() && c.back() == '\n') c.remove_suffix(1);
+  return printable(c);
+}
+
+region_member member_of(std::shared_ptr<mapped_region> r) {
+  region_member m;
+  m.file = r->path;
+  const region_map& map = r->reader->region();
+  m.pid = static_cast<std::int64_t>(layout::load_relaxed(map.header().pid));
+  m.program = program_of(map, m.pid);
+  m.region = std::move(r);
+  return m;
+}
+
+region_member damaged_member(const std::string& file, const region_error& e) {
+  region_member m;
+  m.file = file;
+  PfsCoreError why{};
+  set_error(&why, e);
+  m.damage = skip_warning(file, why);
+  return m;
+}
+
+// A file of a region directory that is not taken for a region: hidden files, and
+// the copy a forked child builds before it renames it to its region's name.
+bool skipped_name(std::string_view name) {
+  return name.empty() || name.front() == '.' || name.ends_with(".tmp");
+}
+
+}  // namespace
+
+bool list_region_files(const std::string& dir, std::vector<std::string>& files, PfsCoreError* err) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) {
+    const int e = errno;
+    struct stat st {};
+    if (e == ENOTDIR || (stat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))) {
+      set_error(
+          err, PFS_CORE_WRONG_TYPE, "region directory \"" + dir + "\" is not a directory", "",
+          "Set region_directory to the directory that holds the region files (the directory of PFS_REGION).");
+    } else if (e == ENOENT) {
+      set_error(
+          err, PFS_CORE_FILE_NOT_FOUND, "region directory \"" + dir + "\" does not exist", "",
+          "Create it, or set region_directory to the directory of the instrumented programs' PFS_REGION.");
+    } else {
+      set_error(err, e == EACCES ? PFS_CORE_PERMISSION : PFS_CORE_IO,
+                "could not open region directory \"" + dir + "\": " + std::strerror(e));
+    }
+    return false;
+  }
+  while (const dirent* entry = readdir(d)) {
+    if (skipped_name(entry->d_name)) continue;
+    std::string file = dir;
+    if (file.back() != '/') file += '/';
+    file += entry->d_name;
+    struct stat st {};
+    if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // gone, or not a file
+    files.push_back(std::move(file));
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  return true;
+}
+
+namespace {
+
+// The members of a directory now: unchanged files keep their mapping.
+bool refresh_directory(PfsCoreRegion& r, PfsCoreError* err) {
+  std::vector<std::string> files;
+  if (!list_region_files(r.path, files, err)) return false;
+  std::unordered_map<std::string, std::shared_ptr<mapped_region>> mapped;
+  for (region_member& m : r.members)
+    if (m.region != nullptr) mapped.emplace(m.file, std::move(m.region));
+  std::vector<region_member> members;
+  members.reserve(files.size());
+  for (const std::string& file : files) {
+    if (auto it = mapped.find(file); it != mapped.end() && same_file(*it->second, file)) {
+      members.push_back(member_of(std::move(it->second)));
+      continue;
+    }
+    region_error e;
+    std::shared_ptr<mapped_region> opened = open_region(file, e);
+    if (opened != nullptr)
+      members.push_back(member_of(std::move(opened)));
+    else if (e.code != region_errc::not_found)  // removed since it was listed
+      members.push_back(damaged_member(file, e));
+  }
+  r.members = std::move(members);
+  return true;
+}
+
+// The member of a one-file server: the cached mapping while the file is unchanged.
+bool refresh_file(PfsCoreRegion& r, PfsCoreError* err) {
+  if (r.members.size() == 1 && r.members[0].region != nullptr && same_file(*r.members[0].region, r.path)) {
+    r.members[0] = member_of(std::move(r.members[0].region));  // alive and program may change
+    return true;
+  }
+  r.members.clear();
+  region_error e;
+  std::shared_ptr<mapped_region> opened = open_region(r.path, e);
+  if (opened == nullptr) {
+    set_error(err, e);
+    return false;
+  }
+  r.members.push_back(member_of(std::move(opened)));
+  return true;
+}
+
+PfsCoreRegion* get(std::uint32_t key, const char* path, bool directory, PfsCoreError* err) {
+  region_cache& c = cache();
+  auto it = c.find(key);
+  if (it != c.end() && (it->second->path != path || it->second->directory != directory)) {
+    c.erase(it);  // unmaps the old files
+    it = c.end();
+  }
+  if (it == c.end()) {
+    auto r = std::make_unique<PfsCoreRegion>();
+    r->path = path;
+    r->directory = directory;
+    it = c.emplace(key, std::move(r)).first;
+  }
+  PfsCoreRegion& r = *it->second;
+  if (!(directory ? refresh_directory(r, err) : refresh_file(r, err))) {
+    c.erase(it);
+    return nullptr;
+  }
+  return &r;
 }
 
 }  // namespace
@@ -65,19 +228,18 @@ PfsCoreRegion* pfs_core_region_get(std::uint32_t key, const char* path, PfsCoreE
     set_error(err, PFS_CORE_INTERNAL, "no region path given");
     return nullptr;
   }
-  return guarded(err, static_cast<PfsCoreRegion*>(nullptr), [&]() -> PfsCoreRegion* {
-    region_cache& c = cache();
-    auto it = c.find(key);
-    if (it != c.end()) {
-      if (same_file(*it->second, path)) return it->second.get();
-      c.erase(it);  // unmaps the old file
-    }
-    std::unique_ptr<PfsCoreRegion> r = open_region(path, err);
-    if (r == nullptr) return nullptr;
-    PfsCoreRegion* out = r.get();
-    c.emplace(key, std::move(r));
-    return out;
-  });
+  return guarded(err, static_cast<PfsCoreRegion*>(nullptr), [&] { return get(key, path, false, err); });
+}
+
+PfsCoreRegion* pfs_core_region_directory_get(std::uint32_t key, const char* path,
+                                             PfsCoreError* err) noexcept {
+  using namespace pfs::fdw;
+  clear_error(err);
+  if (path == nullptr) {
+    set_error(err, PFS_CORE_INTERNAL, "no region directory given");
+    return nullptr;
+  }
+  return guarded(err, static_cast<PfsCoreRegion*>(nullptr), [&] { return get(key, path, true, err); });
 }
 
 bool pfs_core_check_region_path(const char* path, PfsCoreError* err) noexcept {
@@ -91,14 +253,50 @@ bool pfs_core_check_region_path(const char* path, PfsCoreError* err) noexcept {
   });
 }
 
+bool pfs_core_check_region_directory(const char* path, PfsCoreError* err) noexcept {
+  using namespace pfs::fdw;
+  clear_error(err);
+  return guarded(err, false, [&] {
+    struct stat st {};
+    if (path == nullptr || stat(path, &st) != 0 || S_ISDIR(st.st_mode)) return true;
+    set_error(
+        err, PFS_CORE_WRONG_TYPE, "region directory \"" + std::string(path) + "\" is not a directory", "",
+        "Set region_directory to the directory that holds the region files, or use the option region for "
+        "one file.");
+    return false;
+  });
+}
+
 void pfs_core_region_forget_all(void) noexcept { pfs::fdw::cache().clear(); }
 
-int pfs_core_region_cached(void) noexcept { return static_cast<int>(pfs::fdw::cache().size()); }
+int pfs_core_region_cached(void) noexcept {
+  int n = 0;
+  for (const auto& [key, r] : pfs::fdw::cache())
+    for (const pfs::fdw::region_member& m : r->members) n += m.region != nullptr;
+  return n;
+}
+
+int pfs_core_region_count(const PfsCoreRegion* region) noexcept {
+  return region != nullptr ? static_cast<int>(region->members.size()) : 0;
+}
+
+bool pfs_core_region_damage(const PfsCoreRegion* region, int member, PfsCoreError* err) noexcept {
+  pfs::fdw::clear_error(err);
+  if (region == nullptr || member < 0 || static_cast<std::size_t>(member) >= region->members.size())
+    return false;
+  const pfs::fdw::region_member& m = region->members[static_cast<std::size_t>(member)];
+  if (m.region != nullptr) return false;
+  *err = m.damage;
+  return true;
+}
 
 double pfs_core_estimated_rows(const PfsCoreRegion* region, int table) noexcept {
   const pfs::reader::table_def* t = pfs::fdw::table_at(table);
   if (region == nullptr || t == nullptr) return 0;
-  return static_cast<double>(region->reader->expected_rows(*t));
+  double rows = 0;
+  for (const pfs::fdw::region_member& m : region->members)
+    rows += m.region != nullptr ? static_cast<double>(m.region->reader->expected_rows(*t)) : 1;
+  return rows;
 }
 
 }  // extern "C"

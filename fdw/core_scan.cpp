@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -97,8 +98,16 @@ struct piece {
 // Rows straight from the reader's sink into the piece.
 struct piece_sink final : reader::row_sink {
   piece_sink(const std::vector<int>& cols, const std::vector<reader::column_type>& types, std::size_t prefix,
-             std::size_t limit, const volatile sig_atomic_t* flag, piece& out)
-      : columns(cols), kinds(types), text_prefix(prefix), piece_bytes(limit), interrupt(flag), p(out) {}
+             std::size_t limit, const volatile sig_atomic_t* flag, piece& out, std::size_t reader_columns,
+             const reader::cell_view* extra_cells)
+      : columns(cols),
+        kinds(types),
+        text_prefix(prefix),
+        piece_bytes(limit),
+        interrupt(flag),
+        p(out),
+        nreader(reader_columns),
+        extras(extra_cells) {}
 
   bool row(const reader::cell_view* cells, std::size_t) override {
     if (p.nrows % kPollRows == 0 && interrupted(interrupt)) {
@@ -106,7 +115,8 @@ struct piece_sink final : reader::row_sink {
       return false;
     }
     for (std::size_t k = 0; k < columns.size(); ++k) {
-      const reader::cell_view& v = cells[columns[k]];
+      const std::size_t col = static_cast<std::size_t>(columns[k]);
+      const reader::cell_view& v = col < nreader ? cells[col] : extras[col - nreader];
       PfsCoreCell c{v.i, 0, v.null};
       if (!v.null && kinds[k] == reader::column_type::float64) {
         std::memcpy(&c.value, &v.d, sizeof(c.value));  // a float8 Datum's bits
@@ -141,30 +151,51 @@ struct piece_sink final : reader::row_sink {
   std::size_t piece_bytes;
   const volatile sig_atomic_t* interrupt;
   piece& p;
+  std::size_t nreader;              // columns of the reader's table; the others are extras
+  const reader::cell_view* extras;  // the appended columns' cells (the region's, for every row)
   bool stopped = false;
+};
+
+// One region a scan reads, with the cells of the columns appended to its rows.
+struct scan_member {
+  std::shared_ptr<reader::region_reader> reader;  // nullptr: damaged (skipped)
+  std::string file;
+  std::int64_t pid = 0;
+  std::string program;
+  reader::cell_view extras[3];  // extra_column order; views into the strings above
+
+  void make_extras() {
+    extras[kExtraProcessId] = reader::cell_view{pid == 0, pid, {}, {}};
+    extras[kExtraProgram] = reader::cell_view{program.empty(), 0, program, {}};
+    extras[kExtraRegionFile] = reader::cell_view{false, 0, file, {}};
+  }
 };
 
 }  // namespace
 }  // namespace pfs::fdw
 
-// One scan: the region it reads (kept mapped), what it returns, its conditions,
+// One scan: the regions it reads (kept mapped), what it returns, its conditions,
 // where it is in the table, and the current piece.
 struct PfsCoreScan {
-  std::shared_ptr<pfs::reader::region_reader> reader;
-  std::string path;
+  std::vector<pfs::fdw::scan_member> members;  // those the conditions on the extras let through
+  bool directory = false;                      // skip a damaged region with a warning
   const pfs::reader::table_def* table = nullptr;
-  std::vector<bool> computed;              // columns the reader builds: returned or tested
+  std::size_t nreader = 0;                 // the reader's columns (the extras follow)
+  std::vector<bool> computed;              // reader columns it builds: returned or tested
   std::unique_ptr<bool[]> computed_flags;  // the same as the sink's wanted array
   std::vector<int> columns;                // returned columns, ascending
   std::vector<pfs::reader::column_type> kinds;
-  pfs::reader::row_filter filter;
+  pfs::reader::row_filter filter;                       // on the reader's columns
+  std::vector<pfs::reader::column_filter> extra_tests;  // on the extras (per region)
   std::size_t text_prefix = 0;
   std::size_t piece_bytes = 0;
+  std::size_t member = 0;  // the region being read
   pfs::reader::scan_cursor cursor;
   bool single_piece = false;  // the first piece was the whole table: rewind keeps it
   bool replay = false;        // rewound over a single piece: give it again
   std::unique_ptr<pfs::fdw::piece> rows;
   PfsCoreRowset view{};
+  std::deque<PfsCoreError> warnings;  // regions skipped, not yet taken
 };
 
 namespace pfs::fdw {
@@ -197,22 +228,45 @@ void give_back(std::unique_ptr<piece> p) noexcept {
   }
 }
 
+// The damaged region's row of status: which file could not be read.
+void damaged_status_row(const PfsCoreScan& s, piece_sink& sink) {
+  std::vector<reader::cell_view> cells(s.nreader);
+  cells[0] = reader::cell_view{false, 0, "region_damaged", {}};
+  cells[1] = reader::cell_view{false, 1, {}, {}};
+  if (!s.filter.matches(cells.data())) return;
+  sink.row(cells.data(), cells.size());
+}
+
+// A region that failed while read: a directory's scan goes on without it (false:
+// a one-file server's scan fails).
+bool skip_member(PfsCoreScan& s, const PfsCoreError& why) {
+  if (!s.directory) return false;
+  s.warnings.push_back(skip_warning(s.members[s.member].file, why));
+  s.members[s.member].reader = nullptr;  // not read again by a rescan
+  ++s.member;
+  s.cursor = {};
+  return true;
+}
+
 PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted,
                         const PfsCoreQual* quals, int nquals, std::size_t text_prefix,
                         std::size_t piece_bytes) {
   auto s = std::make_unique<PfsCoreScan>();
-  s->reader = region.reader;
-  s->path = region.path;
+  s->directory = region.directory;
   s->table = &t;
   s->text_prefix = text_prefix;
   s->piece_bytes = piece_bytes == 0 ? 1 : piece_bytes;
-  const std::size_t n = t.columns.size();
+  s->nreader = t.columns.size();
+  const std::size_t n = s->nreader, all = n + static_cast<std::size_t>(extra_column_count(t));
   s->computed.assign(n, false);
-  for (std::size_t c = 0; c < n; ++c)
+  for (std::size_t c = 0; c < all; ++c)
     if (wanted == nullptr || wanted[c]) {
       s->columns.push_back(static_cast<int>(c));
-      s->kinds.push_back(t.columns[c].type);
-      s->computed[c] = true;
+      const reader::column_type type =
+          c < n ? t.columns[c].type
+                : (c - n == kExtraProcessId ? reader::column_type::int64 : reader::column_type::text);
+      s->kinds.push_back(type);
+      if (c < n) s->computed[c] = true;
     }
   for (int q = 0; q < nquals; ++q) {
     const PfsCoreQual& in = quals[q];
@@ -226,9 +280,42 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
       else
         f.ints.push_back(in.ints[k]);
     }
+    if (static_cast<std::size_t>(in.column) >= n) {
+      if (f.op == reader::filter_op::in) {  // sorted and unique, as row_filter::add makes them
+        std::sort(f.ints.begin(), f.ints.end());
+        f.ints.erase(std::unique(f.ints.begin(), f.ints.end()), f.ints.end());
+        std::sort(f.texts.begin(), f.texts.end());
+        f.texts.erase(std::unique(f.texts.begin(), f.texts.end()), f.texts.end());
+      }
+      f.column -= static_cast<int>(n);
+      s->extra_tests.push_back(std::move(f));
+      continue;
+    }
     s->computed[static_cast<std::size_t>(in.column)] = true;
     s->filter.add(std::move(f));
   }
+  const bool status = t.id == static_cast<std::uint32_t>(reader::table_id::status);
+  s->members.reserve(region.members.size());
+  for (const region_member& rm : region.members) {
+    if (rm.region == nullptr) s->warnings.push_back(rm.damage);
+    if (rm.region == nullptr && !status) continue;
+    scan_member m;
+    if (rm.region != nullptr) {
+      m.reader = rm.region->reader;
+      m.pid = rm.pid;
+      m.program = rm.program;
+    }
+    m.file = rm.file;
+    s->members.push_back(std::move(m));
+  }
+  // The extras' cells point into the members' strings: made once the vector is final.
+  std::erase_if(s->members, [&](scan_member& m) {
+    m.make_extras();
+    for (const reader::column_filter& f : s->extra_tests)
+      if (!f.matches(m.extras[f.column])) return true;
+    return false;
+  });
+  for (scan_member& m : s->members) m.make_extras();  // erase_if moved some
   s->rows = take_piece();
   s->rows->reserve(s->piece_bytes);
   s->computed_flags.reset(new bool[n == 0 ? 1 : n]);
@@ -242,40 +329,59 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
     return &s.view;
   }
   s.rows->clear();
-  if (!s.cursor.done) {
-    const reader::scan_cursor before = s.cursor;
-    piece_sink sink(s.columns, s.kinds, s.text_prefix, s.piece_bytes, interrupt, *s.rows);
+  const std::size_t start_member = s.member;
+  const reader::scan_cursor start_cursor = s.cursor;
+  auto fail = [&](const PfsCoreError& why) -> const PfsCoreRowset* {
+    s.member = start_member;  // the piece is read again on the next call
+    s.cursor = start_cursor;
+    s.rows->clear();
+    *err = why;
+    return nullptr;
+  };
+  while (s.member < s.members.size() && s.rows->bytes() < s.piece_bytes) {
+    scan_member& m = s.members[s.member];
+    piece_sink sink(s.columns, s.kinds, s.text_prefix, s.piece_bytes, interrupt, *s.rows, s.nreader,
+                    m.extras);
     sink.wanted = s.computed_flags.get();
     sink.filter = s.filter.empty() ? nullptr : &s.filter;
-    const std::uint64_t invalid_before = s.reader->invalid_rows_skipped();
-    region_error e = s.filter.rejects_all() ? region_error{} : s.reader->scan(*s.table, sink, s.cursor);
+    if (m.reader == nullptr) {  // a damaged region: its status row
+      if (!s.filter.rejects_all()) damaged_status_row(s, sink);
+      ++s.member;
+      continue;
+    }
+    const std::uint64_t invalid_before = m.reader->invalid_rows_skipped();
+    region_error e = s.filter.rejects_all() ? region_error{} : m.reader->scan(*s.table, sink, s.cursor);
     if (s.filter.rejects_all()) s.cursor.done = true;
     if (!e && sink.stopped) {
-      s.cursor = before;  // the piece is read again on the next call
-      s.rows->clear();
-      set_error(err, PFS_CORE_INTERRUPTED, "scan interrupted");
-      return nullptr;
+      PfsCoreError why{};
+      set_error(&why, PFS_CORE_INTERRUPTED, "scan interrupted");
+      return fail(why);
     }
     if (e) {
-      s.cursor = before;
-      s.rows->clear();
-      set_error(err, e);
-      return nullptr;
+      PfsCoreError why{};
+      set_error(&why, e);
+      if (!skip_member(s, why)) return fail(why);
+      continue;
     }
-    if (const std::uint64_t skipped = s.reader->invalid_rows_skipped() - invalid_before; skipped != 0) {
-      s.rows->clear();
-      invalid_rows_error(err, s.path, *s.table, skipped);
-      return nullptr;
+    if (const std::uint64_t skipped = m.reader->invalid_rows_skipped() - invalid_before; skipped != 0) {
+      PfsCoreError why{};
+      invalid_rows_error(&why, m.file, *s.table, skipped);
+      if (!skip_member(s, why)) return fail(why);
+      continue;
     }
-    if (before.next == 0 && !before.done && s.cursor.done) s.single_piece = true;
+    if (!s.cursor.done) break;  // the piece is full
+    ++s.member;
+    s.cursor = {};
   }
+  const bool done = s.member >= s.members.size();
+  if (start_member == 0 && start_cursor.next == 0 && !start_cursor.done && done) s.single_piece = true;
   PfsCoreRowset& v = s.view;
   v.nrows = s.rows->nrows;
   v.ncells = static_cast<int>(s.columns.size());
   v.columns = s.columns.data();
   v.cells = s.rows->cells.data();
   v.text = s.rows->text;
-  v.last = s.cursor.done;
+  v.last = done;
   return &v;
 }
 
@@ -296,8 +402,7 @@ PfsCoreScan* pfs_core_scan_begin(PfsCoreRegion* region, int table, const bool* w
     const bool null_test = in.op == PFS_QUAL_IS_NULL || in.op == PFS_QUAL_IS_NOT_NULL;
     valid =
         pfs_core_qual_supported(table, in.column, in.op) && in.noperands >= 0 &&
-        (null_test || in.text == (t->columns[static_cast<std::size_t>(in.column)].type ==
-                                  pfs::reader::column_type::text)) &&
+        (null_test || in.text == (pfs_core_column_type(table, in.column) == PFS_CORE_TEXT)) &&
         (in.noperands == 0 || (in.text ? in.texts != nullptr && in.lens != nullptr : in.ints != nullptr)) &&
         (null_test || in.op == PFS_QUAL_IN || in.noperands == 1);
   }
@@ -327,8 +432,16 @@ void pfs_core_scan_rewind(PfsCoreScan* scan) noexcept {
     scan->replay = true;
     return;
   }
+  scan->member = 0;
   scan->cursor = {};
   scan->rows->clear();
+}
+
+bool pfs_core_scan_warning(PfsCoreScan* scan, PfsCoreError* warning) noexcept {
+  if (scan == nullptr || scan->warnings.empty()) return false;
+  *warning = scan->warnings.front();
+  scan->warnings.pop_front();
+  return true;
 }
 
 void pfs_core_scan_end(PfsCoreScan* scan) noexcept {
@@ -340,12 +453,12 @@ void pfs_core_scan_end(PfsCoreScan* scan) noexcept {
 bool pfs_core_qual_supported(int table, int column, PfsCoreQualOp op) noexcept {
   using pfs::reader::column_type;
   const pfs::reader::table_def* t = pfs::fdw::table_at(table);
-  if (t == nullptr || column < 0 || static_cast<std::size_t>(column) >= t->columns.size()) return false;
+  if (t == nullptr || column < 0 || column >= pfs_core_column_count(table)) return false;
   if (op == PFS_QUAL_IS_NULL || op == PFS_QUAL_IS_NOT_NULL) return true;
-  switch (t->columns[static_cast<std::size_t>(column)].type) {
-    case column_type::int64:
+  switch (pfs_core_column_type(table, column)) {
+    case PFS_CORE_INT64:
       return op != PFS_QUAL_PREFIX;
-    case column_type::text:
+    case PFS_CORE_TEXT:
       return op == PFS_QUAL_EQ || op == PFS_QUAL_IN || op == PFS_QUAL_PREFIX;
     default:
       return false;

@@ -123,9 +123,9 @@ std::string available_timers(const layout::region_header& h);
 // ---- core_write_regions.cpp
 
 // Writable mappings by region path.
-using writable_cache = std::unordered_map<std::string, std::unique_ptr<PfsCoreRegion>>;
+using writable_cache = std::unordered_map<std::string, std::unique_ptr<mapped_region>>;
 writable_cache& writables() noexcept;
-PfsCoreRegion* writable_region(const std::string& path, PfsCoreWriteError* err);
+mapped_region* writable_region(const std::string& path, PfsCoreWriteError* err);
 
 // ---- core_write_log.cpp
 
@@ -137,9 +137,9 @@ std::vector<int> key_columns(const table_rules& r, const reader::table_def& t);
 const value* find_set(const pending_op& op, int column);
 int flag_of(const pending_op& op, const reader::table_def& t, const char* column);
 // The keys of the rows of a table now in the region.
-bool region_keys(PfsCoreRegion& region, const table_rules& r, const reader::table_def& t,
+bool region_keys(mapped_region& region, const table_rules& r, const reader::table_def& t,
                  std::set<std::string>& out, PfsCoreWriteError* err);
-std::uint64_t capacity_of(PfsCoreRegion& region, table_id id);
+std::uint64_t capacity_of(mapped_region& region, table_id id);
 // Applies one logged change to the set of keys present; for INSERT checks the key
 // is new and the table has room. skip: a change that finds no row (another session
 // deleted it) does nothing.
@@ -158,6 +158,20 @@ void put_value(std::vector<std::pair<int, value>>& into, int column, const value
 
 bool commit(const volatile sig_atomic_t* interrupt, std::uint32_t timeout_ms, PfsCoreWriteError* err);
 
+// ---- core_write_directory.cpp: a server reading a directory (path names one)
+
+bool is_region_directory(const char* path);
+bool directory_update(const char* dir, int table, const PfsCoreValue* old_row, PfsCoreValue* new_row,
+                      const bool* set, int level, std::uint32_t cid, PfsCoreWriteError* err);
+bool directory_insert(const char* dir, int table, PfsCoreValue* row, bool skip_duplicate, bool* skipped,
+                      int level, std::uint32_t cid, PfsCoreWriteError* err);
+bool directory_delete(const char* dir, int table, const PfsCoreValue* old_row, int level, std::uint32_t cid,
+                      PfsCoreWriteError* err);
+bool directory_truncate(const char* dir, int table, int level, std::uint32_t cid, PfsCoreWriteError* err);
+std::unique_ptr<PfsCoreOverlay> directory_overlay_begin(const char* dir, int table, std::uint32_t cid);
+int directory_overlay_row(PfsCoreOverlay& o, PfsCoreValue* row);
+bool directory_overlay_extra(PfsCoreOverlay& o, PfsCoreValue* row);
+
 // ---- core_write_overlay.cpp
 
 std::unique_ptr<PfsCoreOverlay> overlay_begin(const char* path, int table, std::uint32_t cid);
@@ -166,7 +180,19 @@ bool overlay_extra(PfsCoreOverlay& o, PfsCoreValue* row);
 
 }  // namespace pfs::fdw::write
 
+namespace pfs::fdw::write {
+// The overlay of one region of a directory server.
+struct overlay_part {
+  std::int64_t pid = 0;
+  std::string program;
+  std::unique_ptr<PfsCoreOverlay> overlay;
+};
+}  // namespace pfs::fdw::write
+
 struct PfsCoreOverlay {
+  // A directory server's: one overlay per region that has changes (the rest unused).
+  std::vector<pfs::fdw::write::overlay_part> parts;
+  std::size_t next_part = 0;  // the part whose extra rows come next
   const pfs::reader::table_def* table = nullptr;
   const pfs::fdw::write::table_rules* rules = nullptr;  // nullptr: not a keyed table
   std::vector<int> keys;

@@ -8,7 +8,7 @@ namespace pfs::fdw::write {
 // Commit
 
 struct region_commit {
-  PfsCoreRegion* region = nullptr;
+  mapped_region* region = nullptr;
   std::unique_ptr<setup_lock_guard> lock;
   std::vector<const pending_op*> ops;
   std::vector<bool> skip;  // per op: finds nothing, do nothing
@@ -17,7 +17,7 @@ struct region_commit {
 // Checks every change of one region against its current setup (the setup lock is
 // held), deciding which ones find nothing.
 static bool validate(region_commit& rc, PfsCoreWriteError* err) {
-  PfsCoreRegion& region = *rc.region;
+  mapped_region& region = *rc.region;
   const region_map& m = region.reader->region();
   rc.skip.assign(rc.ops.size(), false);
   std::map<int, std::set<std::string>> keys;            // setup_actors / setup_objects: keys present
@@ -98,7 +98,7 @@ static const std::string& text_at(const pending_op& op, const reader::table_def&
 }
 
 // Applies one change (validated) through the agent's setup functions.
-static void apply(const region_map& m, const PfsCoreRegion& region, const pending_op& op) {
+static void apply(const region_map& m, const mapped_region& region, const pending_op& op) {
   const reader::table_def& t = *table_at(op.table);
   const table_rules& r = *rules_of(op.table);
   if (op.kind == op_kind::truncate) {

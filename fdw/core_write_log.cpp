@@ -71,7 +71,7 @@ int flag_of(const pending_op& op, const reader::table_def& t, const char* column
 }
 
 // Checks and normalizes the value of an updatable or inserted column in place.
-static bool check_value(const reader::table_def& t, int column, PfsCoreValue& v, PfsCoreRegion* region,
+static bool check_value(const reader::table_def& t, int column, PfsCoreValue& v, mapped_region* region,
                         PfsCoreWriteError* err) {
   const char* name = t.columns[static_cast<std::size_t>(column)].name;
   std::size_t max_bytes = 0;
@@ -147,7 +147,7 @@ static bool check_value(const reader::table_def& t, int column, PfsCoreValue& v,
 // Replays of the log on one keyed table
 
 // The keys of the rows of a table now in the region.
-bool region_keys(PfsCoreRegion& region, const table_rules& r, const reader::table_def& t,
+bool region_keys(mapped_region& region, const table_rules& r, const reader::table_def& t,
                  std::set<std::string>& out, PfsCoreWriteError* err) {
   std::vector<reader::row> rows;
   if (region_error e = region.reader->scan(t, rows)) {
@@ -173,7 +173,7 @@ bool region_keys(PfsCoreRegion& region, const table_rules& r, const reader::tabl
   return true;
 }
 
-std::uint64_t capacity_of(PfsCoreRegion& region, table_id id) {
+std::uint64_t capacity_of(mapped_region& region, table_id id) {
   const region_map& m = region.reader->region();
   return m.count(id == table_id::setup_actors ? layout::kArraySetupActors : layout::kArraySetupObjects);
 }
@@ -250,7 +250,7 @@ bool update_row(const char* path, int table, const PfsCoreValue* old_row, PfsCor
   const reader::table_def* t;
   pending_op op;
   if (!start_keyed_op(path, table, op_kind::update, old_row, level, cid, r, t, op, err)) return false;
-  PfsCoreRegion* region = nullptr;  // for the timers of setup_timers
+  mapped_region* region = nullptr;  // for the timers of setup_timers
   if (r->id == table_id::setup_timers && (region = writable_region(path, err)) == nullptr) return false;
   for (std::size_t c = 0; c < t->columns.size(); ++c) {
     const int col = static_cast<int>(c);
@@ -268,6 +268,16 @@ bool update_row(const char* path, int table, const PfsCoreValue* old_row, PfsCor
     if (!set[c] && !changed) continue;  // (a trigger may change a column the SET list does not name)
     if (!check_value(*t, col, new_row[c], region, err)) return false;
     op.set.emplace_back(col, from_core(new_row[c], text));
+  }
+  // The appended columns say where the row comes from: never changed.
+  for (int k = 0; k < extra_column_count(*t); ++k) {
+    const std::size_t c = t->columns.size() + static_cast<std::size_t>(k);
+    if (set[c] || !same(old_row[c], new_row[c], k != kExtraProcessId)) {
+      write_error(err, kFeatureNotSupported,
+                  "cannot update column " + dq(pfs_core_column_name(table, static_cast<int>(c))) +
+                      " of performance_schema table " + dq(t->name));
+      return false;
+    }
   }
   // The trace worklog: tracing needs the instrument enabled; disabling it ends tracing.
   if (r->id == table_id::setup_instruments) {
@@ -301,7 +311,7 @@ bool insert_row(const char* path, int table, PfsCoreValue* row, bool skip_duplic
   const reader::table_def* t;
   if (skipped != nullptr) *skipped = false;
   if (!check_op(table, PFS_CORE_OP_INSERT, r, t, err)) return false;
-  PfsCoreRegion* region = writable_region(path, err);
+  mapped_region* region = writable_region(path, err);
   if (region == nullptr) return false;
   pending_op op;
   op.path = path;

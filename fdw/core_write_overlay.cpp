@@ -157,7 +157,8 @@ bool overlay_extra(PfsCoreOverlay& o, PfsCoreValue* row) {
     if (it == o.rows.end()) continue;
     const row_state& rs = it->second;
     if (!rs.present || !rs.inserted || rs.seen) continue;
-    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    const std::size_t all = t.columns.size() + static_cast<std::size_t>(extra_column_count(t));
+    for (std::size_t c = 0; c < all; ++c) {  // the appended columns too: the caller fills them
       row[c] = PfsCoreValue{};
       row[c].isnull = true;
     }

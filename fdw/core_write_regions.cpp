@@ -12,7 +12,7 @@ writable_cache& writables() noexcept {
   return regions;
 }
 
-static bool same_file(const PfsCoreRegion& r) {
+static bool same_file(const mapped_region& r) {
   struct stat st {};
   if (stat(r.path.c_str(), &st) != 0) return false;
   return st.st_dev == r.dev && st.st_ino == r.ino && st.st_size == r.size;
@@ -55,7 +55,7 @@ static bool read_only_error(const std::string& path, PfsCoreWriteError* err) {
   return true;
 }
 
-PfsCoreRegion* writable_region(const std::string& path, PfsCoreWriteError* err) {
+mapped_region* writable_region(const std::string& path, PfsCoreWriteError* err) {
   writable_cache& c = writables();
   auto it = c.find(path);
   if (it != c.end()) {
@@ -73,7 +73,7 @@ PfsCoreRegion* writable_region(const std::string& path, PfsCoreWriteError* err) 
     set_error(&err->error, e);
     return nullptr;
   }
-  auto r = std::make_unique<PfsCoreRegion>();
+  auto r = std::make_unique<mapped_region>();
   struct stat st {};
   if (fstat(reader->region().fd(), &st) == 0) {
     r->dev = st.st_dev;
@@ -82,7 +82,7 @@ PfsCoreRegion* writable_region(const std::string& path, PfsCoreWriteError* err) 
   }
   r->reader = std::move(reader);
   r->path = path;
-  PfsCoreRegion* out = r.get();
+  mapped_region* out = r.get();
   c.emplace(path, std::move(r));
   return out;
 }

@@ -7,7 +7,9 @@
  * catalogue (the reader's table definitions), so a table added to the reader
  * is imported without any change here.  Column names are the reader's; int64
  * columns become bigint, text columns text, and a column the reader never
- * leaves NULL is declared NOT NULL.
+ * leaves NULL is declared NOT NULL.  A server that reads a directory of
+ * regions gets the columns that say which process wrote each row
+ * (process_id, program, and region_file in status) after the others.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,11 +25,15 @@
 #define PFS_REMOTE_SCHEMA "performance_schema"
 
 static char *
-create_table_statement(int table, const char *servername)
+create_table_statement(int table, const char *servername, bool directory)
 {
 	StringInfoData buf;
 	int			ncolumns = pfs_core_column_count(table);
 	int			c;
+
+	/* process_id, program (, region_file): where each row comes from */
+	if (!directory)
+		ncolumns -= pfs_core_extra_column_count(table);
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "CREATE FOREIGN TABLE %s (",
@@ -57,7 +63,14 @@ pfsImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 	ForeignServer *server = GetForeignServer(serverOid);
 	List	   *commands = NIL;
 	ListCell   *lc;
+	bool		directory = false;
 	int			t;
+
+	foreach(lc, server->options)
+	{
+		if (strcmp(lfirst_node(DefElem, lc)->defname, "region_directory") == 0)
+			directory = true;
+	}
 
 	foreach(lc, stmt->options)
 	{
@@ -81,7 +94,7 @@ pfsImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 	{
 		if (!IsImportableForeignTable(pfs_core_table_name(t), stmt))
 			continue;
-		commands = lappend(commands, create_table_statement(t, server->servername));
+		commands = lappend(commands, create_table_statement(t, server->servername, directory));
 	}
 	return commands;
 }

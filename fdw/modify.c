@@ -630,6 +630,15 @@ pfsBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 								   state->opts.table_name),
 						 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
 		}
+		/* a directory's rows are told apart by the process that wrote them */
+		c = state->ncolumns - pfs_core_extra_column_count(state->opts.table);
+		if (state->opts.directory && state->core_attr[c] < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_COLUMN_NAME),
+					 errmsg("foreign table \"%s\" lacks column \"process_id\"",
+							RelationGetRelationName(rel)),
+					 errdetail("Its server reads a directory of regions; process_id tells which region a row belongs to."),
+					 errhint("Use IMPORT FOREIGN SCHEMA performance_schema to create the foreign tables.")));
 	}
 	check_writable(state);
 }

@@ -3,9 +3,10 @@
  * option.c
  *	  Option validation and lookup for perfschema_fdw.
  *
- * Servers have one option, "region": the path of the region file an
- * instrumented process writes.  Foreign tables have one option, "table": the
- * performance_schema table they show.
+ * Servers have one of two options: "region", the path of the region file an
+ * instrumented process writes, or "region_directory", a directory whose
+ * region files (one per process) are read as one.  Foreign tables have one
+ * option, "table": the performance_schema table they show.
  *
  *-------------------------------------------------------------------------
  */
@@ -32,6 +33,7 @@ typedef struct PfsOption
 
 static const PfsOption valid_options[] = {
 	{"region", ForeignServerRelationId},
+	{"region_directory", ForeignServerRelationId},
 	{"table", ForeignTableRelationId},
 	{NULL, InvalidOid}
 };
@@ -81,29 +83,33 @@ reject_duplicate(const char *seen)
 }
 
 /*
- * A region path is a file the server process will map: only roles that may
- * read server files choose it (as file_fdw's "filename").
+ * A region path is a file the server process will map, a region directory
+ * holds such files: only roles that may read server files choose them (as
+ * file_fdw's "filename").
  */
 static void
-check_region(const char *region)
+check_region(const char *option, const char *region, bool directory)
 {
+	PfsCoreError err;
+
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to set option \"region\""),
-				 errdetail("Only superusers and roles with privileges of the \"pg_read_server_files\" role may set the region of a perfschema_fdw server.")));
+				 errmsg("permission denied to set option \"%s\"", option),
+				 errdetail("Only superusers and roles with privileges of the \"pg_read_server_files\" role may set the %s of a perfschema_fdw server.",
+						   directory ? "region directory" : "region")));
 	if (!is_absolute_path(region))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("region path \"%s\" is not absolute", region),
-				 errhint("Give the full path of the file the instrumented program was started with in PFS_REGION.")));
+				 errmsg("%s path \"%s\" is not absolute",
+						directory ? "region directory" : "region", region),
+				 directory
+				 ? errhint("Give the full path of the directory of the instrumented programs' PFS_REGION files.")
+				 : errhint("Give the full path of the file the instrumented program was started with in PFS_REGION.")));
 	/* a FIFO or a directory now is a mistake; a missing file may come later */
-	{
-		PfsCoreError err;
-
-		if (!pfs_core_check_region_path(region, &err))
-			pfs_report_core_error(&err);
-	}
+	if (!(directory ? pfs_core_check_region_directory(region, &err)
+		  : pfs_core_check_region_path(region, &err)))
+		pfs_report_core_error(&err);
 }
 
 static void
@@ -133,6 +139,7 @@ perfschema_fdw_validator(PG_FUNCTION_ARGS)
 	List	   *options = untransformRelOptions(PG_GETARG_DATUM(0));
 	Oid			catalog = PG_GETARG_OID(1);
 	char	   *region = NULL;
+	char	   *directory = NULL;
 	char	   *table = NULL;
 	ListCell   *cell;
 
@@ -147,7 +154,13 @@ perfschema_fdw_validator(PG_FUNCTION_ARGS)
 		{
 			reject_duplicate(region);
 			region = defGetString(def);
-			check_region(region);
+			check_region("region", region, false);
+		}
+		else if (strcmp(def->defname, "region_directory") == 0)
+		{
+			reject_duplicate(directory);
+			directory = defGetString(def);
+			check_region("region_directory", directory, true);
 		}
 		else if (strcmp(def->defname, "table") == 0)
 		{
@@ -157,11 +170,16 @@ perfschema_fdw_validator(PG_FUNCTION_ARGS)
 		}
 	}
 
-	if (catalog == ForeignServerRelationId && region == NULL)
+	if (catalog == ForeignServerRelationId && region != NULL && directory != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("options \"region\" and \"region_directory\" cannot both be set"),
+				 errhint("A server reads one region file or one directory of them; create a server for each.")));
+	if (catalog == ForeignServerRelationId && region == NULL && directory == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_DYNAMIC_PARAMETER_VALUE_NEEDED),
-				 errmsg("option \"region\" is required for perfschema_fdw servers"),
-				 errhint("Set it to the path of the region file, for example OPTIONS (region '/tmp/app.pfs').")));
+				 errmsg("option \"region\" or \"region_directory\" is required for perfschema_fdw servers"),
+				 errhint("Set region to the path of the region file, for example OPTIONS (region '/tmp/app.pfs'), or region_directory to a directory of them.")));
 	if (catalog == ForeignTableRelationId && table == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_DYNAMIC_PARAMETER_VALUE_NEEDED),
@@ -173,7 +191,7 @@ perfschema_fdw_validator(PG_FUNCTION_ARGS)
 
 /*
  * pfs_get_table_options
- *		Fetch the region path and table of a foreign table.
+ *		Fetch the region path (or directory) and table of a foreign table.
  */
 void
 pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts)
@@ -191,6 +209,11 @@ pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts)
 
 		if (strcmp(def->defname, "region") == 0)
 			opts->region = defGetString(def);
+		else if (strcmp(def->defname, "region_directory") == 0)
+		{
+			opts->region = defGetString(def);
+			opts->directory = true;
+		}
 	}
 	foreach(lc, table->options)
 	{
@@ -204,7 +227,7 @@ pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts)
 	if (opts->region == NULL || opts->table_name == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
-				 errmsg("foreign table \"%s\" lacks the \"region\" or \"table\" option",
+				 errmsg("foreign table \"%s\" lacks the \"region\", \"region_directory\" or \"table\" option",
 						get_rel_name(foreigntableid))));
 	opts->table = pfs_core_table_find(opts->table_name);
 	if (opts->table < 0)

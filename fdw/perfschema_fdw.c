@@ -215,7 +215,9 @@ pfsGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	table_close(rel, NoLock);
 	state->recheck = pfs_core_overlay_changes_values(state->opts.table);
 
-	region = pfs_core_region_get(state->opts.serverid, state->opts.region, &err);
+	region = state->opts.directory
+		? pfs_core_region_directory_get(state->opts.serverid, state->opts.region, &err)
+		: pfs_core_region_get(state->opts.serverid, state->opts.region, &err);
 	if (region != NULL)
 		rows = pfs_core_estimated_rows(region, state->opts.table);
 
@@ -515,13 +517,12 @@ start_core_scan(ForeignScanState *node)
 	if (state->no_rows)
 		return;
 
-	region = pfs_core_region_get(state->opts.serverid, state->opts.region, &err);
-	if (region == NULL)
-		pfs_report_core_error(&err);
+	region = pfs_region_of(&state->opts);
 	state->scan = pfs_core_scan_begin(region, state->opts.table, state->wanted,
 									  core_quals, nquals, VARHDRSZ, PFS_PIECE_BYTES, &err);
 	if (state->scan == NULL)
 		pfs_report_core_error(&err);
+	pfs_report_scan_warnings(state->scan);
 }
 
 /*
@@ -624,7 +625,8 @@ pfsEndForeignScan(ForeignScanState *node)
 
 /*
  * pfsExplainForeignScan
- *		Show the region file, the table, and the conditions the reader tests.
+ *		Show the region file (or directory), the table, and the conditions the
+ *		reader tests.
  */
 static void
 pfsExplainForeignScan(ForeignScanState *node, ExplainState *es)
@@ -635,7 +637,8 @@ pfsExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	StringInfoData buf;
 	ListCell   *lc;
 
-	ExplainPropertyText("Region", state->opts.region, es);
+	ExplainPropertyText(state->opts.directory ? "Region Directory" : "Region",
+						state->opts.region, es);
 	ExplainPropertyText("Region Table", state->opts.table_name, es);
 	if (state->quals == NIL)
 		return;

@@ -91,8 +91,18 @@ extern bool pfs_core_column_nullable(int table, int column) PFS_CORE_NOEXCEPT;
 /* Index of the column with this exact name in the table, or -1. */
 extern int	pfs_core_column_find(int table, const char *name) PFS_CORE_NOEXCEPT;
 
+/*
+ * Every table has columns the reader does not: process_id and program (the
+ * process that wrote the row, from its region's header) after the reader's,
+ * and status also region_file (the file the row comes from).  They are the
+ * last columns of pfs_core_column_count; IMPORT FOREIGN SCHEMA declares them
+ * for servers that read a directory.
+ */
+extern int	pfs_core_extra_column_count(int table) PFS_CORE_NOEXCEPT;
+
 /* ---- Regions: mapped once per backend and server ---- */
 
+/* What a server reads: one region file, or the region files of a directory. */
 typedef struct PfsCoreRegion PfsCoreRegion;
 
 /*
@@ -105,6 +115,23 @@ typedef struct PfsCoreRegion PfsCoreRegion;
  */
 extern PfsCoreRegion *pfs_core_region_get(uint32_t key, const char *path,
 										  PfsCoreError *err) PFS_CORE_NOEXCEPT;
+/*
+ * The regions of the directory at path (server option region_directory), with
+ * the same cache: every regular file in it but hidden ones (".name") and
+ * "*.tmp", listed again at each call, each mapped while it is unchanged.  A
+ * file that is not a readable region is kept as a damaged member (see
+ * pfs_core_region_damage): scans skip it.  NULL and *err only when the
+ * directory itself cannot be listed.
+ */
+extern PfsCoreRegion *pfs_core_region_directory_get(uint32_t key, const char *path,
+													PfsCoreError *err) PFS_CORE_NOEXCEPT;
+/* The region files of a server (1 for a one-file server). */
+extern int	pfs_core_region_count(const PfsCoreRegion *region) PFS_CORE_NOEXCEPT;
+/* True and *err (why it cannot be read) when member is a damaged file. */
+extern bool pfs_core_region_damage(const PfsCoreRegion *region, int member,
+								   PfsCoreError *err) PFS_CORE_NOEXCEPT;
+/* For CREATE and ALTER SERVER: false and *err when path exists and is not a directory. */
+extern bool pfs_core_check_region_directory(const char *path, PfsCoreError *err) PFS_CORE_NOEXCEPT;
 /*
  * For CREATE and ALTER SERVER: false and *err (PFS_CORE_WRONG_TYPE) when path
  * exists and is not a regular file (a directory, FIFO, socket or device).  A
@@ -210,6 +237,14 @@ extern const PfsCoreRowset *pfs_core_scan_next(PfsCoreScan *scan,
  * table is read again.
  */
 extern void pfs_core_scan_rewind(PfsCoreScan *scan) PFS_CORE_NOEXCEPT;
+/*
+ * A scan of a directory's regions skips a region it cannot read (damaged when
+ * listed, or found damaged while read: the rows it gave stay given) rather
+ * than failing; each such region leaves a warning, taken here one at a time
+ * (false when none is left) after pfs_core_scan_begin and after each
+ * pfs_core_scan_next.  A one-file server's scan fails instead.
+ */
+extern bool pfs_core_scan_warning(PfsCoreScan *scan, PfsCoreError *warning) PFS_CORE_NOEXCEPT;
 extern void pfs_core_scan_end(PfsCoreScan *scan) PFS_CORE_NOEXCEPT;
 
 /*

@@ -59,3 +59,21 @@ pfs_report_core_error(const PfsCoreError *err)
 			 err->hint[0] ? errhint("%s", err->hint) : 0));
 	pg_unreachable();
 }
+
+/*
+ * pfs_report_scan_warnings
+ *		A WARNING for each region the scan skipped: a damaged file in a
+ *		region directory hides none of the others.
+ */
+void
+pfs_report_scan_warnings(PfsCoreScan *scan)
+{
+	PfsCoreError warning;
+
+	while (pfs_core_scan_warning(scan, &warning))
+		ereport(WARNING,
+				(errcode(sqlstate_of(warning.kind)),
+				 errmsg_internal("%s", warning.message),
+				 warning.detail[0] ? errdetail_internal("%s", warning.detail) : 0,
+				 errhint("%s", warning.hint[0] ? warning.hint : "Remove the file from the region directory if it is not a region.")));
+}

@@ -25,13 +25,16 @@
 typedef struct PfsTableOptions
 {
 	Oid			serverid;
-	char	   *region;			/* server option "region": the file's path */
+	char	   *region;			/* server option "region": the file's path, or
+								 * "region_directory": the directory's */
+	bool		directory;		/* region is a directory of region files */
 	char	   *table_name;		/* foreign table option "table" */
 	int			table;			/* its index in the core's catalogue */
 } PfsTableOptions;
 
 /* option.c */
 extern void pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts);
+
 
 /* columns.c: the region table's columns to the foreign table's attributes */
 extern void pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core_attr);
@@ -53,7 +56,9 @@ typedef struct PfsCellMap
 extern void pfs_cell_map(int table, const bool *wanted, const int *core_attr, PfsCellMap *map);
 extern void pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row,
 						   int natts, Datum *values, bool *isnull);
-/* The next piece of a core scan; errors are reported (ereport). */
+/* The regions a foreign table's server reads; errors are reported (ereport). */
+extern PfsCoreRegion *pfs_region_of(const PfsTableOptions *opts);
+/* The next piece of a core scan; errors are reported (ereport), skipped regions as WARNINGs. */
 extern const PfsCoreRowset *pfs_next_piece(PfsCoreScan *scan);
 /* The SQL type of a column type ("bigint", "text", ...). */
 extern const char *pfs_column_type_name(int type);
@@ -114,6 +119,8 @@ extern bool pfsAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *fun
 
 /* report.c */
 extern void pfs_report_core_error(const PfsCoreError *err) pg_attribute_noreturn();
+/* Each region a scan skipped (a directory's damaged region file) as a WARNING. */
+extern void pfs_report_scan_warnings(PfsCoreScan *scan);
 
 /* import.c */
 extern List *pfsImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid);

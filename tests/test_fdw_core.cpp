@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -91,8 +92,20 @@ TEST(FdwCoreCatalog, MirrorsTheReader) {
     const auto& def = tables[static_cast<std::size_t>(t)];
     EXPECT_STREQ(pfs_core_table_name(t), def.name);
     EXPECT_EQ(pfs_core_table_find(def.name), t);
-    ASSERT_EQ(pfs_core_column_count(t), static_cast<int>(def.columns.size()));
-    for (int c = 0; c < pfs_core_column_count(t); ++c) {
+    // The reader's columns, then process_id and program (status: and region_file).
+    const int extras = def.id == static_cast<std::uint32_t>(table_id::status) ? 3 : 2;
+    ASSERT_EQ(pfs_core_extra_column_count(t), extras);
+    ASSERT_EQ(pfs_core_column_count(t), static_cast<int>(def.columns.size()) + extras);
+    const int first_extra = static_cast<int>(def.columns.size());
+    EXPECT_STREQ(pfs_core_column_name(t, first_extra), "process_id");
+    EXPECT_EQ(pfs_core_column_type(t, first_extra), PFS_CORE_INT64);
+    EXPECT_STREQ(pfs_core_column_name(t, first_extra + 1), "program");
+    EXPECT_EQ(pfs_core_column_type(t, first_extra + 1), PFS_CORE_TEXT);
+    EXPECT_EQ(pfs_core_column_find(t, "program"), first_extra + 1);
+    EXPECT_TRUE(pfs_core_qual_supported(t, first_extra, PFS_QUAL_IN));
+    EXPECT_TRUE(pfs_core_qual_supported(t, first_extra + 1, PFS_QUAL_PREFIX));
+    EXPECT_EQ(pfs_core_column_name(t, first_extra + extras), nullptr);
+    for (int c = 0; c < first_extra; ++c) {
       const auto& col = def.columns[static_cast<std::size_t>(c)];
       EXPECT_STREQ(pfs_core_column_name(t, c), col.name);
       const PfsCoreColumnType expected = col.type == pfs::reader::column_type::text      ? PFS_CORE_TEXT
@@ -219,8 +232,15 @@ TEST_F(FdwCoreTest, ScanMatchesTheReader) {
     ASSERT_NE(rs, nullptr);
     ASSERT_EQ(rs->nrows, rows.size()) << pfs::reader::table(id).name;
     ASSERT_EQ(rs->ncells, pfs_core_column_count(table_index(id)));
+    const int nreader = static_cast<int>(pfs::reader::table(id).columns.size());
     for (std::size_t r = 0; r < rows.size(); ++r) {
-      for (int c = 0; c < rs->ncells; ++c) {
+      // The appended columns: the fixture process's pid and name.
+      const PfsCoreCell* row = &rs->cells[r * static_cast<std::size_t>(rs->ncells)];
+      ASSERT_FALSE(row[nreader].isnull);
+      EXPECT_EQ(row[nreader].value, static_cast<std::int64_t>(reader->region().header().pid));
+      ASSERT_FALSE(row[nreader + 1].isnull);
+      EXPECT_EQ(text(*rs, row[nreader + 1]), "pfs_fixture");
+      for (int c = 0; c < nreader; ++c) {
         const PfsCoreCell& cell =
             rs->cells[r * static_cast<std::size_t>(rs->ncells) + static_cast<std::size_t>(c)];
         const pfs::reader::cell& want = rows[r][static_cast<std::size_t>(c)];
@@ -436,6 +456,108 @@ TEST_F(FdwCoreTest, BadArguments) {
   EXPECT_EQ(pfs_core_estimated_rows(nullptr, 0), 0);
   pfs_core_scan_end(nullptr);
   pfs_core_scan_rewind(nullptr);
+}
+
+// A directory of regions read as one: every region's rows with its process, the
+// damaged files skipped with a warning each (and a status row each), files that are
+// not taken for regions ignored, conditions on process_id choosing whole regions.
+TEST_F(FdwCoreTest, DirectoryReadsEveryRegion) {
+  const std::string regions = dir_ + "/regions";
+  ASSERT_EQ(mkdir(regions.c_str(), 0755), 0);
+  int pid = 100;
+  for (const char* name : {"a.pfs", "b.pfs", "c.pfs"}) {
+    path_ = regions + "/" + name;
+    ASSERT_NO_FATAL_FAILURE(fixture("--pid=" + std::to_string(++pid)));
+  }
+  path_ = regions + "/damaged.pfs";
+  ASSERT_NO_FATAL_FAILURE(fixture("--kind=truncated"));
+  path_ = regions + "/.hidden";
+  ASSERT_NO_FATAL_FAILURE(fixture());
+  path_ = regions + "/d.pfs.tmp";  // a forked child's copy before it is renamed
+  ASSERT_NO_FATAL_FAILURE(fixture());
+  ASSERT_EQ(mkdir((regions + "/subdir").c_str(), 0755), 0);
+
+  PfsCoreRegion* r = pfs_core_region_directory_get(5, regions.c_str(), &err_);
+  ASSERT_NE(r, nullptr) << err_.message;
+  ASSERT_EQ(pfs_core_region_count(r), 4);
+  EXPECT_EQ(pfs_core_region_cached(), 3);
+  PfsCoreError damage{};
+  EXPECT_FALSE(pfs_core_region_damage(r, 0, &damage));
+  ASSERT_TRUE(pfs_core_region_damage(r, 3, &damage));  // damaged.pfs sorts last
+  EXPECT_NE(std::strstr(damage.message, "damaged.pfs"), nullptr) << damage.message;
+  EXPECT_EQ(pfs_core_estimated_rows(r, table_index(table_id::threads)) >= 9, true);
+
+  const int threads = table_index(table_id::threads);
+  const int pid_column = pfs_core_column_find(threads, "process_id");
+  auto scan_all = [&](const std::vector<PfsCoreQual>& quals, int& warnings) -> std::vector<std::int64_t> {
+    PfsCoreScan* s = pfs_core_scan_begin(r, threads, nullptr, quals.data(), static_cast<int>(quals.size()), 4,
+                                         SIZE_MAX, &err_);
+    EXPECT_NE(s, nullptr) << err_.message;
+    std::vector<std::int64_t> pids;
+    if (s == nullptr) return pids;
+    const PfsCoreRowset* rs = pfs_core_scan_next(s, nullptr, &err_);
+    EXPECT_NE(rs, nullptr) << err_.message;
+    for (std::size_t k = 0; rs != nullptr && k < rs->nrows; ++k)
+      pids.push_back(
+          rs->cells[k * static_cast<std::size_t>(rs->ncells) + static_cast<std::size_t>(pid_column)].value);
+    PfsCoreError w{};
+    warnings = 0;
+    while (pfs_core_scan_warning(s, &w)) ++warnings;
+    pfs_core_scan_end(s);
+    return pids;
+  };
+  int warnings = 0;
+  std::vector<std::int64_t> pids = scan_all({}, warnings);
+  EXPECT_EQ(warnings, 1);
+  ASSERT_EQ(pids.size(), 9u);  // 3 threads in each of the 3 regions
+  std::vector<std::int64_t> distinct = pids;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  ASSERT_EQ(distinct.size(), 3u);
+
+  // process_id = one region's pid: that region's rows only.
+  const std::int64_t one = distinct[1];
+  const PfsCoreQual only{pid_column, PFS_QUAL_EQ, false, 1, &one, nullptr, nullptr};
+  pids = scan_all({only}, warnings);
+  EXPECT_EQ(pids, std::vector<std::int64_t>(3, one));
+
+  // status: a region_damaged row for the damaged file, with its region_file.
+  const int status = table_index(table_id::status);
+  PfsCoreScan* s = pfs_core_scan_begin(r, status, nullptr, nullptr, 0, 4, SIZE_MAX, &err_);
+  ASSERT_NE(s, nullptr) << err_.message;
+  const PfsCoreRowset* rs = pfs_core_scan_next(s, nullptr, &err_);
+  ASSERT_NE(rs, nullptr) << err_.message;
+  const int file_column = pfs_core_column_find(status, "region_file");
+  int damaged = 0, alive_rows = 0;
+  for (std::size_t k = 0; k < rs->nrows; ++k) {
+    const PfsCoreCell* row = &rs->cells[k * static_cast<std::size_t>(rs->ncells)];
+    const std::string name = text(*rs, row[0]);
+    if (name == "provider_alive") ++alive_rows;
+    if (name != "region_damaged") continue;
+    ++damaged;
+    EXPECT_TRUE(row[pfs_core_column_find(status, "process_id")].isnull);
+    EXPECT_EQ(text(*rs, row[file_column]), regions + "/damaged.pfs");
+  }
+  EXPECT_EQ(damaged, 1);
+  EXPECT_EQ(alive_rows, 3);  // one per readable region
+  pfs_core_scan_end(s);
+
+  // A region removed: gone from the next look; a new one: there.
+  ASSERT_EQ(unlink((regions + "/a.pfs").c_str()), 0);
+  path_ = regions + "/e.pfs";
+  ASSERT_NO_FATAL_FAILURE(fixture("--pid=200"));
+  r = pfs_core_region_directory_get(5, regions.c_str(), &err_);
+  ASSERT_NE(r, nullptr) << err_.message;
+  EXPECT_EQ(pfs_core_region_count(r), 4);
+  EXPECT_EQ(scan_all({}, warnings).size(), 9u);
+
+  // A missing directory, a file given as a directory: errors.
+  EXPECT_EQ(pfs_core_region_directory_get(6, (dir_ + "/none").c_str(), &err_), nullptr);
+  EXPECT_EQ(err_.kind, PFS_CORE_FILE_NOT_FOUND);
+  EXPECT_EQ(pfs_core_region_directory_get(6, (regions + "/b.pfs").c_str(), &err_), nullptr);
+  EXPECT_EQ(err_.kind, PFS_CORE_WRONG_TYPE);
+  EXPECT_FALSE(pfs_core_check_region_directory((regions + "/b.pfs").c_str(), &err_));
+  EXPECT_TRUE(pfs_core_check_region_directory(regions.c_str(), &err_));
 }
 
 }  // namespace

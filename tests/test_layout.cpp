@@ -335,6 +335,7 @@ std::string layout_text() {
   PFS_FIELD(region_header, digest_generation);
   PFS_FIELD(region_header, lost);
   PFS_FIELD(region_header, arrays);
+  PFS_FIELD(region_header, program);
 #undef PFS_FIELD
 #undef PFS_RECORD
   // The numbering of arrays, lost counters, consumers and kinds is layout too.

@@ -7,6 +7,8 @@
 //     --history-long-rows=N    history_long holds N generated completed waits instead
 //                              of the standard content's rows (benchmarks)
 //     --mode=OCTAL             file mode (default 0644: readable by the postgres user)
+//     --pid=N                  the pid in the header (default 4242: several fixtures in one
+//                              region directory need their own)
 //
 // The standard content: 9 instrument classes, 3 threads, running and completed waits
 // in the stacks, history rings (one wrapped), history_long (with a file read and a
@@ -65,12 +67,13 @@ struct options {
   std::string kind = "good";
   long long history_long_rows = -1;  // -1: the standard rows
   unsigned mode = 0644;
+  std::uint64_t pid = 4242;
 };
 
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "pfs_fixture: %s\n"
-               "usage: pfs_fixture [--kind=KIND] [--history-long-rows=N] [--mode=OCTAL] PATH\n"
+               "usage: pfs_fixture [--kind=KIND] [--history-long-rows=N] [--mode=OCTAL] [--pid=N] PATH\n"
                "kinds: good bad-magic bad-version old-version too-small truncated array-past-end "
                "inconsistent garbage\n"
                "       huge-sums (good, with sums of times beyond 2^63 and 2^64 ps)\n",
@@ -89,6 +92,10 @@ options parse(int argc, char** argv) {
       char* end = nullptr;
       o.history_long_rows = std::strtoll(value("--history-long-rows="), &end, 10);
       if (*end != '\0' || o.history_long_rows < 0 || o.history_long_rows > 10000000) usage("bad row count");
+    } else if (a.starts_with("--pid=")) {
+      char* end = nullptr;
+      o.pid = std::strtoull(value("--pid="), &end, 10);
+      if (*end != '\0' || o.pid == 0) usage("bad pid");
     } else if (a.starts_with("--mode=")) {
       o.mode = static_cast<unsigned>(std::strtoul(value("--mode="), nullptr, 8));
     } else if (a.starts_with("--")) {
@@ -116,10 +123,10 @@ void copy_name(char (&field)[N], std::string_view s) {
 // Writes records into a freshly created region.
 class writer {
  public:
-  explicit writer(region_map& m) : m_(m), h_(m.header()) {}
+  writer(region_map& m, std::uint64_t pid) : m_(m), h_(m.header()), pid_(pid) {}
 
   void header() {
-    h_.pid = 4242;
+    h_.pid = pid_;
     h_.creation_time_ns = 1700000000000000000ull;
     for (auto& t : h_.timers) t = {};
     h_.timers[kNanosecond] = {kRawBase, 1000, 0, 1, 1e9};
@@ -444,6 +451,7 @@ class writer {
 
   region_map& m_;
   region_header& h_;
+  std::uint64_t pid_;
   region_builder b_{m_};
 };
 
@@ -543,7 +551,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pfs_fixture: %s\n", err.message.c_str());
     return 1;
   }
-  writer w(m);
+  writer w(m, o.pid);
   w.header();
   w.classes();
   w.threads();

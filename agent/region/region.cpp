@@ -1,11 +1,13 @@
 #include "agent/region/region.h"
 
+#include <errno.h>  // program_invocation_short_name (GNU)
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -232,6 +234,7 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.header_size = kHeaderSize;
   h.file_size = file_size;
   h.pid = static_cast<std::uint64_t>(getpid());
+  std::snprintf(h.program, sizeof(h.program), "%s", program_invocation_short_name);
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   h.creation_time_ns =

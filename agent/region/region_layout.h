@@ -38,6 +38,7 @@ inline constexpr std::uint64_t kSetupLockByte = 1;
 // Fixed string widths (bytes, including the terminating NUL).
 inline constexpr std::size_t kNameLen = 128;       // instrument and thread class names
 inline constexpr std::size_t kSourceLen = 64;      // "file.cpp:123"
+inline constexpr std::size_t kProgramLen = 64;     // region_header::program
 inline constexpr std::size_t kUserLen = 32;        // setup_actors USER / ROLE
 inline constexpr std::size_t kHostLen = 64;        // setup_actors HOST
 inline constexpr std::size_t kThreadNameLen = 64;  // free-form name the thread gave itself
@@ -687,6 +688,12 @@ struct region_header {
   std::uint64_t digest_generation;  // bumped by TRUNCATE of the digest table
 
   array_desc arrays[kArrayCount];
+
+  // The program's name (the base name of its argv[0]), NUL-terminated, for readers
+  // that show many processes. Added after layout 4 was first published, in space
+  // that was zero before: empty means a region of an older agent (readers then ask
+  // /proc/<pid>/comm while the process runs).
+  char program[kProgramLen];
 };
 
 static_assert(sizeof(region_header) <= kHeaderSize);

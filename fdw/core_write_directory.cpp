@@ -15,13 +15,16 @@ struct directory_region {
   std::int64_t pid = 0;
   bool alive = false;
   std::string program;
+  bool writable = false;
+  PfsCoreWriteError why{};  // not writable: why
 };
 
-// The regions of a directory that can be written, listed once per command: a
-// statement changing many rows does not list the directory for each.
+// The regions of a directory, listed once per command while the directory does not
+// change: a statement changing many rows does not list it for each.
 struct directory_listing {
   std::string dir;
   std::uint32_t cid = 0;
+  timespec mtime{};  // of the directory: a file added, removed or renamed changes it
   bool valid = false;
   std::vector<directory_region> regions;
 };
@@ -34,18 +37,27 @@ directory_listing& last_listing() {
 const std::vector<directory_region>* regions_of(const std::string& dir, std::uint32_t cid,
                                                 PfsCoreWriteError* err) {
   directory_listing& l = last_listing();
-  if (l.valid && l.dir == dir && l.cid == cid) return &l.regions;
+  struct stat st {};
+  const bool listed = stat(dir.c_str(), &st) == 0;
+  if (l.valid && listed && l.dir == dir && l.cid == cid && l.mtime.tv_sec == st.st_mtim.tv_sec &&
+      l.mtime.tv_nsec == st.st_mtim.tv_nsec)
+    return &l.regions;
   l.valid = false;
   std::vector<std::string> files;
   if (!list_region_files(dir, files, &err->error)) return nullptr;
   std::vector<directory_region> regions;
   for (const std::string& file : files) {
-    PfsCoreWriteError ignored{};
-    const mapped_region* r = writable_region(file, &ignored);
-    if (r == nullptr) continue;  // damaged: its rows were never shown
-    const region_map& m = r->reader->region();
     directory_region d;
     d.file = file;
+    const mapped_region* r = writable_region(file, &d.why);
+    std::shared_ptr<reader::region_reader> read_only;
+    if (r == nullptr) {  // a region SQL shows but cannot change: a change naming it fails
+      region_error e;
+      read_only = reader::region_reader::open(file, false, e);
+      if (read_only == nullptr) continue;  // damaged: its rows were never shown
+    }
+    d.writable = r != nullptr;
+    const region_map& m = r != nullptr ? r->reader->region() : read_only->region();
     d.pid = static_cast<std::int64_t>(layout::load_relaxed(m.header().pid));
     d.alive = m.provider_alive();
     const std::size_t n = ::strnlen(m.header().program, layout::kProgramLen);
@@ -54,6 +66,7 @@ const std::vector<directory_region>* regions_of(const std::string& dir, std::uin
   }
   l.dir = dir;
   l.cid = cid;
+  l.mtime = st.st_mtim;
   l.regions = std::move(regions);
   l.valid = true;
   return &l.regions;
@@ -62,25 +75,40 @@ const std::vector<directory_region>* regions_of(const std::string& dir, std::uin
 int process_column(int table) { return static_cast<int>(table_at(table)->columns.size()) + kExtraProcessId; }
 
 // The region file of the process that wrote row (the live one if the pid was reused).
-const directory_region* region_of_row(const std::vector<directory_region>& regions, int table,
-                                      const PfsCoreValue* row, PfsCoreWriteError* err) {
+const directory_region* region_of_row(const char* dir, const std::vector<directory_region>& regions,
+                                      int table, const PfsCoreValue* row, PfsCoreWriteError* err) {
   const PfsCoreValue& pid = row[process_column(table)];
   const directory_region* found = nullptr;
   if (!pid.isnull)
     for (const directory_region& d : regions)
       if (d.pid == pid.value && (found == nullptr || d.alive)) found = &d;
-  if (found == nullptr)
-    write_error(err, kObjectNotInPrerequisiteState,
-                pid.isnull ? std::string("row has no process_id")
-                           : "the region of process " + std::to_string(pid.value) + " is gone",
-                pid.isnull ? "A server that reads a directory needs the process_id column to know which "
-                             "region a row belongs to."
-                           : "Its file was removed from the region directory after the row was read.",
-                pid.isnull
-                    ? "Declare the column process_id bigint in the foreign table (IMPORT FOREIGN SCHEMA "
-                      "does)."
-                    : "");
+  if (found == nullptr && pid.isnull)
+    write_error(err, kObjectNotInPrerequisiteState, "row has no process_id",
+                "A server that reads a directory needs the process_id column to know which region a row "
+                "belongs to.",
+                "Declare the column process_id bigint in the foreign table (IMPORT FOREIGN SCHEMA does).");
+  else if (found == nullptr)
+    write_error(
+        err, kObjectNotInPrerequisiteState,
+        "no region of process " + std::to_string(pid.value) + " in region directory " + dq(dir),
+        "No region file in the directory was written by that process; it may have been removed.",
+        "Name the process_id of a row the directory shows, or leave process_id NULL in an INSERT to add "
+        "the row to every region.");
+  if (found != nullptr && !found->writable) {
+    *err = found->why;
+    return nullptr;
+  }
   return found;
+}
+
+// Every region must be writable for a change that goes to all of them.
+bool all_writable(const std::vector<directory_region>& regions, PfsCoreWriteError* err) {
+  for (const directory_region& d : regions)
+    if (!d.writable) {
+      *err = d.why;
+      return false;
+    }
+  return true;
 }
 
 }  // namespace
@@ -94,7 +122,7 @@ bool directory_update(const char* dir, int table, const PfsCoreValue* old_row, P
                       const bool* set, int level, std::uint32_t cid, PfsCoreWriteError* err) {
   const auto* regions = regions_of(dir, cid, err);
   if (regions == nullptr) return false;
-  const directory_region* d = region_of_row(*regions, table, old_row, err);
+  const directory_region* d = region_of_row(dir, *regions, table, old_row, err);
   if (d == nullptr) return false;
   return update_row(d->file.c_str(), table, old_row, new_row, set, level, cid, err);
 }
@@ -104,10 +132,11 @@ bool directory_insert(const char* dir, int table, PfsCoreValue* row, bool skip_d
   const auto* regions = regions_of(dir, cid, err);
   if (regions == nullptr) return false;
   if (!row[process_column(table)].isnull) {
-    const directory_region* d = region_of_row(*regions, table, row, err);
+    const directory_region* d = region_of_row(dir, *regions, table, row, err);
     return d != nullptr && insert_row(d->file.c_str(), table, row, skip_duplicate, skipped, level, cid, err);
   }
   // No process named: a row in every region (skipped only where every one has it).
+  if (!all_writable(*regions, err)) return false;
   bool all_skipped = !regions->empty();
   for (const directory_region& d : *regions) {
     bool one_skipped = false;
@@ -122,13 +151,13 @@ bool directory_delete(const char* dir, int table, const PfsCoreValue* old_row, i
                       PfsCoreWriteError* err) {
   const auto* regions = regions_of(dir, cid, err);
   if (regions == nullptr) return false;
-  const directory_region* d = region_of_row(*regions, table, old_row, err);
+  const directory_region* d = region_of_row(dir, *regions, table, old_row, err);
   return d != nullptr && delete_row(d->file.c_str(), table, old_row, level, cid, err);
 }
 
 bool directory_truncate(const char* dir, int table, int level, std::uint32_t cid, PfsCoreWriteError* err) {
   const auto* regions = regions_of(dir, cid, err);
-  if (regions == nullptr) return false;
+  if (regions == nullptr || !all_writable(*regions, err)) return false;
   for (const directory_region& d : *regions)
     if (!truncate_table(d.file.c_str(), table, level, cid, err)) return false;
   return true;

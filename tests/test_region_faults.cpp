@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -400,6 +401,15 @@ TEST(RegionFaults, SetupLockWaitEndsOnInterrupt) {
 // Every mapping is guarded; past the table's size, opening fails with a clear error
 // instead of mapping a region that could fault.
 TEST(RegionFaults, TooManyMappingsAreRefused) {
+  // Each mapping keeps its file open: room for the whole table and a few more.
+  rlimit files{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+  const rlim_t needed = static_cast<rlim_t>(fault_guard::kMaxMappings) + 64;
+  if (files.rlim_cur < needed) {
+    if (files.rlim_max != RLIM_INFINITY && files.rlim_max < needed) GTEST_SKIP() << "RLIMIT_NOFILE too low";
+    files.rlim_cur = needed;
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &files), 0);
+  }
   const std::string path = test::temp_region_path("many");
   region_sizes sizes;
   sizes.max_threads = 2;

@@ -8,7 +8,8 @@
 # (scripts/fdw_blocking_test.sh), statements, stages and transactions of a real
 # program checked against its own counts (scripts/fdw_work_test.sh), snapshots on a pg_cron
 # schedule and flame graphs (scripts/fdw_snapshot_test.sh), three hosts read by a central
-# cluster through postgres_fdw (scripts/fdw_hosts_test.sh), Debian's Prometheus exporter
+# cluster through postgres_fdw (scripts/fdw_hosts_test.sh), a pre-forking program's
+# regions read as one through region_directory (scripts/fdw_directory_test.sh), Debian's Prometheus exporter
 # with tools/prometheus/queries.yaml (scripts/prometheus_test.sh), a program outside the
 # tree built against the installed library (scripts/install_test.sh), region files truncated under running scans, FIFOs
 # and lock waits (scripts/fdw_fault_test.sh) and a short pgbench load test
@@ -48,6 +49,7 @@ bash scripts/fdw_blocking_test.sh
 bash scripts/fdw_work_test.sh
 bash scripts/fdw_snapshot_test.sh
 bash scripts/fdw_hosts_test.sh
+bash scripts/fdw_directory_test.sh
 bash scripts/prometheus_test.sh
 bash scripts/install_test.sh
 bash scripts/fdw_fault_test.sh

@@ -4,6 +4,9 @@
 // locks the same mutex LOCKS times and writes BYTES bytes to a file of its own.
 // With %p in PFS_REGION every worker records into its own region. Prints
 // parent_locks=N, worker_locks=N, worker_bytes=N and one worker=PID line each.
+// With STAY_UNTIL=PATH the workers then keep locking the mutex (one lock a
+// millisecond) until PATH exists, so that a reader sees them alive
+// (scripts/fdw_directory_test.sh).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +76,12 @@ int main(int argc, char** argv) {
         queue_lock.unlock();
       }
       write_file(data_file, dir + "/worker." + std::to_string(getpid()) + ".data", bytes);
+      if (const char* stay = std::getenv("STAY_UNTIL"))
+        while (access(stay, F_OK) != 0) {
+          queue_lock.lock();
+          queue_lock.unlock();
+          usleep(1000);
+        }
       std::fflush(nullptr);
       _exit(0);
     }

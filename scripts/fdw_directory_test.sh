@@ -61,6 +61,31 @@ check "a condition on process_id reads that process only" \
   "[ \"$(q "SELECT string_agg(DISTINCT process_id::text, ',') FROM ps.events_waits_summary_global_by_event_name
              WHERE process_id = $PREFORK_PID")\" = $PREFORK_PID ]"
 
+# --- Prometheus: per-process series from Debian's exporter
+source scripts/pg_clusters_common.sh
+port=$(free_port)
+env -i PATH="$PATH" \
+  DATA_SOURCE_NAME="host=$PGHOST port=$PGPORT user=$PGUSER password=$PGPASSWORD dbname=$PGDATABASE sslmode=disable" \
+  prometheus-postgres-exporter --web.listen-address="127.0.0.1:$port" --disable-default-metrics \
+  --disable-settings-metrics --extend.query-path=tools/prometheus/queries_by_process.yaml >"$WORK/exporter.log" 2>&1 &
+EXPORTER_PID=$!
+metrics=
+for _ in $(seq 50); do
+  metrics=$(curl -sf "http://127.0.0.1:$port/metrics") && break
+  sleep 0.1
+done
+kill "$EXPORTER_PID"; wait "$EXPORTER_PID" 2>/dev/null || true
+[ -n "$metrics" ] || fail "no /metrics: $(grep -v "^\s" "$WORK/exporter.log" | head -20)"
+echo "$metrics" | grep '^perfschema_process' | sed -n 1,6p
+check "the exporter reports no scrape error" "echo \"\$metrics\" | grep -q '^pg_exporter_last_scrape_error 0'"
+check "every process is alive in perfschema_process_alive" \
+  "[ \"$(echo "$metrics" | grep -c '^perfschema_process_alive{process_id=\"[0-9]*\",program=\"pfs_prefork\"[^}]*} 1$')\" = $((workers + 1)) ]"
+check "each worker's mutex waits are a series of their own" \
+  "[ \"$(echo "$metrics" | grep '^perfschema_process_waits_by_class_count_star{' | grep -c 'class=\"wait/synch/mutex\"')\" = $((workers + 1)) ]"
+check "the totals over processes keep queries.yaml's names" \
+  "echo \"\$metrics\" | grep -q '^perfschema_waits_count_star{event_name=\"wait/synch/mutex/prefork/queue_lock\"'"
+check "the series are bounded" "[ \"$(echo "$metrics" | grep -c '^perfschema_')\" -le 200 ]"
+
 # --- an UPDATE through the server reaches every live process at COMMIT
 lock_counts() {
   q "SELECT string_agg(process_id || ':' || count_star, ' ' ORDER BY process_id)

@@ -143,7 +143,10 @@ struct piece_sink final : reader::row_sink {
     ++p.nrows;
     return true;
   }
-  bool pause() override { return p.bytes() >= piece_bytes; }
+  // A piece ends at piece_bytes of cells and text, or at kMaxPieceRows rows: a query
+  // that returns no column (count(*)) still reads a large table in pieces.
+  bool pause() override { return p.bytes() >= piece_bytes || p.nrows >= kMaxPieceRows; }
+  static constexpr std::size_t kMaxPieceRows = 65536;
 
   const std::vector<int>& columns;
   const std::vector<reader::column_type>& kinds;
@@ -350,8 +353,13 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
       continue;
     }
     const std::uint64_t invalid_before = m.reader->invalid_rows_skipped();
+    const bool resumed = s.cursor.next != 0;
     region_error e = s.filter.rejects_all() ? region_error{} : m.reader->scan(*s.table, sink, s.cursor);
     if (s.filter.rejects_all()) s.cursor.done = true;
+    // A table read in pieces: its pages leave the backend's resident set after each
+    // (mapped again from the page cache when read again), so that a scan of a large
+    // history holds a piece's worth of the region, not the table.
+    if (!s.cursor.done || resumed) m.reader->region().release_resident_pages();
     if (!e && sink.stopped) {
       PfsCoreError why{};
       set_error(&why, PFS_CORE_INTERRUPTED, "scan interrupted");

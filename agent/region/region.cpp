@@ -684,6 +684,10 @@ bool region_map::publish_copy(const char* tmp, const char* path) {
   return true;
 }
 
+void region_map::release_resident_pages() const noexcept {
+  if (base_ != nullptr) madvise(base_, size_, MADV_DONTNEED);
+}
+
 bool region_map::provider_alive() const {
   if (fd_ < 0) return false;
   return ofd_locked_by_other(fd_, kAliveLockByte);

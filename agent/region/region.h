@@ -137,6 +137,12 @@ class region_map {
   // True while the provider process holds its alive lock.
   bool provider_alive() const;
 
+  // Takes the mapping's pages out of this process's resident set (madvise
+  // MADV_DONTNEED): the file's pages stay in the page cache, and the next access
+  // maps them again. A reader scanning a large table piece by piece calls it between
+  // pieces, so its peak resident size does not grow with the table.
+  void release_resident_pages() const noexcept;
+
   // True once an access faulted because the file shrank under the mapping: the
   // mapping now holds zeros (see fault_guard.h) and what was read since is void.
   bool lost() const;

@@ -1,12 +1,14 @@
 // Uncontended lock+unlock: std::mutex against pfs::mutex with the instrument
 // disabled, counted (summaries only; and with events_waits_current), timed
 // (current + summaries) and timed with history (current, history, history_long);
-// the contended path's own cost (contended_path against contended_path_base), and
-// two threads queueing on one mutex (shared).
+// the contended path's own cost (contended_path against contended_path_base),
+// two threads queueing on one mutex (shared), and two threads locking random mutexes
+// out of 64 shared ones, the sysbench pattern (contended against contended_raw).
 // The agent is started once for the whole binary (a region in /tmp, removed at exit).
 #include <benchmark/benchmark.h>
 
 #include <mutex>
+#include <new>
 #include <string>
 
 #include "agent/provider/pfs.h"
@@ -131,6 +133,49 @@ void BM_MutexShared(benchmark::State& state) {
   state.counters["events_per_iter"] = 1;
 }
 
+// The sysbench mutex pattern: two threads each lock a random one of 64 shared
+// mutexes, with a little work inside and between (wall time per lock+unlock per
+// thread). contended_raw: std::mutex; contended: pfs::mutex, timed, with history.
+// The instrumentation's cost under contention is contended - contended_raw, to
+// compare with the uncontended timed_history - raw.
+constexpr int kContendedMutexes = 64;
+
+template <class Mutex>
+void run_random_locks(benchmark::State& state, Mutex* mutexes) {
+  std::uint64_t rng = 0x9E3779B97F4A7C15u * static_cast<std::uint64_t>(state.thread_index() + 1);
+  std::uint64_t x = 1;
+  for (auto _ : state) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    Mutex& m = mutexes[rng % kContendedMutexes];
+    m.lock();
+    for (int i = 0; i < 8; ++i) x = x * 6364136223846793005u + 1;  // inside
+    m.unlock();
+    for (int i = 0; i < 8; ++i) x = x * 6364136223846793005u + 1;  // between
+  }
+  benchmark::DoNotOptimize(x);
+  state.counters["events_per_iter"] = 1;
+}
+
+void BM_MutexContendedRaw(benchmark::State& state) {
+  pfs::bench::start_agent();
+  static std::mutex* mutexes = new std::mutex[kContendedMutexes];
+  run_random_locks(state, mutexes);
+}
+
+void BM_MutexContended(benchmark::State& state) {
+  pfs::bench::start_agent();
+  static pfs::mutex* mutexes = [] {
+    auto* m = static_cast<pfs::mutex*>(::operator new(sizeof(pfs::mutex) * kContendedMutexes));
+    for (int i = 0; i < kContendedMutexes; ++i) new (&m[i]) pfs::mutex{"bench", "contended_random"};
+    return m;
+  }();
+  { pfs::lock_guard warm(mutexes[0]); }  // registers the thread
+  set_my_history(true);
+  run_random_locks(state, mutexes);
+}
+
 const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw);
   benchmark::RegisterBenchmark("BM_Mutex/disabled", BM_MutexDisabled);
@@ -147,6 +192,8 @@ const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/contended_path_counted_base", BM_MutexContendedPathCountedBase);
   benchmark::RegisterBenchmark("BM_Mutex/contended_path_counted", BM_MutexContendedPathCounted);
   benchmark::RegisterBenchmark("BM_Mutex/shared", BM_MutexShared)->Threads(2)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_Mutex/contended_raw", BM_MutexContendedRaw)->Threads(2)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_Mutex/contended", BM_MutexContended)->Threads(2)->UseRealTime();
   return true;
 }();
 

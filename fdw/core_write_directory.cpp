@@ -34,6 +34,22 @@ directory_listing& last_listing() {
   return listing;
 }
 
+// Unmaps the writable mappings of files that left the directory: the workers of a
+// pre-forking server come and go, and each gone one would keep a mapping and a
+// descriptor in this backend. (A change still pending for one fails at commit.)
+void forget_departed(const std::string& dir, const std::vector<std::string>& files) {
+  const std::string prefix = dir.ends_with('/') ? dir : dir + '/';
+  writable_cache& w = writables();
+  for (auto it = w.begin(); it != w.end();) {
+    const std::string& path = it->first;
+    const bool in_dir = path.starts_with(prefix) && path.find('/', prefix.size()) == std::string::npos;
+    if (in_dir && !std::binary_search(files.begin(), files.end(), path))
+      it = w.erase(it);
+    else
+      ++it;
+  }
+}
+
 const std::vector<directory_region>* regions_of(const std::string& dir, std::uint32_t cid,
                                                 PfsCoreWriteError* err) {
   directory_listing& l = last_listing();
@@ -45,6 +61,7 @@ const std::vector<directory_region>* regions_of(const std::string& dir, std::uin
   l.valid = false;
   std::vector<std::string> files;
   if (!list_region_files(dir, files, &err->error)) return nullptr;
+  forget_departed(dir, files);
   std::vector<directory_region> regions;
   for (const std::string& file : files) {
     directory_region d;

@@ -460,4 +460,72 @@ TEST_F(FdwModifyTest, ReadOnlyRegion) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
+// Through a server that reads a directory: a change goes to the region of its row's
+// process_id, an INSERT naming no process to every region, all of them at commit;
+// a region removed before commit fails the commit and the others keep their setup.
+TEST_F(FdwModifyTest, DirectoryChangesGoToTheRowsRegions) {
+  const std::string regions = dir_ + "/regions";
+  ASSERT_EQ(mkdir(regions.c_str(), 0755), 0);
+  const std::string a = regions + "/a.pfs", b = regions + "/b.pfs";
+  fixture(a, "--pid=101");
+  fixture(b, "--pid=102");
+  const std::string lock = "wait/synch/mutex/app/queue_lock";
+
+  // UPDATE of process 102's row: 102 only.
+  row_builder old_row(table_id::setup_instruments), new_row(table_id::setup_instruments);
+  for (row_builder* r : {&old_row, &new_row})
+    r->text("name", lock).text("timed", "YES").text("trace_enabled", "NO").integer("process_id", 102);
+  old_row.text("enabled", "YES");
+  new_row.text("enabled", "NO");
+  bool flags[64] = {};
+  flags[pfs_core_column_find(old_row.table(), "enabled")] = true;
+  ASSERT_TRUE(pfs_core_write_update(regions.c_str(), old_row.table(), old_row.data(), new_row.data(), flags,
+                                    1, 0, &err_))
+      << err_.error.message;
+  // TRUNCATE, then an INSERT naming no process: every region.
+  ASSERT_TRUE(pfs_core_write_truncate(regions.c_str(), table_index(table_id::setup_actors), 1, 1, &err_))
+      << err_.error.message;
+  row_builder actor(table_id::setup_actors);
+  actor.text("host", "db9").text("user", "carol").text("role", "%");
+  bool skipped = true;
+  ASSERT_TRUE(
+      pfs_core_write_insert(regions.c_str(), actor.table(), actor.data(), false, &skipped, 1, 2, &err_))
+      << err_.error.message;
+  EXPECT_FALSE(skipped);
+  // A process the directory does not have: an error naming it.
+  row_builder stranger(table_id::setup_actors);
+  stranger.text("host", "db9").text("user", "dave").text("role", "%").integer("process_id", 999);
+  EXPECT_FALSE(
+      pfs_core_write_insert(regions.c_str(), stranger.table(), stranger.data(), false, nullptr, 1, 3, &err_));
+  EXPECT_NE(std::strstr(err_.error.message, "no region of process 999"), nullptr) << err_.error.message;
+  // Changing where a row comes from: refused.
+  new_row.integer("process_id", 101);
+  EXPECT_FALSE(pfs_core_write_update(regions.c_str(), old_row.table(), old_row.data(), new_row.data(), flags,
+                                     1, 4, &err_));
+  EXPECT_STREQ(err_.sqlstate, "0A000");
+
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_)) << err_.error.message;
+  EXPECT_EQ(value_of(table_id::setup_instruments, lock, "enabled", a), "YES");
+  EXPECT_EQ(value_of(table_id::setup_instruments, lock, "enabled", b), "NO");
+  for (const std::string& path : {a, b}) {
+    const auto actors = region_rows(table_id::setup_actors, path);
+    ASSERT_EQ(actors.size(), 1u) << path;
+    EXPECT_EQ(actors[0][1].s, "carol");
+  }
+
+  // All or none: b removed before commit.
+  old_row.text("enabled", "YES").integer("process_id", 101);
+  new_row.text("enabled", "NO").integer("process_id", 101);
+  ASSERT_TRUE(pfs_core_write_update(regions.c_str(), old_row.table(), old_row.data(), new_row.data(), flags,
+                                    1, 5, &err_));
+  ASSERT_TRUE(
+      pfs_core_write_truncate(regions.c_str(), table_index(table_id::events_waits_history_long), 1, 6, &err_))
+      << err_.error.message;
+  ASSERT_EQ(unlink(b.c_str()), 0);
+  EXPECT_FALSE(pfs_core_write_commit(nullptr, 0, &err_));
+  pfs_core_write_discard();
+  EXPECT_EQ(value_of(table_id::setup_instruments, lock, "enabled", a), "YES");
+  EXPECT_FALSE(region_rows(table_id::events_waits_history_long, a).empty());
+}
+
 }  // namespace

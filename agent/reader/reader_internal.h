@@ -433,6 +433,11 @@ class scanner {
   void times_cells(const wait_copy& c, cell* out);
   void blocking_cells(const wait_copy& c, cell* out);
   static constexpr std::size_t kWaitColumns = 22;  // wait_columns() in tables.cpp
+  // Bit k: the sink wants wait column k (built once per scan, so that a row of few
+  // columns, or none as for count(*), does not look at all 22 flags).
+  std::uint64_t wait_wanted_mask();
+  std::uint64_t wait_wanted_ = 0;
+  bool wait_wanted_ready_ = false;
 
   // object_schema, object_name, index_name, object_type.
   void append_object(row_builder& x, const wait_copy& c);

@@ -1,4 +1,6 @@
 // Row builders of the events_waits_current, _history and _history_long.
+#include <bit>
+
 #include "agent/reader/reader_internal.h"
 
 namespace pfs::reader::detail {
@@ -166,6 +168,16 @@ bool scanner::head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, 
   return v == 0;
 }
 
+std::uint64_t scanner::wait_wanted_mask() {
+  static_assert(kWaitColumns <= 64);
+  if (!wait_wanted_ready_) {
+    wait_wanted_ready_ = true;
+    for (std::size_t k = 0; k < kWaitColumns; ++k)
+      if (out_.wanted[k]) wait_wanted_ |= std::uint64_t{1} << k;
+  }
+  return wait_wanted_;
+}
+
 void scanner::emit_wait(const wait_copy& c) {
   const class_entry* cls = class_at(c.class_index);
   if (cls == nullptr) {
@@ -184,8 +196,7 @@ void scanner::emit_wait(const wait_copy& c) {
   if (x.slots.size() < kWaitColumns) x.slots.resize(kWaitColumns);
   x.n = kWaitColumns;
   cell* o = x.slots.data();
-  for (std::size_t k = 0; k < kWaitColumns; ++k)
-    if (w[k]) o[k] = cell{};
+  for (std::uint64_t m = wait_wanted_mask(); m != 0; m &= m - 1) o[std::countr_zero(m)] = cell{};
   if (w[0]) o[0] = int_cell(c.thread_id);
   if (w[1]) o[1] = int_cell(c.event_id);
   if (w[2]) o[2] = nullable_int(c.end_event_id);

@@ -1,5 +1,6 @@
-// Benchmarks of the timers: the cost of one read of each timer (BM_Timer/<NAME>) and
-// the accuracy of the CYCLE calibration (BM_TimerCalibration).
+// Benchmarks of the timers: the cost of one read of each timer (BM_Timer/<NAME>), the
+// accuracy of the CYCLE calibration (BM_TimerCalibration) and the cost of one check
+// of the agent's CYCLE watch (BM_CycleRateCheck).
 #include <benchmark/benchmark.h>
 #include <time.h>
 
@@ -12,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "timers/cycle_watch.h"
 #include "timers/timer.h"
 #include "timers/timer_detail.h"
 
@@ -111,6 +113,28 @@ void BM_TimerCalibration(benchmark::State& state) {
   state.counters["reference_mhz"] = static_cast<double>(reference / 1e6L);
 }
 
+// One check of the agent's CYCLE watch (agent_timer_watch.cpp): a tight pair and the
+// rate decision, what its thread does every PFS_TIMER_WATCH_INTERVAL_MS. drift_ppm is
+// the start-up calibration against one 1 s check on this machine (what the watch
+// would see; it recalibrates above 20 ppm).
+void BM_CycleRateCheck(benchmark::State& state) {
+  const timer_info& ti = info(timer_kind::cycle);
+  if (!ti.available) {
+    state.SkipWithError("CYCLE unavailable");
+    return;
+  }
+  static const double drift_ppm = [&ti] {
+    cycle_rate_watch w(ti.frequency, detail::good_cycle_pair());
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    return w.observe(detail::good_cycle_pair()).drift_ppm;
+  }();
+  cycle_rate_watch watch(ti.frequency, detail::good_cycle_pair());
+  for (auto _ : state) benchmark::DoNotOptimize(watch.observe(detail::good_cycle_pair()));
+  state.counters["drift_ppm"] = drift_ppm;
+  state.SetLabel(ti.needs_rate_checks ? "the agent checks the rate here"
+                                      : "the kernel vouches for the rate here");
+}
+
 [[maybe_unused]] const bool registered = [] {
   for (const timer_kind kind : {timer_kind::cycle, timer_kind::nanosecond, timer_kind::microsecond,
                                 timer_kind::millisecond, timer_kind::tick, timer_kind::thread_cpu}) {
@@ -118,6 +142,7 @@ void BM_TimerCalibration(benchmark::State& state) {
     benchmark::RegisterBenchmark(name.c_str(), BM_Timer, kind);
   }
   benchmark::RegisterBenchmark("BM_TimerCalibration", BM_TimerCalibration)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_CycleRateCheck", BM_CycleRateCheck)->Unit(benchmark::kMicrosecond);
   return true;
 }();
 

@@ -68,6 +68,9 @@ SELECT variable_name,
     OR variable_name IN ('locker_lost', 'sources_lost')
  ORDER BY variable_name;
 SELECT count(*) >= 55 AS all_rows FROM ps.status;
+-- CYCLE's rate checks by the provider (README, "CYCLE on virtual machines")
+SELECT variable_name, variable_value >= 0 AS present
+  FROM ps.status WHERE variable_name LIKE 'cycle%' ORDER BY variable_name;
 
 -- a role with SELECT on a foreign table reads it without any other privilege
 GRANT USAGE ON SCHEMA ps TO regress_pfs_plain;

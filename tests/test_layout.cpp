@@ -336,6 +336,18 @@ std::string layout_text() {
   PFS_FIELD(region_header, lost);
   PFS_FIELD(region_header, arrays);
   PFS_FIELD(region_header, program);
+  PFS_FIELD(region_header, cycle_watch);
+  PFS_FIELD(region_header, cycle_watch_interval_ms);
+  PFS_FIELD(region_header, cycle_checks);
+  PFS_FIELD(region_header, cycle_max_drift_ppb);
+  PFS_FIELD(region_header, cycle_epoch_count);
+  PFS_FIELD(region_header, cycle_epochs);
+  PFS_RECORD(cycle_epoch);
+  PFS_FIELD(cycle_epoch, number);
+  PFS_FIELD(cycle_epoch, raw_start);
+  PFS_FIELD(cycle_epoch, ps_start);
+  PFS_FIELD(cycle_epoch, mult);
+  PFS_FIELD(cycle_epoch, frequency);
 #undef PFS_FIELD
 #undef PFS_RECORD
   // The numbering of arrays, lost counters, consumers and kinds is layout too.

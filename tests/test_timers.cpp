@@ -122,6 +122,8 @@ TEST(TimerInfo, CycleVerdictMatchesTheMachine) {
   EXPECT_EQ(ti.available, d.available) << ti.unavailable_reason;
   if (!d.available) {
     EXPECT_EQ(std::string(ti.unavailable_reason), d.reason);
+  } else {
+    EXPECT_EQ(ti.needs_rate_checks, !d.kernel_vouches);
   }
 #endif
   EXPECT_EQ(default_wait_timer(), ti.available ? timer_kind::cycle : timer_kind::nanosecond);
@@ -453,31 +455,32 @@ TEST(CycleAvailability, DecisionFunction) {
   using detail::decide_cycle_availability;
   auto d = decide_cycle_availability(true, "tsc", nullptr);
   EXPECT_TRUE(d.available);
+  EXPECT_TRUE(d.kernel_vouches);
   EXPECT_EQ(d.reason, "");
   d = decide_cycle_availability(true, "tsc\n", nullptr);  // as read from sysfs
   EXPECT_TRUE(d.available);
+  EXPECT_TRUE(d.kernel_vouches);
 
   d = decide_cycle_availability(false, "tsc", nullptr);
   EXPECT_FALSE(d.available);
   EXPECT_EQ(d.reason, "TSC is not invariant");
 
-  d = decide_cycle_availability(true, "hpet\n", nullptr);
-  EXPECT_FALSE(d.available);
-  EXPECT_EQ(d.reason, "kernel clock source is hpet, not tsc");
-  d = decide_cycle_availability(true, "kvm-clock", nullptr);
-  EXPECT_FALSE(d.available);
-  EXPECT_EQ(d.reason, "kernel clock source is kvm-clock, not tsc");
-  d = decide_cycle_availability(true, "", nullptr);
-  EXPECT_FALSE(d.available);
-  EXPECT_EQ(d.reason, "kernel clock source is unknown, not tsc");
-  d = decide_cycle_availability(true, "tsc2", nullptr);
-  EXPECT_FALSE(d.available);
+  // An invariant TSC under another clock source (a VM's kvm-clock): CYCLE, with the
+  // agent checking the rate itself (cycle_watch.h).
+  for (const char* source : {"hpet\n", "kvm-clock", "xen", "hyperv_clocksource_tsc_page", "", "tsc2"}) {
+    d = decide_cycle_availability(true, source, nullptr);
+    EXPECT_TRUE(d.available) << source;
+    EXPECT_FALSE(d.kernel_vouches) << source;
+    EXPECT_EQ(d.reason, "") << source;
+  }
 
   d = decide_cycle_availability(true, "tsc", "1");
   EXPECT_FALSE(d.available);
   EXPECT_EQ(d.reason, "disabled by PFS_TIMER_DISABLE_CYCLE");
   d = decide_cycle_availability(false, "hpet", "yes");  // the override wins
   EXPECT_EQ(d.reason, "disabled by PFS_TIMER_DISABLE_CYCLE");
+  d = decide_cycle_availability(true, "kvm-clock", "1");
+  EXPECT_FALSE(d.available);
   // Unset-like values do not disable.
   EXPECT_TRUE(decide_cycle_availability(true, "tsc", "").available);
   EXPECT_TRUE(decide_cycle_availability(true, "tsc", "0").available);

@@ -130,6 +130,7 @@ void describe_cycle(timer_info* ti) {
   }
   ti->frequency = cal.frequency;
   ti->available = true;
+  ti->needs_rate_checks = !d.kernel_vouches;
 #elif defined(__aarch64__)
   if (env_disables(env)) {
     ti->unavailable_reason = "disabled by PFS_TIMER_DISABLE_CYCLE";
@@ -174,6 +175,11 @@ std::uint64_t read_tick() {
   struct tms t;
   return static_cast<std::uint64_t>(times(&t));
 #endif
+}
+
+bool multiplier_at_shift(double frequency_hz, std::uint32_t shift, std::uint64_t* mult) {
+  if (!(frequency_hz > 0) || !std::isfinite(frequency_hz) || shift > 63) return false;
+  return multiplier_for(frequency_hz, shift, mult);
 }
 
 pico_converter make_converter(double frequency_hz, std::uint64_t base) {
@@ -265,19 +271,15 @@ namespace detail {
 
 cycle_decision decide_cycle_availability(bool tsc_invariant, std::string_view clocksource,
                                          const char* disable_env) {
-  if (env_disables(disable_env)) return {false, "disabled by PFS_TIMER_DISABLE_CYCLE"};
-  if (!tsc_invariant) return {false, "TSC is not invariant"};
+  if (env_disables(disable_env)) return {false, false, "disabled by PFS_TIMER_DISABLE_CYCLE"};
+  if (!tsc_invariant) return {false, false, "TSC is not invariant"};
   while (!clocksource.empty() && std::isspace(static_cast<unsigned char>(clocksource.back()))) {
     clocksource.remove_suffix(1);
   }
   while (!clocksource.empty() && std::isspace(static_cast<unsigned char>(clocksource.front()))) {
     clocksource.remove_prefix(1);
   }
-  if (clocksource.empty()) return {false, "kernel clock source is unknown, not tsc"};
-  if (clocksource != "tsc") {
-    return {false, "kernel clock source is " + std::string(clocksource) + ", not tsc"};
-  }
-  return {true, ""};
+  return {true, clocksource == "tsc", ""};
 }
 
 bool tsc_invariant() {
@@ -316,9 +318,6 @@ clock_pair tightest_cycle_pair(int tries) {
   return best;
 }
 
-namespace {
-// A pair whose gap is at most 2 us if one can be had in a few rounds (a preempted or
-// interrupted triplet has a large gap and loses), otherwise the best seen.
 clock_pair good_cycle_pair() {
   clock_pair best = tightest_cycle_pair(16);
   for (int round = 1; round < 4 && best.gap_ns > 2000; ++round) {
@@ -327,7 +326,6 @@ clock_pair good_cycle_pair() {
   }
   return best;
 }
-}  // namespace
 
 cycle_calibration calibrate_cycle(std::chrono::nanoseconds window, calibration_wait wait) {
   cycle_calibration cal;

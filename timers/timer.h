@@ -91,11 +91,19 @@ struct pico_converter {
   }
   // Saturated at UINT64_MAX: a single interval of more than 2^64 ps (213 days)
   // never wraps to a small one.
+  // mult is loaded atomically: the agent's CYCLE watch (cycle_watch.h) stores a new
+  // one while other threads convert (a plain load on x86-64 and aarch64).
   std::uint64_t delta_to_pico(std::uint64_t delta) const {
-    const uint128 ps = (static_cast<uint128>(delta) * mult) >> shift;
+    const uint128 ps = (static_cast<uint128>(delta) * __atomic_load_n(&mult, __ATOMIC_RELAXED)) >> shift;
     return ps >> 64 != 0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(ps);
   }
 };
+
+// The multiplier of a converter with the given shift for a timer of the given
+// frequency: round(1e12 / f * 2^shift); false when it does not fit in 63 bits. A
+// recalibrated CYCLE timer keeps its first shift, so that a new rate only changes
+// the multiplier (one atomic store for the provider).
+bool multiplier_at_shift(double frequency_hz, std::uint32_t shift, std::uint64_t* mult);
 
 // Builds the converter for a timer of the given frequency (units per second, may be
 // fractional for a calibrated CYCLE timer).
@@ -104,10 +112,13 @@ pico_converter make_converter(double frequency_hz, std::uint64_t base);
 struct timer_info {
   timer_kind kind = timer_kind::none;
   bool available = false;
-  double frequency = 0;          // units per second (calibrated for CYCLE)
-  std::uint64_t resolution = 0;  // smallest observed step, in timer units
-  std::uint64_t overhead = 0;    // minimum cost of one read, in CPU cycles, over >= 20 calls
+  double frequency = 0;                 // units per second (calibrated for CYCLE)
+  std::uint64_t resolution = 0;         // smallest observed step, in timer units
+  std::uint64_t overhead = 0;           // minimum cost of one read, in CPU cycles, over >= 20 calls
   const char* unavailable_reason = "";  // why available is false, for users
+  // CYCLE on a machine whose kernel keeps time with another clock source (a VM's
+  // kvm-clock): the TSC is invariant, but nobody checks its rate unless the agent does.
+  bool needs_rate_checks = false;
 };
 
 // Measures one timer now (frequency, resolution, overhead). CYCLE calibration takes

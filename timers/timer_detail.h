@@ -20,6 +20,10 @@ inline constexpr const char* kClocksourcePath =
 
 struct cycle_decision {
   bool available = false;
+  // The kernel keeps its own time with the TSC (clock source tsc), so it watches the
+  // TSC's rate for us. Otherwise (kvm-clock, xen, hyperv: a guest whose TSC may change
+  // rate when it migrates) the agent checks the rate itself (cycle_watch.h).
+  bool kernel_vouches = false;
   std::string reason;  // empty when available
 };
 
@@ -27,7 +31,7 @@ struct cycle_decision {
 // invariant TSC (0x80000007 EDX bit 8), the content of current_clocksource (trailing
 // whitespace ignored; "" if it could not be read) and the value of
 // PFS_TIMER_DISABLE_CYCLE (nullptr if unset). The environment override wins, then
-// invariance, then the clock source.
+// invariance; the clock source only says whether the kernel vouches for the rate.
 cycle_decision decide_cycle_availability(bool tsc_invariant, std::string_view clocksource,
                                          const char* disable_env);
 
@@ -45,6 +49,10 @@ struct clock_pair {
 };
 // The tightest (smallest gap) of `tries` (raw_ns, read_cycle(), raw_ns) triplets.
 clock_pair tightest_cycle_pair(int tries = 16);
+// A pair whose gap is at most 2 us if one can be had in a few rounds of
+// tightest_cycle_pair (a preempted or interrupted triplet has a large gap and loses),
+// otherwise the best seen.
+clock_pair good_cycle_pair();
 
 struct cycle_calibration {
   double frequency = 0;        // counter units per second; 0 if the calibration failed

@@ -673,6 +673,14 @@ __attribute__((constructor(101))) void resolve_early() {
 
 bool resolve_real_functions() { return resolve_all(); }
 
+real_thread_create_fn real_thread_create() {
+#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+  return get(real.thread_create);
+#else
+  return nullptr;  // no interposed pthread_create: the sanitizer's is the right one
+#endif
+}
+
 }  // namespace pfs::preload
 
 // ---------------------------------------------------------------------------

@@ -181,6 +181,9 @@ auto socket_io(int fd, int op, bool counts_bytes, const void* caller, Call call)
 // ---------------------------------------------------------------------------
 // Start-up (preload.cpp; used by preload_start.cpp)
 bool resolve_real_functions();
+// The real pthread_create for the agent's own thread (nullptr: call pthread_create).
+using real_thread_create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+real_thread_create_fn real_thread_create();
 // Around fork (preload_start.cpp): the object maps' locks taken before it and
 // released after it in parent and child (the child's maps are then whole).
 void lock_maps_for_fork(bool lock);

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "agent/preload/preload_internal.h"
+#include "agent/provider/agent_internal.h"
 #include "agent/provider/pfs.h"
 #include "agent/provider/slow_path.h"
 
@@ -71,6 +72,7 @@ __attribute__((constructor)) void preload_start() {
   std::string warning;
   pfs::options o = pfs::options::from_environment(&warning);
   g_verbose = verbose != nullptr;
+  pfs::detail::g_thread_create = real_thread_create();  // for the agent's CYCLE watch
   if (!o.region_path.empty()) {
     if (!init_sites() || !init_maps(o.sizes.max_mutexes, o.sizes.max_rwlocks, o.sizes.max_conds)) {
       if (verbose != nullptr) std::fprintf(stderr, "pfs_preload: out of memory for the object maps\n");

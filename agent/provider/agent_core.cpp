@@ -385,6 +385,9 @@ bool init(const options& opts) {
   std::call_once(fork_handlers_once, install_fork_handlers);
   register_work_classes(*g_agent);
   store_release(g_hot.recording, true);
+  if (opts.cycle_watch > 0 ||
+      (opts.cycle_watch < 0 && timers::info(timers::timer_kind::cycle).needs_rate_checks))
+    start_cycle_watch(h, opts.cycle_watch_interval_ms);
   g_last_error.clear();
   return true;
 }

@@ -151,6 +151,7 @@ void child() {
   }
   g_report.outcome = fork_outcome::own_region;
   tls_context = me;
+  restart_cycle_watch_in_child(*a->header);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // that point into it, and the locker state of a wait in progress.
 #pragma once
 
+#include <pthread.h>
+
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -11,6 +13,7 @@
 #include "agent/provider/event_path.h"
 #include "agent/provider/pfs.h"
 #include "agent/provider/slow_path.h"
+#include "agent/region/cycle_epochs.h"
 #include "agent/region/region.h"
 #include "timers/timer.h"
 
@@ -63,6 +66,24 @@ struct agent_state {
 // The agent, or nullptr when disabled. Set once by init, before any instrumented
 // object can see it, cleared at shutdown.
 extern agent_state* g_agent;
+
+// Picoseconds since the region's creation of an absolute raw value of a timer (not
+// a duration): CYCLE values with the calibration epoch they were taken in.
+inline std::uint64_t absolute_pico(std::uint8_t timer, std::uint64_t raw) {
+  if (timer == static_cast<std::uint8_t>(timers::timer_kind::cycle))
+    return cycle_to_pico(*g_hot.header, g_hot.converters[timer], raw);
+  return g_hot.converters[timer].to_pico(raw);
+}
+
+// The CYCLE watch (agent_timer_watch.cpp): started by init when options ask for it,
+// and again in a forked child that records into a region of its own.
+void start_cycle_watch(region_header& h, unsigned interval_ms);
+void restart_cycle_watch_in_child(region_header& h);
+// pthread_create as the agent must call it for its own thread: the preload sets the
+// real one, so that its interposed pthread_create does not take the agent's thread
+// for one of the program's.
+using thread_create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+extern thread_create_fn g_thread_create;
 
 bool agent_running();
 // Frees a thread's slot (its batch, units of work, global statistics, record).

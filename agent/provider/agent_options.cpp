@@ -111,6 +111,25 @@ options options::from_environment(std::string* error) {
   if (const char* v = std::getenv("PFS_REMOVE_REGION_AT_EXIT")) o.remove_at_exit = std::strcmp(v, "1") == 0;
   if (const char* v = std::getenv("PFS_TRACE_DIR")) o.trace_dir = v;
   if (const char* v = std::getenv("PFS_TRACE_ALL")) o.trace_all = std::strcmp(v, "1") == 0;
+  if (const char* v = std::getenv("PFS_TIMER_WATCH")) {
+    if (!strcasecmp(v, "auto"))
+      o.cycle_watch = -1;
+    else if (!strcasecmp(v, "on") || !strcmp(v, "1"))
+      o.cycle_watch = 1;
+    else if (!strcasecmp(v, "off") || !strcmp(v, "0"))
+      o.cycle_watch = 0;
+    else
+      append_error(error, std::string("ignored malformed PFS_TIMER_WATCH=") + v + " (auto, on or off)");
+  }
+  if (const char* v = std::getenv("PFS_TIMER_WATCH_INTERVAL_MS")) {
+    char* end = nullptr;
+    const unsigned long ms = std::strtoul(v, &end, 10);
+    if (*v != '\0' && *end == '\0' && ms >= 10 && ms <= 60000)
+      o.cycle_watch_interval_ms = static_cast<unsigned>(ms);
+    else
+      append_error(error,
+                   std::string("ignored malformed PFS_TIMER_WATCH_INTERVAL_MS=") + v + " (10 to 60000)");
+  }
   return o;
 }
 

@@ -177,7 +177,7 @@ bool open_trace(thread_context& t, trace_file& f) {
   return true;
 }
 
-std::uint64_t pico(std::uint8_t timer, std::uint64_t raw) { return g_hot.converters[timer].to_pico(raw); }
+std::uint64_t pico(std::uint8_t timer, std::uint64_t raw) { return absolute_pico(timer, raw); }
 
 void format_event(line_writer& w, const wait_record& e) {
   const class_record& c = g_hot.classes[e.class_index - 1];

@@ -223,8 +223,7 @@ std::uint8_t shown(bool visible, bool running) {
 std::uint64_t now_realtime_ns(std::uint8_t timer, std::uint64_t raw) {
   // The statement's own end time, on the wall clock: the converters' base was
   // taken when the region was created.
-  if (timer != 0)
-    return load_relaxed(g_work.header->creation_time_ns) + g_hot.converters[timer].to_pico(raw) / 1000;
+  if (timer != 0) return load_relaxed(g_work.header->creation_time_ns) + absolute_pico(timer, raw) / 1000;
   return timers::read_clock(CLOCK_REALTIME);
 }
 

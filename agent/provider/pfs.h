@@ -55,6 +55,10 @@ struct options {
   bool remove_at_exit = false;  // PFS_REMOVE_REGION_AT_EXIT=1: unlink the file at shutdown
   std::string trace_dir;        // PFS_TRACE_DIR: trace files' directory (default: the region's)
   bool trace_all = false;       // PFS_TRACE_ALL=1: every enabled instrument starts TRACE_ENABLED
+  // PFS_TIMER_WATCH: auto (-1: check CYCLE's rate where the kernel clock source is not
+  // tsc), off (0), on (1); PFS_TIMER_WATCH_INTERVAL_MS: between two checks (10..60000).
+  int cycle_watch = -1;
+  unsigned cycle_watch_interval_ms = 2000;
 
   // Options from the PFS_* environment variables. Malformed values are reported
   // in *error and ignored.

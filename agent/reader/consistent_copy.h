@@ -4,6 +4,7 @@
 #pragma once
 
 #include "agent/reader/cells.h"
+#include "agent/region/cycle_epochs.h"
 #include "agent/region/record_copy.h"
 #include "agent/region/work_layout.h"
 
@@ -336,10 +337,18 @@ struct converter {
   std::uint64_t base = 0;
   std::uint64_t mult = 0;  // 0: unavailable
   std::uint32_t shift = 0;
+  // CYCLE's recalibrations (cycle_epochs.h), oldest first; none for other timers.
+  std::uint32_t epoch_count = 0;
+  const epoch_copy* epochs = nullptr;
 };
 
 // ps = ((raw - base) * mult) >> shift, saturated to INT64_MAX; raw < base gives 0.
+// A value taken in a later calibration epoch is converted with that epoch.
 inline std::uint64_t to_pico(const converter& c, std::uint64_t raw) {
+  if (c.epoch_count != 0 && raw >= c.epochs[0].raw_start) {
+    const std::uint64_t ps = epoch_to_pico(*epoch_of(c.epochs, c.epoch_count, raw), c.shift, raw);
+    return ps > kInt64Max ? kInt64Max : ps;
+  }
   if (raw < c.base) return 0;
   const u128 p = (static_cast<u128>(raw - c.base) * c.mult) >> c.shift;
   return p > kInt64Max ? kInt64Max : static_cast<std::uint64_t>(p);

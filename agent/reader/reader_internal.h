@@ -152,7 +152,7 @@ static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a sta
 // Fixed number of status rows before the per-array and lost rows.
 inline constexpr std::uint64_t kStatusFixedRows = 12;
 inline constexpr std::uint64_t kStatusRows =
-    kStatusFixedRows + 2 * std::size(kKnownArrays) + 1 + kLostCount + 2;
+    kStatusFixedRows + 2 * std::size(kKnownArrays) + 1 + kLostCount + 2 + 4;
 
 // One scan: working state on the stack.
 struct class_entry {
@@ -177,6 +177,8 @@ class scanner {
   scanner(const region_reader::impl& r, row_sink& out, std::uint64_t start = 0)
       : r_(r), h_(r.header()), out_(out), start_(start) {}
   ~scanner() = default;
+  scanner(const scanner&) = delete;  // timers_ points into cycle_epochs_
+  scanner& operator=(const scanner&) = delete;
   bool stopped = false;
   bool paused = false;  // a pausable builder stopped at resume_position
   std::uint64_t resume_position = 0;
@@ -472,6 +474,7 @@ class scanner {
   bool classes_loaded_ = false;
   std::vector<class_entry> classes_;
   converter timers_[timers::timer_kind_count];
+  epoch_copy cycle_epochs_[kCycleEpochSlots];  // timers_[CYCLE].epochs
   std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
   // Objects of wait events by (index << 32 | version), looked up once per scan.
   std::unordered_map<std::uint64_t, std::optional<std::string>> file_refs_;

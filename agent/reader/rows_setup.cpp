@@ -64,6 +64,10 @@ void scanner::performance_timers() {
     const std::uint32_t available = load_relaxed(d.available);
     double frequency = 0;
     __atomic_load(&d.frequency, &frequency, __ATOMIC_RELAXED);
+    if (kind == timers::timer_kind::cycle) {  // the latest recalibration, if any
+      epoch_copy epochs[kCycleEpochSlots];
+      if (const std::uint32_t n = load_cycle_epochs(h_, epochs); n != 0) frequency = epochs[n - 1].frequency;
+    }
     auto& x = add_row();
     x.push_back(text_cell(timers::timer_name(kind)));
     if (available != 0 && std::isfinite(frequency) && frequency > 0) {
@@ -208,6 +212,11 @@ void scanner::status() {
   for (std::uint32_t id = 0; id < kLostCount; ++id) put(kLostNames[id], load_relaxed(h_.lost[id]));
   put("torn_rows_skipped", torn_total);
   put("invalid_rows_skipped", invalid_total);
+  // CYCLE's rate checks by the provider (where the kernel does not vouch for it).
+  put("cycle_rate_watch", load_relaxed(h_.cycle_watch));
+  put("cycle_rate_checks", load_relaxed(h_.cycle_checks));
+  put("cycle_recalibrations", load_relaxed(h_.cycle_epoch_count));
+  put("cycle_max_drift_ppb", load_relaxed(h_.cycle_max_drift_ppb));
 }
 
 // Every class record, copied once per scan.

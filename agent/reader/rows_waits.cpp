@@ -327,6 +327,13 @@ void scanner::load_timers() {
     c.mult = load_relaxed(d.mult);
     c.shift = load_relaxed(d.shift);
     if (c.shift > 127) c.mult = 0;  // garbage: a shift this large is undefined
+    c.epoch_count = 0;
+    c.epochs = nullptr;
+  }
+  converter& cycle = timers_[static_cast<int>(timers::timer_kind::cycle)];
+  if (cycle.mult != 0) {
+    cycle.epoch_count = load_cycle_epochs(h_, cycle_epochs_);
+    cycle.epochs = cycle_epochs_;
   }
 }
 

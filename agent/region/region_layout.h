@@ -624,6 +624,21 @@ struct object_record {
 };
 
 // ---------------------------------------------------------------------------
+// A calibration epoch of the CYCLE timer. Epoch 0 is region_header::timers[CYCLE]
+// (raw base, ps 0, its multiplier); epoch n >= 1 converts the raw values from
+// raw_start on: ps = ps_start + (((raw - raw_start) * mult) >> timers[CYCLE].shift).
+// ps_start is the previous epoch's conversion of raw_start, so conversion stays
+// continuous and monotonic across epochs.
+inline constexpr std::uint32_t kCycleEpochSlots = 32;
+struct cycle_epoch {
+  std::uint64_t number;  // the epoch's number; 0 while its slot is being written
+  std::uint64_t raw_start;
+  std::uint64_t ps_start;
+  std::uint64_t mult;
+  double frequency;  // measured counter rate, Hz (performance_timers shows the latest)
+};
+
+// ---------------------------------------------------------------------------
 // The header. Fields written after creation are accessed atomically.
 struct region_header {
   char magic[8];
@@ -694,6 +709,16 @@ struct region_header {
   // that was zero before: empty means a region of an older agent (readers then ask
   // /proc/<pid>/comm while the process runs).
   char program[kProgramLen];
+
+  // CYCLE's recalibrations (cycle_epochs.h), appended like `program` in space that
+  // was zero before: zeros mean no check and no epoch (timers[CYCLE] converts every
+  // value). Written by the provider's CYCLE watch thread only.
+  std::uint32_t cycle_watch;                   // 1: the provider checks CYCLE's rate itself
+  std::uint32_t cycle_watch_interval_ms;       // between two checks
+  std::uint64_t cycle_checks;                  // rates measured
+  std::uint64_t cycle_max_drift_ppb;           // largest |drift| measured, parts per billion
+  std::uint64_t cycle_epoch_count;             // epochs published (= recalibrations); release
+  cycle_epoch cycle_epochs[kCycleEpochSlots];  // epoch n (1-based) in slot (n - 1) % slots
 };
 
 static_assert(sizeof(region_header) <= kHeaderSize);

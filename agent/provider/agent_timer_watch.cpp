@@ -1,0 +1,102 @@
+// The CYCLE watch: a small thread that checks the TSC's rate against
+// CLOCK_MONOTONIC_RAW every few seconds where the kernel does not vouch for it (a
+// VM's kvm-clock), and when it changed publishes a calibration epoch in the region
+// (cycle_epochs.h) and gives the event path the new multiplier (one atomic store).
+//
+// A thread rather than a slow path: a program may make no slow call for hours while
+// its waits go on, and the check must not wait for one. The thread makes two
+// clock_gettime pairs and a sleep per check, touches only the region's header and
+// the converter's multiplier, takes no lock and no signal (all blocked), and is never
+// joined: the region stays mapped after shutdown, and the thread stops at the first
+// check after recording stopped. It is not one of the program's threads: it is
+// created with the real pthread_create (under the interposer) and never registered.
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cmath>
+
+#include "agent/provider/agent_internal.h"
+#include "timers/cycle_watch.h"
+
+namespace pfs::detail {
+
+thread_create_fn g_thread_create = nullptr;
+
+namespace {
+
+constexpr int kCycle = static_cast<int>(timers::timer_kind::cycle);
+
+void sleep_ms(unsigned ms) {
+  timespec left{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000L};
+  while (clock_nanosleep(CLOCK_MONOTONIC, 0, &left, &left) == EINTR) {
+  }
+}
+
+// The frequency in force: the latest epoch's, or the calibration at start-up.
+double frequency_in_force(const region_header& h) {
+  epoch_copy epochs[kCycleEpochSlots];
+  if (const std::uint32_t n = load_cycle_epochs(h, epochs); n != 0) return epochs[n - 1].frequency;
+  double f = 0;
+  __atomic_load(&h.timers[kCycle].frequency, &f, __ATOMIC_RELAXED);
+  return f;
+}
+
+void* watch_main(void* arg) {
+  auto& h = *static_cast<region_header*>(arg);
+  pthread_setname_np(pthread_self(), "pfs_cycle_watch");
+  const unsigned interval = load_relaxed(h.cycle_watch_interval_ms);
+  timers::cycle_rate_watch watch(frequency_in_force(h), timers::detail::good_cycle_pair());
+  for (;;) {
+    sleep_ms(interval);
+    if (!load_relaxed(g_hot.recording) || g_hot.header != &h) return nullptr;
+    const timers::cycle_rate_watch::outcome o = watch.observe(timers::detail::good_cycle_pair());
+    if (!o.checked) continue;
+    store_relaxed(h.cycle_checks, load_relaxed(h.cycle_checks) + 1);
+    const double ppb = std::fabs(o.drift_ppm) * 1000.0;
+    const auto drift = static_cast<std::uint64_t>(std::llround(std::fmin(ppb, 9.0e18)));
+    if (drift > load_relaxed(h.cycle_max_drift_ppb)) store_relaxed(h.cycle_max_drift_ppb, drift);
+    if (!o.recalibrate) continue;
+    const std::uint64_t mult = publish_cycle_epoch(h, o.from_counter, o.measured_hz);
+    // Durations measured from now on use the new rate (the summaries' picoseconds).
+    if (mult != 0) __atomic_store_n(&g_hot.converters[kCycle].mult, mult, __ATOMIC_RELAXED);
+  }
+}
+
+bool spawn_watch(region_header& h) {
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return false;
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  // The new thread inherits this mask: no signal of the program lands on it.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t t;
+  const thread_create_fn create = g_thread_create != nullptr ? g_thread_create : &pthread_create;
+  const bool ok = create(&t, &attr, watch_main, &h) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  pthread_attr_destroy(&attr);
+  return ok;
+}
+
+}  // namespace
+
+void start_cycle_watch(region_header& h, unsigned interval_ms) {
+  if (h.timers[kCycle].available == 0) return;
+  store_relaxed(h.cycle_watch_interval_ms, interval_ms);
+  store_relaxed(h.cycle_watch, spawn_watch(h) ? 1u : 0u);
+}
+
+void restart_cycle_watch_in_child(region_header& h) {
+  // ThreadSanitizer refuses threads started after a multi-threaded fork; a child of
+  // a TSan build keeps the parent's calibration (cycle_watch shows 0 there).
+#if defined(__SANITIZE_THREAD__)
+  store_relaxed(h.cycle_watch, 0u);
+#else
+  if (load_relaxed(h.cycle_watch) != 0) store_relaxed(h.cycle_watch, spawn_watch(h) ? 1u : 0u);
+#endif
+}
+
+}  // namespace pfs::detail

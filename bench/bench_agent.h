@@ -28,6 +28,12 @@ inline void start_agent() {
     o.consumers =
         "events_stages_current=ON,events_stages_history=ON,events_stages_history_long=ON,"
         "events_statements_history_long=ON,events_transactions_history_long=ON";
+    // The wait timer and the CYCLE watch as a program would get them from its
+    // environment (bench/cycle_watch_ab.sh compares them).
+    if (const char* t = std::getenv("PFS_WAIT_TIMER")) o.wait_timer = t;
+    const pfs::options env = pfs::options::from_environment();
+    o.cycle_watch = env.cycle_watch;
+    o.cycle_watch_interval_ms = env.cycle_watch_interval_ms;
     if (!pfs::init(o)) {
       std::fprintf(stderr, "pfs_bench: agent not started: %s\n", pfs::last_error().c_str());
       std::exit(1);

@@ -4,11 +4,13 @@
 // negative or absurd TIMER_WAIT across a recalibration), a damaged epoch table, and
 // the agent's watch thread in a live process.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -318,6 +320,49 @@ TEST(CycleWatchThread, ChecksTheRateWhileTheProgramRuns) {
       last = pfs::test::I(r, "timer_start");
     }
     EXPECT_GT(last, 0);
+  });
+}
+
+// A child forked with %p in PFS_REGION records into a region of its own, and checks
+// the rate there with a watch of its own (the parent's thread did not come along).
+TEST(CycleWatchThread, AForkedChildWatchesItsOwnRegion) {
+  if (!timers::info(timers::timer_kind::cycle).available) GTEST_SKIP() << "no CYCLE timer here";
+  pfs::test::in_child([] {
+    options o = pfs::test::small_options("cyclewatchfork");
+    o.region_path = testing::TempDir() + "pfs_cyclewatch.%p.pfs";
+    o.cycle_watch = 1;
+    o.cycle_watch_interval_ms = 20;
+    ASSERT_TRUE(init(o)) << last_error();
+    const std::string parent_region = current_region()->path();
+    fflush(nullptr);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      usleep(400000);  // several checks of 50 ms or more
+      std::map<std::string, std::int64_t> status;
+      for (const auto& r : pfs::test::scan("status"))
+        status[pfs::test::S(r, "variable_name")] = pfs::test::I(r, "variable_value");
+      int failures = 0;
+      failures += current_region()->path() == parent_region;
+      failures += status["pid"] != getpid();
+#if defined(__SANITIZE_THREAD__)
+      failures += status["cycle_rate_watch"] != 0;  // TSan refuses threads after fork
+#else
+      failures += status["cycle_rate_watch"] != 1;
+      failures += status["cycle_rate_checks"] < 2;
+#endif
+      if (failures != 0)
+        std::fprintf(stderr, "child: region %s watch %lld checks %lld\n", current_region()->path().c_str(),
+                     static_cast<long long>(status["cycle_rate_watch"]),
+                     static_cast<long long>(status["cycle_rate_checks"]));
+      pfs::shutdown();
+      unlink(current_region()->path().c_str());
+      _exit(failures == 0 ? 0 : 1);
+    }
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the forked child's watch did not check";
+    unlink(parent_region.c_str());
   });
 }
 

@@ -71,6 +71,9 @@ void scanner::waits_history_long() {
   std::uint64_t last_tid = 0, last_horizon = 0;
   bool last_live = false;
   const bool prefilter = prefilters();
+  // One copy for the whole scan: read_wait fills every field of a record it returns
+  // ok, and a fresh (zeroed) copy per record cost 12% of a count(*) (perf).
+  wait_copy c;
   for (std::uint64_t i = start_position(); i < r_.count(kArrayHistoryLong); ++i) {
     if (pause_before(i)) return;
     const wait_record& w = *r_.at<wait_record>(kArrayHistoryLong, i);
@@ -79,7 +82,6 @@ void scanner::waits_history_long() {
     if (prefilter &&
         head_prefiltered(load_relaxed(w.thread_id), load_relaxed(w.event_id), load_relaxed(w.class_index)))
       continue;
-    wait_copy c;
     if (!accept(read_wait(w, c))) continue;
     if (c.state != kWaitCompleted) continue;
     if (c.thread_id != last_tid || i == start_position()) {

@@ -10,6 +10,7 @@
 // joined: the region stays mapped after shutdown, and the thread stops at the first
 // check after recording stopped. It is not one of the program's threads: it is
 // created with the real pthread_create (under the interposer) and never registered.
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -27,6 +28,9 @@ thread_create_fn g_thread_create = nullptr;
 namespace {
 
 constexpr int kCycle = static_cast<int>(timers::timer_kind::cycle);
+
+// The program runs under a sanitizer runtime (restart_cycle_watch_in_child).
+bool g_sanitizer_runtime = false;
 
 void sleep_ms(unsigned ms) {
   timespec left{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000L};
@@ -85,18 +89,25 @@ bool spawn_watch(region_header& h) {
 
 void start_cycle_watch(region_header& h, unsigned interval_ms) {
   if (h.timers[kCycle].available == 0) return;
+  // Looked up now: dlsym is no call for a fork child handler.
+  g_sanitizer_runtime =
+      dlsym(RTLD_DEFAULT, "__asan_init") != nullptr || dlsym(RTLD_DEFAULT, "__tsan_init") != nullptr ||
+      dlsym(RTLD_DEFAULT, "__msan_init") != nullptr || dlsym(RTLD_DEFAULT, "__hwasan_init") != nullptr;
   store_relaxed(h.cycle_watch_interval_ms, interval_ms);
   store_relaxed(h.cycle_watch, spawn_watch(h) ? 1u : 0u);
 }
 
 void restart_cycle_watch_in_child(region_header& h) {
-  // ThreadSanitizer refuses threads started after a multi-threaded fork; a child of
-  // a TSan build keeps the parent's calibration (cycle_watch shows 0 there).
-#if defined(__SANITIZE_THREAD__)
-  store_relaxed(h.cycle_watch, 0u);
-#else
-  if (load_relaxed(h.cycle_watch) != 0) store_relaxed(h.cycle_watch, spawn_watch(h) ? 1u : 0u);
-#endif
+  if (load_relaxed(h.cycle_watch) == 0) return;
+  // A sanitizer's fork interceptor holds its thread registry locked until fork
+  // returns, so a thread created in a child handler would wait for it forever
+  // (ThreadSanitizer also refuses threads after a multi-threaded fork): there the
+  // child keeps the parent's calibration, and cycle_watch shows 0.
+  if (g_sanitizer_runtime) {
+    store_relaxed(h.cycle_watch, 0u);
+    return;
+  }
+  store_relaxed(h.cycle_watch, spawn_watch(h) ? 1u : 0u);
 }
 
 }  // namespace pfs::detail

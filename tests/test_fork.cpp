@@ -42,8 +42,16 @@ class Fork : public ::testing::Test {
     mkdir(dir_.c_str(), 0700);
   }
   std::vector<std::string> env(const std::string& region) const {
-    return {"PFS_REGION=" + region, "PFS_INSTRUMENT=%=ON", "WORKERS=3",
-            "LOCKS=1000",           "BYTES=4096",          "PFS_CONSUMERS=events_waits_history_long=ON"};
+    // The CYCLE watch on, as on a kvm-clock guest: its thread is the agent's, not one
+    // of the program's threads (checked below), and each child starts its own.
+    return {"PFS_REGION=" + region,
+            "PFS_INSTRUMENT=%=ON",
+            "WORKERS=3",
+            "LOCKS=1000",
+            "BYTES=4096",
+            "PFS_CONSUMERS=events_waits_history_long=ON",
+            "PFS_TIMER_WATCH=on",
+            "PFS_TIMER_WATCH_INTERVAL_MS=10"};
   }
   std::string dir_;
 };

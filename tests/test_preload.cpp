@@ -435,6 +435,10 @@ TEST_F(Preload, PreForkedWorkersRecordIntoRegionsOfTheirOwn) {
   e[1] = "PFS_REGION=" + work + "/app.%p.pfs";
   e.push_back("PFS_PRELOAD_VERBOSE=1");
   e.push_back("WORKERS=3");
+  // The CYCLE watch on, as on a kvm-clock guest: its thread is the agent's, not a
+  // program thread (the thread checks below), and each child starts its own.
+  e.push_back("PFS_TIMER_WATCH=on");
+  e.push_back("PFS_TIMER_WATCH_INTERVAL_MS=10");
   const std::string err = work + "/stderr";
   run_result r = run({program("pl_prefork"), work}, e, 120, {}, err);
   ASSERT_EQ(r.status, 0) << r.out;

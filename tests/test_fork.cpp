@@ -13,10 +13,17 @@
 #include <vector>
 
 #include "tests/process_util.h"
+#include "timers/timer.h"
 
 namespace {
 
 using namespace pfs_test;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
 
 std::string prefork() { return std::string(PFS_BUILD_DIR) + "/tests/pfs_prefork"; }
 
@@ -72,6 +79,11 @@ TEST_F(Fork, WorkersRecordIntoRegionsOfTheirOwn) {
     const long pid = static_cast<long>(t.status("pid"));
     EXPECT_EQ(path, dir_ + "/app." + std::to_string(pid) + ".pfs");
     EXPECT_TRUE(t.lost().empty()) << path;
+    // The watch runs in the parent and in each worker (where CYCLE is available;
+    // not in a child of a sanitizer build: agent_timer_watch.cpp).
+    const bool cycle = pfs::timers::info(pfs::timers::timer_kind::cycle).available;
+    EXPECT_EQ(t.status("cycle_rate_watch"), cycle && (workers.count(pid) == 0 || !kSanitized) ? 1 : 0)
+        << path;
     if (workers.count(pid) == 0) {  // the parent: its own locks only, and its file
       EXPECT_EQ(t.count_star(cls), value(r, "parent_locks"));
       EXPECT_EQ(bytes_written(t, "parent.data"), value(r, "worker_bytes"));

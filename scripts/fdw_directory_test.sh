@@ -62,20 +62,8 @@ check "a condition on process_id reads that process only" \
              WHERE process_id = $PREFORK_PID")\" = $PREFORK_PID ]"
 
 # --- Prometheus: per-process series from Debian's exporter
-source scripts/pg_clusters_common.sh
-port=$(free_port)
-env -i PATH="$PATH" \
-  DATA_SOURCE_NAME="host=$PGHOST port=$PGPORT user=$PGUSER password=$PGPASSWORD dbname=$PGDATABASE sslmode=disable" \
-  prometheus-postgres-exporter --web.listen-address="127.0.0.1:$port" --disable-default-metrics \
-  --disable-settings-metrics --extend.query-path=tools/prometheus/queries_by_process.yaml >"$WORK/exporter.log" 2>&1 &
-EXPORTER_PID=$!
-metrics=
-for _ in $(seq 50); do
-  metrics=$(curl -sf "http://127.0.0.1:$port/metrics") && break
-  sleep 0.1
-done
-kill "$EXPORTER_PID"; wait "$EXPORTER_PID" 2>/dev/null || true
-[ -n "$metrics" ] || fail "no /metrics: $(grep -v "^\s" "$WORK/exporter.log" | head -20)"
+metrics=$(scrape_exporter tools/prometheus/queries_by_process.yaml "$WORK/exporter.log") ||
+  fail "no /metrics: $(grep -v "^\s" "$WORK/exporter.log" | head -20)"
 echo "$metrics" | grep '^perfschema_process' | sed -n 1,6p
 check "the exporter reports no scrape error" "echo \"\$metrics\" | grep -q '^pg_exporter_last_scrape_error 0'"
 check "every process is alive in perfschema_process_alive" \

@@ -72,3 +72,27 @@ count_of() { q "SELECT count_star FROM ps.events_waits_summary_global_by_event_n
 
 # The server's log file (pg_virtualenv's cluster).
 server_log() { pg_lsclusters -h | awk '$2 == "regress" { print $7 }'; }
+
+# One scrape of Debian's prometheus-postgres-exporter against this session's cluster
+# with the given query file (tools/prometheus/*.yaml): starts the exporter on a free
+# port in a clean environment (its lib/pq refuses some of pg_virtualenv's PG*
+# variables), prints /metrics once it answers (up to 5 s), stops it. Its log goes to
+# the file given; fails (status 1) when no scrape came.
+scrape_exporter() {  # query file, log file
+  local queries=$1 log=$2 port pid out=
+  source scripts/pg_clusters_common.sh  # free_port
+  port=$(free_port)
+  env -i PATH="$PATH" \
+    DATA_SOURCE_NAME="host=$PGHOST port=$PGPORT user=$PGUSER password=$PGPASSWORD dbname=$PGDATABASE sslmode=disable" \
+    prometheus-postgres-exporter --web.listen-address="127.0.0.1:$port" --disable-default-metrics \
+    --disable-settings-metrics --extend.query-path="$queries" >"$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do
+    out=$(curl -sf "http://127.0.0.1:$port/metrics") && break
+    sleep 0.1
+  done
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
+  [ -n "$out" ] || return 1
+  printf '%s\n' "$out"
+}

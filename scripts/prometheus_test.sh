@@ -15,9 +15,8 @@ if [ "${1:-}" != "--session" ]; then
 fi
 
 live_workdir
-exporter_pid=
 sysbench_pid=
-trap '[ -n "$exporter_pid" ] && kill "$exporter_pid" 2>/dev/null; [ -n "$sysbench_pid" ] && kill "$sysbench_pid" 2>/dev/null;
+trap '[ -n "$sysbench_pid" ] && kill "$sysbench_pid" 2>/dev/null;
       wait 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$WORK"
 sysbench fileio --file-num=4 --file-total-size=16M prepare >/dev/null
@@ -29,16 +28,8 @@ for _ in $(seq 100); do [ -s "$REGION" ] && break; sleep 0.05; done
 [ -s "$REGION" ] || fail "sysbench under the interposer made no region"
 live_import
 
-source scripts/pg_clusters_common.sh
-port=$(free_port)
-# A clean environment: the exporter's lib/pq refuses some of pg_virtualenv's PG* variables.
-env -i PATH="$PATH" \
-  DATA_SOURCE_NAME="host=$PGHOST port=$PGPORT user=$PGUSER password=$PGPASSWORD dbname=$PGDATABASE sslmode=disable" \
-  prometheus-postgres-exporter --web.listen-address="127.0.0.1:$port" --disable-default-metrics \
-  --disable-settings-metrics --extend.query-path=tools/prometheus/queries.yaml >"$WORK/exporter.log" 2>&1 &
-exporter_pid=$!
-sleep 1.5
-metrics=$(curl -sf "http://127.0.0.1:$port/metrics") || fail "no /metrics: $(grep -v "^\s" "$WORK/exporter.log" | head -20)"
+metrics=$(scrape_exporter tools/prometheus/queries.yaml "$WORK/exporter.log") ||
+  fail "no /metrics: $(grep -v "^\s" "$WORK/exporter.log" | head -20)"
 echo "$metrics" | grep '^perfschema_' | sort -t' ' -k2 -g -r | head -8
 waits=$(echo "$metrics" | awk '/^perfschema_waits_count_star\{/ && /wait\/synch\/mutex\/sysbench/ { n += $2 } END { print n + 0 }')
 check "the program's mutex waits are exported ($waits)" "awk 'BEGIN { exit !($waits > 0) }'"

@@ -47,11 +47,15 @@ double frequency_in_force(const region_header& h) {
   return f;
 }
 
+// Set by the watch thread once it has started (spawn_watch waits for it).
+int g_watch_started = 0;
+
 void* watch_main(void* arg) {
   auto& h = *static_cast<region_header*>(arg);
   pthread_setname_np(pthread_self(), "pfs_cycle_watch");
   const unsigned interval = load_relaxed(h.cycle_watch_interval_ms);
   timers::cycle_rate_watch watch(frequency_in_force(h), timers::detail::good_cycle_pair());
+  store_release(g_watch_started, 1);
   for (;;) {
     sleep_ms(interval);
     if (!load_relaxed(g_hot.recording) || g_hot.header != &h) return nullptr;
@@ -79,9 +83,18 @@ bool spawn_watch(region_header& h) {
   pthread_sigmask(SIG_SETMASK, &all, &old);
   pthread_t t;
   const thread_create_fn create = g_thread_create != nullptr ? g_thread_create : &pthread_create;
+  store_relaxed(g_watch_started, 0);
   const bool ok = create(&t, &attr, watch_main, &h) == 0;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   pthread_attr_destroy(&attr);
+  // Return once the thread runs its loop (a few tens of microseconds, at most 1 s):
+  // a thread still starting up may hold its runtime's locks (AddressSanitizer's
+  // allocator takes them for a new thread's state), and a program that forks right
+  // after init would leave them held in the child.
+  for (int i = 0; ok && i < 10000 && load_acquire(g_watch_started) == 0; ++i) {
+    const timespec pause{0, 100000};
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, nullptr);
+  }
   return ok;
 }
 

@@ -80,7 +80,7 @@ scans_ok=$(cat "$WORK"/scan? | grep -c '^ok' || true)
 updates_ok=$(grep -c '^ok' "$WORK/update" || true)
 changed=$(grep -c 'changed while it was read' "$WORK/outcomes" || true)
 echo "scans: $scans_ok of 60 succeeded; updates: $updates_ok of 40 succeeded; \"changed while it was read\": $changed"
-grep '^error' "$WORK/outcomes" | sed 's/^error: //' | sed 's/"[^"]*"/"..."/g' | sort | uniq -c | sort -rn | head -8
+grep '^error' "$WORK/outcomes" | sed 's/^error: //' | sed 's/"[^"]*"/"..."/g' | sort | uniq -c | sort -rn | sed -n 1,8p
 
 signals=$(tail -n +"$((log_lines_before + 1))" "$log" | grep -c 'terminated by signal' || true)
 check "no backend was terminated by a signal ($signals in the server log)" "[ $signals -eq 0 ]"

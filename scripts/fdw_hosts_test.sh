@@ -74,13 +74,13 @@ check "the top waits come from all three hosts" \
   "[ \"$(central -c "SELECT count(DISTINCT host) FROM waits_by_host WHERE count_star > 0")\" = 3 ]"
 plan=$(central -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT host, event_name, count_star FROM waits_by_host
                    WHERE count_star > 0 AND event_name LIKE 'wait/synch/%'")
-echo "$plan" | grep "Remote SQL" | head -1
+echo "$plan" | grep "Remote SQL" | sed -n 1p
 check "the conditions run on the hosts (postgres_fdw's Remote SQL)" \
   "echo \"\$plan\" | grep -q \"Remote SQL: .*WHERE ((count_star > 0)) AND ((event_name ~~ 'wait/synch/%'))\""
 
 plan=$(central -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(count_star), max(max_timer_wait)
                    FROM host1.events_waits_summary_global_by_event_name WHERE event_name LIKE 'wait/synch/%'")
-echo "$plan" | grep "Remote SQL" | head -1
+echo "$plan" | grep "Remote SQL" | sed -n 1p
 check "an aggregate over one host's table runs on that host" \
   "echo \"\$plan\" | grep -q \"Remote SQL: SELECT sum(count_star), max(max_timer_wait) FROM\""
 

@@ -46,7 +46,7 @@ dpkg -L postgresql-15-perfschema-fdw | grep -E '\.so$|\.control$'
 echo "=== the demo against the installed files"
 DEMO_INSTALLED=1 DEMO_SECONDS=3 bash scripts/demo.sh >"$work/demo.log" 2>&1 ||
   { tail -30 "$work/demo.log"; echo "FAILED: the demo on the installed packages" >&2; exit 1; }
-grep -E "provider_alive|wait/synch/mutex/demo/queue_lock" "$work/demo.log" | head -3
+grep -E "provider_alive|wait/synch/mutex/demo/queue_lock" "$work/demo.log" | sed -n 1,3p
 
 echo "=== a program built against the installed library"
 cmake -S tests/consumer -B "$work/consumer" >/dev/null

@@ -43,7 +43,7 @@ echo "--- expected: events x thread-yields = 200000 lock waits on the mutex arra
 "$inspect" "$region" events_waits_summary_global_by_event_name | awk -F'\t' 'NR == 1 || $2 > 0' | cut -f1-3,6
 echo "--- events_waits_history_long, by event and SOURCE"
 "$inspect" "$region" events_waits_history_long | awk -F'\t' 'NR > 1 {n[$4 "\t" $5]++} END {for (k in n) print n[k] "\t" k}' |
-  sort -rn | head -5
+  sort -rn | sed -n 1,5p
 
 if [ "${PFS_PRELOAD_PSQL:-1}" != 0 ] && command -v pg_virtualenv >/dev/null && command -v pg_config >/dev/null &&
   [ -f "$(pg_config --sharedir)/extension/perfschema_fdw.control" ]; then

@@ -38,15 +38,6 @@ void sleep_ms(unsigned ms) {
   }
 }
 
-// The frequency in force: the latest epoch's, or the calibration at start-up.
-double frequency_in_force(const region_header& h) {
-  epoch_copy epochs[kCycleEpochSlots];
-  if (const std::uint32_t n = load_cycle_epochs(h, epochs); n != 0) return epochs[n - 1].frequency;
-  double f = 0;
-  __atomic_load(&h.timers[kCycle].frequency, &f, __ATOMIC_RELAXED);
-  return f;
-}
-
 // Set by the watch thread once it has started (spawn_watch waits for it).
 int g_watch_started = 0;
 
@@ -54,11 +45,11 @@ void* watch_main(void* arg) {
   auto& h = *static_cast<region_header*>(arg);
   pthread_setname_np(pthread_self(), "pfs_cycle_watch");
   const unsigned interval = load_relaxed(h.cycle_watch_interval_ms);
-  timers::cycle_rate_watch watch(frequency_in_force(h), timers::detail::good_cycle_pair());
+  timers::cycle_rate_watch watch(cycle_frequency_in_force(h), timers::detail::good_cycle_pair());
   store_release(g_watch_started, 1);
   for (;;) {
     sleep_ms(interval);
-    if (!load_relaxed(g_hot.recording) || g_hot.header != &h) return nullptr;
+    if (!load_relaxed(g_hot.recording)) return nullptr;
     const timers::cycle_rate_watch::outcome o = watch.observe(timers::detail::good_cycle_pair());
     if (!o.checked) continue;
     store_relaxed(h.cycle_checks, load_relaxed(h.cycle_checks) + 1);

@@ -64,10 +64,8 @@ void scanner::performance_timers() {
     const std::uint32_t available = load_relaxed(d.available);
     double frequency = 0;
     __atomic_load(&d.frequency, &frequency, __ATOMIC_RELAXED);
-    if (kind == timers::timer_kind::cycle) {  // the latest recalibration, if any
-      epoch_copy epochs[kCycleEpochSlots];
-      if (const std::uint32_t n = load_cycle_epochs(h_, epochs); n != 0) frequency = epochs[n - 1].frequency;
-    }
+    if (kind == timers::timer_kind::cycle)
+      frequency = cycle_frequency_in_force(h_);  // the latest recalibration
     auto& x = add_row();
     x.push_back(text_cell(timers::timer_name(kind)));
     if (available != 0 && std::isfinite(frequency) && frequency > 0) {

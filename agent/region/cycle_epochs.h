@@ -50,6 +50,15 @@ inline std::uint32_t load_cycle_epochs(const layout::region_header& h, epoch_cop
   return n;
 }
 
+// CYCLE's rate in force: the latest epoch's, or the calibration at start-up.
+inline double cycle_frequency_in_force(const layout::region_header& h) {
+  epoch_copy epochs[layout::kCycleEpochSlots];
+  if (const std::uint32_t n = load_cycle_epochs(h, epochs); n != 0) return epochs[n - 1].frequency;
+  double f = 0;
+  __atomic_load(&h.timers[static_cast<int>(timers::timer_kind::cycle)].frequency, &f, __ATOMIC_RELAXED);
+  return f;
+}
+
 // ps_start + ((raw - raw_start) * mult) >> shift, saturated at UINT64_MAX.
 inline std::uint64_t epoch_to_pico(const epoch_copy& e, std::uint32_t shift, std::uint64_t raw) {
   const timers::uint128 d = (static_cast<timers::uint128>(raw - e.raw_start) * e.mult) >> (shift & 127);

@@ -63,6 +63,7 @@ void row_filter::add(column_filter f) {
     if (needs_operand && f.ints.empty()) rejects_all_ = true;
   }
   if (f.column >= 0 && f.column < 64) columns_ |= std::uint64_t{1} << f.column;
+  if (!f.text && f.column >= 0 && f.column < kFoldedColumns) fold(bounds_[f.column], f);
   filters_.push_back(std::move(f));
 }
 
@@ -75,8 +76,49 @@ bool row_filter::matches(const cell_view* cells, std::uint64_t skip) const noexc
   return true;
 }
 
-bool row_filter::may_match_int(int column, std::int64_t v) const noexcept {
-  if (rejects_all_) return false;
+// Narrows b to the values an int test lets through when they are not NULL.
+void row_filter::fold(int_bounds& b, const column_filter& f) {
+  constexpr std::int64_t kMin = INT64_MIN, kMax = INT64_MAX;
+  const auto narrow = [&b](std::int64_t lo, std::int64_t hi) {
+    b.lo = std::max(b.lo, lo);
+    b.hi = std::min(b.hi, hi);
+  };
+  const auto none = [&b] { b.lo = 1, b.hi = 0; };
+  switch (f.op) {
+    case filter_op::eq:
+      narrow(f.ints[0], f.ints[0]);
+      break;
+    case filter_op::lt:
+      f.ints[0] == kMin ? none() : narrow(kMin, f.ints[0] - 1);
+      break;
+    case filter_op::le:
+      narrow(kMin, f.ints[0]);
+      break;
+    case filter_op::gt:
+      f.ints[0] == kMax ? none() : narrow(f.ints[0] + 1, kMax);
+      break;
+    case filter_op::ge:
+      narrow(f.ints[0], kMax);
+      break;
+    case filter_op::in:
+      if (f.ints.empty()) {
+        none();
+      } else {
+        narrow(f.ints.front(), f.ints.back());
+        b.has_in = true;
+      }
+      break;
+    case filter_op::is_not_null:
+      break;
+    case filter_op::prefix:
+    case filter_op::is_null:
+      none();  // no non-NULL int passes
+      break;
+  }
+}
+
+// The slow form of may_match_int: every int test on the column, one by one.
+bool row_filter::may_match_int_tests(int column, std::int64_t v) const noexcept {
   for (const column_filter& f : filters_)
     if (f.column == column && !f.text && !f.matches_int(v)) return false;
   return true;

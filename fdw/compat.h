@@ -44,6 +44,33 @@
 							NIL, (required_outer), NULL, (fdw_private))
 #endif
 
+/* create_foreign_upper_path: the same additions (one row, no pathkeys, no outer plan). */
+#if PG_VERSION_NUM >= 180000
+#define pfs_create_foreign_upper_path(root, rel, target, startup, total, fdw_private) \
+	create_foreign_upper_path((root), (rel), (target), 1, 0, (startup), (total), \
+							  NIL, NULL, NIL, (fdw_private))
+#elif PG_VERSION_NUM >= 170000
+#define pfs_create_foreign_upper_path(root, rel, target, startup, total, fdw_private) \
+	create_foreign_upper_path((root), (rel), (target), 1, (startup), (total), \
+							  NIL, NULL, NIL, (fdw_private))
+#else
+#define pfs_create_foreign_upper_path(root, rel, target, startup, total, fdw_private) \
+	create_foreign_upper_path((root), (rel), (target), 1, (startup), (total), \
+							  NIL, NULL, (fdw_private))
+#endif
+
+/* The base relations a ForeignScan covers: PG16 added outer joins to fs_relids. */
+#if PG_VERSION_NUM >= 160000
+#define pfs_scan_base_relids(plan) ((plan)->fs_base_relids)
+#else
+#define pfs_scan_base_relids(plan) ((plan)->fs_relids)
+#endif
+
+/* The aggregates a scan computes keep sums in 128 bits (aggregate.c). */
+#ifndef HAVE_INT128
+#error "perfschema_fdw needs a compiler with a 128-bit integer type"
+#endif
+
 /* PG18 records the module's name and version in the magic block. */
 #ifdef PG_MODULE_MAGIC_EXT
 #define PFS_MODULE_MAGIC PG_MODULE_MAGIC_EXT(.name = "perfschema_fdw", .version = "0.1")

@@ -62,6 +62,9 @@ PFS_MODULE_MAGIC;
 /* perfschema_fdw.pushdown: let the reader evaluate WHERE conditions. */
 static bool pfs_pushdown = true;
 
+/* perfschema_fdw.pushdown_aggregates: the scan computes count, sum, min and max itself */
+static bool pfs_pushdown_aggregates = true;
+
 /* Planner state, in baserel->fdw_private. */
 typedef struct PfsPlanState
 {
@@ -88,6 +91,10 @@ typedef struct PfsScanState
 	size_t		next;			/* next row of the piece */
 	PfsCellMap	cells;			/* the pieces' cells as slot attributes */
 	PfsOverlay *overlay;		/* the transaction's pending changes (modify.c) */
+	Oid			relid;			/* the foreign table */
+	PfsAggregates *aggregates;	/* the aggregates the scan computes, or NULL */
+	bool		aggregated;		/* their row was returned */
+	TupleTableSlot *row_slot;	/* rows of the table, to aggregate them one by one */
 } PfsScanState;
 
 PG_FUNCTION_INFO_V1(perfschema_fdw_handler);
@@ -96,9 +103,12 @@ PGDLLEXPORT void _PG_init(void);
 
 static void pfsGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
 								 Oid foreigntableid);
+static void pfsGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage,
+									RelOptInfo *input_rel, RelOptInfo *output_rel,
+									void *extra);
 static void pfsGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel,
 							   Oid foreigntableid);
-static ForeignScan *pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
+static ForeignScan *pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel,
 									  Oid foreigntableid, ForeignPath *best_path,
 									  List *tlist, List *scan_clauses,
 									  Plan *outer_plan);
@@ -132,6 +142,10 @@ _PG_init(void)
 							 "Lets the reader evaluate simple WHERE conditions itself.",
 							 "When off, the executor evaluates every condition on every row.",
 							 &pfs_pushdown, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("perfschema_fdw.pushdown_aggregates",
+							 "Lets a scan compute count, sum, min and max itself when the reader tests every condition.",
+							 "When off (or when perfschema_fdw.pushdown is off), an Agg node computes them from every row.",
+							 &pfs_pushdown_aggregates, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("perfschema_fdw");
 }
 
@@ -143,6 +157,7 @@ perfschema_fdw_handler(PG_FUNCTION_ARGS)
 	routine->GetForeignRelSize = pfsGetForeignRelSize;
 	routine->GetForeignPaths = pfsGetForeignPaths;
 	routine->GetForeignPlan = pfsGetForeignPlan;
+	routine->GetForeignUpperPaths = pfsGetForeignUpperPaths;
 	routine->BeginForeignScan = pfsBeginForeignScan;
 	routine->IterateForeignScan = pfsIterateForeignScan;
 	routine->ReScanForeignScan = pfsReScanForeignScan;
@@ -349,24 +364,20 @@ pfsGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 }
 
 /*
- * pfsGetForeignPlan
- *		The clauses the reader can test go to it (their operands in
- *		fdw_exprs, evaluated when the scan starts); the executor keeps the
- *		others, and the pushed ones it must check again.  fdw_private: the
- *		attributes the query reads, the pushed quals.
+ * split_clauses
+ *		The clauses the reader can test go to it (*quals, their operands in
+ *		*operands); the executor keeps the others (*local), and the pushed
+ *		ones it must check again.
  */
-static ForeignScan *
-pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
-				  ForeignPath *best_path, List *tlist, List *scan_clauses,
-				  Plan *outer_plan)
+static void
+split_clauses(PlannerInfo *root, RelOptInfo *baserel, List *clauses,
+			  List **local, List **quals, List **operands)
 {
 	PfsPlanState *state = baserel->fdw_private;
-	List	   *local = NIL;
-	List	   *quals = NIL;
-	List	   *operands = NIL;
 	ListCell   *lc;
 
-	foreach(lc, scan_clauses)
+	*local = *quals = *operands = NIL;
+	foreach(lc, clauses)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
 		PfsPushedQual q;
@@ -379,17 +390,95 @@ pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 
 			if (q.operand != NULL)
 			{
-				operands = lappend(operands, q.operand);
-				operand_index = list_length(operands) - 1;
+				*operands = lappend(*operands, q.operand);
+				operand_index = list_length(*operands) - 1;
 			}
-			quals = lappend(quals, pfs_pushed_qual_to_list(&q, operand_index));
+			*quals = lappend(*quals, pfs_pushed_qual_to_list(&q, operand_index));
 			if (q.exact && !state->recheck)
 				continue;
 		}
-		local = lappend(local, rinfo->clause);
+		*local = lappend(*local, rinfo->clause);
 	}
-	return make_foreignscan(tlist, local, baserel->relid, operands,
-							list_make2(wanted_attnums(baserel, local), quals),
+}
+
+/*
+ * pfsGetForeignUpperPaths
+ *		A scan that returns the aggregates of a query without GROUP BY or
+ *		HAVING, when the reader tests every condition of the one foreign table
+ *		it reads and can compute every aggregate (aggregate.c).  Not for the
+ *		tables a transaction can change (their conditions are checked again).
+ */
+static void
+pfsGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+						RelOptInfo *output_rel, void *extra)
+{
+	PfsPlanState *state = input_rel->fdw_private;
+	Query	   *parse = root->parse;
+	PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
+	List	   *aggregates;
+	List	   *tlist;
+	List	   *attnums;
+	ListCell   *lc;
+	Cost		startup_cost;
+	Cost		total_cost;
+
+	if (stage != UPPERREL_GROUP_AGG || !pfs_pushdown || !pfs_pushdown_aggregates ||
+		output_rel->fdw_private != NULL)
+		return;
+	if (input_rel->reloptkind != RELOPT_BASEREL || state == NULL || state->recheck ||
+		parse->groupClause != NIL || parse->groupingSets != NIL || parse->havingQual != NULL ||
+		root->hasPseudoConstantQuals || target == NULL)
+		return;
+	foreach(lc, input_rel->baserestrictinfo)
+	{
+		PfsPushedQual q;
+
+		if (!pushable(root, input_rel, lfirst_node(RestrictInfo, lc)->clause, &q) || !q.exact)
+			return;
+	}
+	aggregates = pfs_pushable_aggregates(input_rel, state->attr_column, state->natts, target,
+										 &tlist, &attnums);
+	if (aggregates == NIL)
+		return;
+	output_rel->fdw_private = state; /* considered once */
+
+	/* the reader's records, and one row: no tuple per row, no Agg node */
+	scan_cost(root, input_rel, input_rel->baserestrictinfo, 1, &startup_cost, &total_cost);
+	add_path(output_rel, (Path *)
+			 pfs_create_foreign_upper_path(root, output_rel, target, total_cost, total_cost,
+										   list_make4(makeInteger(input_rel->relid), attnums,
+													  aggregates, tlist)));
+}
+
+/*
+ * pfsGetForeignPlan
+ *		fdw_private: the attributes the query reads, the pushed quals, and
+ *		for a scan that computes aggregates, their descriptors (its tuple is
+ *		fdw_scan_tlist: the aggregates).
+ */
+static ForeignScan *
+pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel, Oid foreigntableid,
+				  ForeignPath *best_path, List *tlist, List *scan_clauses,
+				  Plan *outer_plan)
+{
+	List	   *local;
+	List	   *quals;
+	List	   *operands;
+
+	if (IS_UPPER_REL(foreignrel))
+	{
+		List	   *private = best_path->fdw_private;
+		RelOptInfo *baserel = root->simple_rel_array[intVal(linitial(private))];
+
+		split_clauses(root, baserel, baserel->baserestrictinfo, &local, &quals, &operands);
+		Assert(local == NIL);
+		return make_foreignscan(tlist, NIL, 0, operands,
+								list_make3(lsecond(private), quals, lthird(private)),
+								lfourth(private), NIL, outer_plan);
+	}
+	split_clauses(root, foreignrel, scan_clauses, &local, &quals, &operands);
+	return make_foreignscan(tlist, local, foreignrel->relid, operands,
+							list_make2(wanted_attnums(foreignrel, local), quals),
 							NIL, NIL, outer_plan);
 }
 
@@ -445,6 +534,7 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 {
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
 	Relation	rel = node->ss.ss_currentRelation;
+	Relation	opened = NULL;
 	MemoryContext cxt;
 	MemoryContext old;
 	PfsScanState *state;
@@ -461,10 +551,23 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	node->fdw_state = state;
 
 	old = MemoryContextSwitchTo(cxt);
-	pfs_get_table_options(RelationGetRelid(rel), &state->opts);
+	if (rel == NULL)
+	{
+		/* a scan computing aggregates (scanrelid 0): its one foreign table */
+		RangeTblEntry *rte = exec_rt_fetch(bms_next_member(pfs_scan_base_relids(plan), -1),
+										   node->ss.ps.state);
+
+		rel = opened = table_open(rte->relid, NoLock);
+	}
+	state->relid = RelationGetRelid(rel);
+	pfs_get_table_options(state->relid, &state->opts);
 	state->quals = lsecond(plan->fdw_private);
+	if (list_length(plan->fdw_private) > 2)
+		state->aggregates = pfs_aggregates_begin(lthird(plan->fdw_private));
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 	{
+		if (opened != NULL)
+			table_close(opened, NoLock);
 		MemoryContextSwitchTo(old);
 		return;
 	}
@@ -477,6 +580,11 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	map_columns(rel, &state->opts, linitial(plan->fdw_private), state->wanted, core_attr);
 	state->overlay = pfs_overlay_begin(node, &state->opts, state->wanted, core_attr);
 	pfs_cell_map(state->opts.table, state->wanted, core_attr, &state->cells);
+	if (state->aggregates != NULL)
+		state->row_slot = MakeSingleTupleTableSlot(CreateTupleDescCopy(RelationGetDescr(rel)),
+												   &TTSOpsVirtual);
+	if (opened != NULL)
+		table_close(opened, NoLock);
 	MemoryContextSwitchTo(old);
 }
 
@@ -531,10 +639,9 @@ start_core_scan(ForeignScanState *node)
  *		read are NULL.
  */
 static TupleTableSlot *
-next_copied_row(ForeignScanState *node)
+next_copied_row(ForeignScanState *node, TupleTableSlot *slot)
 {
 	PfsScanState *state = node->fdw_state;
-	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 	const PfsCoreRowset *rows;
 
 	ExecClearTuple(slot);
@@ -560,19 +667,19 @@ next_copied_row(ForeignScanState *node)
 }
 
 /*
- * pfsIterateForeignScan
+ * next_row
  *		The next copied row, with the transaction's pending setup changes
  *		applied (modify.c): rows it deleted are skipped, rows it inserted
  *		come after the copied ones.
  */
 static TupleTableSlot *
-pfsIterateForeignScan(ForeignScanState *node)
+next_row(ForeignScanState *node, TupleTableSlot *into)
 {
 	PfsScanState *state = node->fdw_state;
 
 	for (;;)
 	{
-		TupleTableSlot *slot = next_copied_row(node);
+		TupleTableSlot *slot = next_copied_row(node, into);
 
 		if (state->overlay == NULL)
 			return slot;
@@ -584,6 +691,60 @@ pfsIterateForeignScan(ForeignScanState *node)
 		if (pfs_overlay_row(state->overlay, slot))
 			return slot;
 	}
+}
+
+/*
+ * aggregate_row
+ *		The one row of a scan that computes aggregates.  Without pending
+ *		changes, from the core's pieces as they come (count(*) adds up their
+ *		sizes); with them, row by row through the overlay, in the per-tuple
+ *		context (reset after each row).
+ */
+static TupleTableSlot *
+aggregate_row(ForeignScanState *node)
+{
+	PfsScanState *state = node->fdw_state;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+
+	ExecClearTuple(slot);
+	if (state->aggregated)
+		return slot;
+	pfs_aggregates_reset(state->aggregates);
+	if (state->overlay == NULL)
+	{
+		if (state->scan == NULL && !state->no_rows)
+			start_core_scan(node);
+		while (!state->no_rows && (state->rows == NULL || !state->rows->last))
+		{
+			state->rows = pfs_next_piece(state->scan);
+			CHECK_FOR_INTERRUPTS();
+			pfs_aggregates_add_piece(state->aggregates, &state->cells, state->rows);
+		}
+	}
+	else
+	{
+		MemoryContext per_row = node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory;
+
+		while (!TupIsNull(next_row(node, state->row_slot)))
+		{
+			pfs_aggregates_add_row(state->aggregates, state->row_slot);
+			ExecClearTuple(state->row_slot);
+			MemoryContextReset(per_row);
+		}
+	}
+	state->aggregated = true;
+	pfs_aggregates_store(state->aggregates, slot);
+	return ExecStoreVirtualTuple(slot);
+}
+
+static TupleTableSlot *
+pfsIterateForeignScan(ForeignScanState *node)
+{
+	PfsScanState *state = node->fdw_state;
+
+	if (state->aggregates != NULL)
+		return aggregate_row(node);
+	return next_row(node, node->ss.ss_ScanTupleSlot);
 }
 
 /*
@@ -606,6 +767,7 @@ pfsReScanForeignScan(ForeignScanState *node)
 		pfs_core_scan_rewind(state->scan);
 	state->rows = NULL;
 	state->next = 0;
+	state->aggregated = false;
 	pfs_overlay_rewind(state->overlay);
 }
 
@@ -640,6 +802,9 @@ pfsExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	ExplainPropertyText(state->opts.directory ? "Region Directory" : "Region",
 						state->opts.region, es);
 	ExplainPropertyText("Region Table", state->opts.table_name, es);
+	if (state->aggregates != NULL)
+		ExplainPropertyText("Reader Aggregates",
+							pfs_aggregates_describe(lthird(plan->fdw_private), state->relid), es);
 	if (state->quals == NIL)
 		return;
 

@@ -113,6 +113,25 @@ extern bool pfs_make_core_qual(const PfsPushedQual *q, Datum value, bool isnull,
 							   PfsCoreQual *out);
 extern const char *pfs_qual_op_name(PfsCoreQualOp op);
 
+/*
+ * aggregate.c: aggregates the scan computes itself (no GROUP BY).  The
+ * descriptors go in fdw_private; the scan's tuple has one attribute per
+ * aggregate, in their order.
+ */
+typedef struct PfsAggregates PfsAggregates;
+
+extern List *pfs_pushable_aggregates(RelOptInfo *baserel, const int *attr_column, int natts,
+									 PathTarget *target, List **tlist, List **attnums);
+extern char *pfs_aggregates_describe(List *descriptors, Oid relid);
+extern PfsAggregates *pfs_aggregates_begin(List *descriptors);
+extern void pfs_aggregates_reset(PfsAggregates *a);
+/* Every row of a piece (when no pending changes apply to the rows). */
+extern void pfs_aggregates_add_piece(PfsAggregates *a, const PfsCellMap *map,
+									 const PfsCoreRowset *rows);
+/* One row in a slot of the foreign table's attributes. */
+extern void pfs_aggregates_add_row(PfsAggregates *a, TupleTableSlot *slot);
+extern void pfs_aggregates_store(PfsAggregates *a, TupleTableSlot *slot);
+
 /* analyze.c */
 extern bool pfsAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
 								   BlockNumber *totalpages);

@@ -141,6 +141,64 @@ SELECT count(*) FROM pd.events_waits_history_long WHERE thread_id = 2;
 ROLLBACK;
 SELECT count(*) FROM pd.events_waits_history_long WHERE thread_id = 2;
 
+-- Aggregates the scan computes itself (aggregate.c): count(*), count(column),
+-- sum, min and max of bigint columns, without GROUP BY, when the reader tests
+-- every condition.  EXPLAIN VERBOSE shows them as "Reader Aggregates".
+EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM pd.events_waits_history_long;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT count(*), count(number_of_bytes), sum(timer_wait), min(event_id), max(event_id),
+       sum(timer_wait) / count(*) AS mean, count(*) + 1
+  FROM pd.events_waits_history_long WHERE thread_id = 2 AND event_name LIKE 'wait/io/%';
+-- not pushed: a condition the executor checks, GROUP BY, DISTINCT, FILTER, an
+-- expression argument, avg, a table the transaction can change, a join
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pd.events_waits_history_long WHERE thread_id + 1 = 3;
+EXPLAIN (COSTS OFF) SELECT thread_id, count(*) FROM pd.events_waits_history_long GROUP BY thread_id;
+EXPLAIN (COSTS OFF) SELECT count(DISTINCT thread_id) FROM pd.events_waits_history_long;
+EXPLAIN (COSTS OFF) SELECT count(*) FILTER (WHERE thread_id = 1) FROM pd.events_waits_history_long;
+EXPLAIN (COSTS OFF) SELECT sum(event_id + 1) FROM pd.events_waits_history_long;
+EXPLAIN (COSTS OFF) SELECT avg(timer_wait) FROM pd.events_waits_history_long;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pd.setup_instruments;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pd.events_waits_history_long h JOIN pd.threads t USING (thread_id);
+-- the same results pushed and not, for every condition above
+CREATE FUNCTION aggregate_result(cond text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  result text;
+BEGIN
+  EXECUTE format('SELECT concat_ws('' '', count(*), count(number_of_bytes), count(nesting_event_id), '
+                 || 'sum(timer_wait), sum(number_of_bytes), min(event_id), max(event_id), '
+                 || 'min(number_of_bytes), max(end_event_id)) '
+                 || 'FROM pd.events_waits_history_long WHERE %s', cond) INTO result;
+  RETURN result;
+END $$;
+CREATE TABLE aggregates_on AS SELECT id, aggregate_result(cond) AS result FROM pushdown_queries;
+SET perfschema_fdw.pushdown_aggregates = off;
+CREATE TABLE aggregates_off AS SELECT id, aggregate_result(cond) AS result FROM pushdown_queries;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pd.events_waits_history_long;
+RESET perfschema_fdw.pushdown_aggregates;
+SELECT count(*) AS conditions, count(*) FILTER (WHERE o.result = f.result) AS same
+  FROM aggregates_on o JOIN aggregates_off f USING (id);
+SELECT o.id, o.result FROM aggregates_on o WHERE o.id IN (1, 12, 16, 20) ORDER BY o.id;
+-- a parameter, a correlated subquery (a rescan per outer row), no rows at all
+PREPARE aggregates_of(bigint) AS
+  SELECT count(*), sum(timer_wait) > 0, min(event_id) FROM pd.events_waits_history_long WHERE thread_id = $1;
+EXECUTE aggregates_of(1);
+EXECUTE aggregates_of(99);
+DEALLOCATE aggregates_of;
+EXPLAIN (COSTS OFF) SELECT t.thread_id, (SELECT count(*) FROM pd.events_waits_history_long h
+                                          WHERE h.thread_id = t.thread_id) FROM pd.threads t;
+SELECT t.thread_id, (SELECT count(*) FROM pd.events_waits_history_long h
+                      WHERE h.thread_id = t.thread_id) AS waits,
+       (SELECT max(event_id) FROM pd.events_waits_history_long h
+         WHERE h.thread_id = t.thread_id AND h.event_id < 100) AS last_below_100
+  FROM pd.threads t ORDER BY 1;
+SELECT count(*), sum(timer_wait), min(event_id) FROM pd.events_waits_history_long WHERE thread_id = 99;
+-- pending changes of the transaction apply row by row: a TRUNCATE hides every row
+BEGIN;
+TRUNCATE pd.events_waits_history_long;
+SELECT count(*), sum(timer_wait), max(event_id) FROM pd.events_waits_history_long WHERE thread_id = 2;
+ROLLBACK;
+SELECT count(*), sum(timer_wait) > 0 FROM pd.events_waits_history_long WHERE thread_id = 2;
+
 -- Estimates: the region's rows (5,000) times the selectivity of the conditions,
 -- PostgreSQL's defaults until ANALYZE samples the region.
 SELECT plan_rows('SELECT * FROM pd.events_waits_history_long') AS all_rows,
@@ -154,7 +212,8 @@ SELECT attname, n_distinct, most_common_vals FROM pg_stats
  WHERE schemaname = 'pd' AND tablename = 'events_waits_history_long'
    AND attname IN ('thread_id', 'event_name') ORDER BY attname;
 
-DROP TABLE pushdown_queries, pushdown_on, pushdown_off, watched;
+DROP TABLE pushdown_queries, pushdown_on, pushdown_off, watched, aggregates_on, aggregates_off;
 DROP FUNCTION pushdown_result(text);
+DROP FUNCTION aggregate_result(text);
 DROP SCHEMA pd CASCADE;
 DROP SERVER pushdown;

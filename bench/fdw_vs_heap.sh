@@ -12,6 +12,7 @@
 #
 # Usage (as root): bash bench/fdw_vs_heap.sh
 #   ROWS=1000000 RUNS=7 PARALLEL=on|off (off: max_parallel_workers_per_gather = 0)
+#   AGGREGATES=on|off (off: perfschema_fdw.pushdown_aggregates = off)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${ROWS:-1000000}
@@ -48,8 +49,12 @@ ANALYZE app;
 SQL
   settings=""
   [ "${PARALLEL:-on}" = "off" ] && settings="SET max_parallel_workers_per_gather = 0;"
+  # AGGREGATES=off: count and sum go through every row to an Agg node (the scan
+  # computes them itself by default: perfschema_fdw.pushdown_aggregates).
+  settings="$settings SET perfschema_fdw.pushdown_aggregates = ${AGGREGATES:-on};"
   echo "rows: fdw $(psql_q -c 'SELECT count(*) FROM ps.events_waits_history_long'), heap $(psql_q -c 'SELECT count(*) FROM heap')" \
-       "($(psql_q -c "SELECT pg_size_pretty(pg_table_size('heap'))") on disk), parallel workers: ${PARALLEL:-on}"
+       "($(psql_q -c "SELECT pg_size_pretty(pg_table_size('heap'))") on disk), parallel workers: ${PARALLEL:-on}," \
+       "aggregates computed by the scan: ${AGGREGATES:-on}"
   # Execution Time of EXPLAIN (ANALYZE, TIMING OFF) in ms, one line per run.
   # warm: RUNS runs in one backend after one run to warm it (a monitoring
   # connection that polls); cold: the first query of a new backend, which also pays

@@ -638,7 +638,7 @@ start_core_scan(ForeignScanState *node)
  *		Return the next row as a virtual tuple; columns the query does not
  *		read are NULL.
  */
-static TupleTableSlot *
+static pg_attribute_always_inline TupleTableSlot *
 next_copied_row(ForeignScanState *node, TupleTableSlot *slot)
 {
 	PfsScanState *state = node->fdw_state;
@@ -672,7 +672,7 @@ next_copied_row(ForeignScanState *node, TupleTableSlot *slot)
  *		applied (modify.c): rows it deleted are skipped, rows it inserted
  *		come after the copied ones.
  */
-static TupleTableSlot *
+static pg_attribute_always_inline TupleTableSlot *
 next_row(ForeignScanState *node, TupleTableSlot *into)
 {
 	PfsScanState *state = node->fdw_state;
@@ -742,7 +742,7 @@ pfsIterateForeignScan(ForeignScanState *node)
 {
 	PfsScanState *state = node->fdw_state;
 
-	if (state->aggregates != NULL)
+	if (unlikely(state->aggregates != NULL))
 		return aggregate_row(node);
 	return next_row(node, node->ss.ss_ScanTupleSlot);
 }

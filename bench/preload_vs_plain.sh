@@ -71,25 +71,34 @@ eps() {  # events per second from a sysbench report on stdin
 }
 # sysbench's own defaults (as a user runs it), with a fixed amount of work; then
 # lock-heavy variants that stress the interposer (little work between locks).
+# name|PFS_INSTRUMENT|command ('%=ON': every instrument; empty: MySQL's defaults,
+# which leave wait/synch off)
+nofsync="sysbench fileio --threads=2 --file-num=4 --file-total-size=64M --file-test-mode=rndrw --file-fsync-freq=0 --events=200000 --time=0 run"
 tests=(
-  "mutex|sysbench mutex --threads=2 run"
-  "threads|sysbench threads --threads=2 --events=4000 --time=0 run"
-  "fileio|sysbench fileio --threads=2 --file-num=4 --file-total-size=64M --file-test-mode=rndrw --events=100000 --time=0 run"
-  "mutex, 100 loops between locks|sysbench mutex --threads=2 --mutex-locks=200000 --mutex-loops=100 run"
-  "threads, 1 lock, 10 yields/event|sysbench threads --threads=2 --thread-yields=10 --thread-locks=1 --events=100000 --time=0 run"
-  "fileio, no fsync|sysbench fileio --threads=2 --file-num=4 --file-total-size=64M --file-test-mode=rndrw --file-fsync-freq=0 --events=200000 --time=0 run"
+  "mutex|%=ON|sysbench mutex --threads=2 run"
+  "threads|%=ON|sysbench threads --threads=2 --events=4000 --time=0 run"
+  "fileio|%=ON|sysbench fileio --threads=2 --file-num=4 --file-total-size=64M --file-test-mode=rndrw --events=100000 --time=0 run"
+  "mutex, 100 loops between locks|%=ON|sysbench mutex --threads=2 --mutex-locks=200000 --mutex-loops=100 run"
+  "threads, 1 lock, 10 yields/event|%=ON|sysbench threads --threads=2 --thread-yields=10 --thread-locks=1 --events=100000 --time=0 run"
+  "fileio, no fsync|%=ON|$nofsync"
+  # where that loss comes from: sysbench takes one global mutex per event, which
+  # its two threads contend for; timing it and writing its history lengthen the
+  # time it is held
+  "fileio, no fsync, synch counted|%=ON,wait/synch/%=COUNTED|$nofsync"
+  "fileio, no fsync, synch off|%=ON,wait/synch/%=OFF|$nofsync"
+  "fileio, no fsync, MySQL's defaults||$nofsync"
 )
 for t in "${tests[@]}"; do
-  IFS='|' read -r name cmd <<<"$t"
+  IFS='|' read -r name instrument cmd <<<"$t"
   p=() q=()
   for ((i = 0; i < runs; i++)); do
     p+=("$(cd "$work" && plain $cmd | eps)")
-    q+=("$(cd "$work" && with_preload '%=ON' '' $cmd | eps)")
+    q+=("$(cd "$work" && with_preload "$instrument" '' $cmd | eps)")
   done
   pm=$(printf '%s\n' "${p[@]}" | median)
   qm=$(printf '%s\n' "${q[@]}" | median)
-  printf '  %-34s plain %11.1f  preload %11.1f  ratio %.3f\n' "$name" "$pm" "$qm" \
+  printf '  %-38s plain %11.1f  preload %11.1f  ratio %.3f\n' "$name" "$pm" "$qm" \
     "$(awk -v a="$qm" -v b="$pm" 'BEGIN {print a / b}')"
-  printf '  %-34s   runs plain: %s | preload: %s\n' "" "${p[*]}" "${q[*]}"
+  printf '  %-38s   runs plain: %s | preload: %s\n' "" "${p[*]}" "${q[*]}"
 done
 (cd "$work" && sysbench fileio --file-num=4 --file-total-size=64M cleanup >/dev/null)

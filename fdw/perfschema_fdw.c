@@ -414,7 +414,8 @@ pfsGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *
 {
 	PfsPlanState *state = input_rel->fdw_private;
 	Query	   *parse = root->parse;
-	PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
+	/* the grouped relation's target: a partition's own Vars under partitionwise aggregation */
+	PathTarget *target = output_rel->reltarget;
 	List	   *aggregates;
 	List	   *tlist;
 	List	   *attnums;

@@ -198,6 +198,24 @@ TRUNCATE pd.events_waits_history_long;
 SELECT count(*), sum(timer_wait), max(event_id) FROM pd.events_waits_history_long WHERE thread_id = 2;
 ROLLBACK;
 SELECT count(*), sum(timer_wait) > 0 FROM pd.events_waits_history_long WHERE thread_id = 2;
+-- foreign tables as partitions, aggregated partition by partition: the scans
+-- compute nothing (partial aggregates stay with the executor), same results
+CREATE TABLE waits_by_thread (thread_id bigint, event_id bigint, timer_wait bigint)
+  PARTITION BY LIST (thread_id);
+CREATE FOREIGN TABLE waits_thread_1 PARTITION OF waits_by_thread FOR VALUES IN (1)
+  SERVER pushdown OPTIONS (table 'events_waits_history_long');
+CREATE FOREIGN TABLE waits_thread_2 PARTITION OF waits_by_thread FOR VALUES IN (2)
+  SERVER pushdown OPTIONS (table 'events_waits_history_long');
+SET enable_partitionwise_aggregate = on;
+EXPLAIN (COSTS OFF) SELECT count(*), max(event_id) FROM waits_by_thread WHERE thread_id = 1;
+SELECT count(*), max(event_id), sum(timer_wait) > 0 FROM waits_by_thread WHERE thread_id = 1;
+SELECT count(*), max(event_id) FROM waits_by_thread;
+SET perfschema_fdw.pushdown_aggregates = off;
+SELECT count(*), max(event_id), sum(timer_wait) > 0 FROM waits_by_thread WHERE thread_id = 1;
+SELECT count(*), max(event_id) FROM waits_by_thread;
+RESET perfschema_fdw.pushdown_aggregates;
+RESET enable_partitionwise_aggregate;
+DROP TABLE waits_by_thread;
 
 -- Estimates: the region's rows (5,000) times the selectivity of the conditions,
 -- PostgreSQL's defaults until ANALYZE samples the region.

@@ -115,6 +115,7 @@ static ForeignScan *pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel,
 static void pfsBeginForeignScan(ForeignScanState *node, int eflags);
 static TupleTableSlot *pfsIterateForeignScan(ForeignScanState *node);
 static void pfsReScanForeignScan(ForeignScanState *node);
+static bool pfsRecheckForeignScan(ForeignScanState *node, TupleTableSlot *slot);
 static void pfsEndForeignScan(ForeignScanState *node);
 static void pfsExplainForeignScan(ForeignScanState *node, ExplainState *es);
 
@@ -161,6 +162,7 @@ perfschema_fdw_handler(PG_FUNCTION_ARGS)
 	routine->BeginForeignScan = pfsBeginForeignScan;
 	routine->IterateForeignScan = pfsIterateForeignScan;
 	routine->ReScanForeignScan = pfsReScanForeignScan;
+	routine->RecheckForeignScan = pfsRecheckForeignScan;
 	routine->EndForeignScan = pfsEndForeignScan;
 	routine->ExplainForeignScan = pfsExplainForeignScan;
 	routine->ImportForeignSchema = pfsImportForeignSchema;
@@ -414,7 +416,7 @@ pfsGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *
 {
 	PfsPlanState *state = input_rel->fdw_private;
 	Query	   *parse = root->parse;
-	/* the grouped relation's target: a partition's own Vars under partitionwise aggregation */
+	/* the grouped relation's target, as postgres_fdw takes it (the same here: one base relation) */
 	PathTarget *target = output_rel->reltarget;
 	List	   *aggregates;
 	List	   *tlist;
@@ -472,7 +474,8 @@ pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel, Oid foreigntableid,
 		RelOptInfo *baserel = root->simple_rel_array[intVal(linitial(private))];
 
 		split_clauses(root, baserel, baserel->baserestrictinfo, &local, &quals, &operands);
-		Assert(local == NIL);
+		if (local != NIL)		/* pfsGetForeignUpperPaths checked every clause */
+			elog(ERROR, "perfschema_fdw: a condition of an aggregated scan is not pushed");
 		return make_foreignscan(tlist, NIL, 0, operands,
 								list_make3(lsecond(private), quals, lthird(private)),
 								lfourth(private), NIL, outer_plan);
@@ -702,14 +705,11 @@ next_row(ForeignScanState *node, TupleTableSlot *into)
  *		context (reset after each row).
  */
 static TupleTableSlot *
-aggregate_row(ForeignScanState *node)
+aggregate_into(ForeignScanState *node, TupleTableSlot *slot)
 {
 	PfsScanState *state = node->fdw_state;
-	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 
 	ExecClearTuple(slot);
-	if (state->aggregated)
-		return slot;
 	pfs_aggregates_reset(state->aggregates);
 	if (state->overlay == NULL)
 	{
@@ -724,6 +724,7 @@ aggregate_row(ForeignScanState *node)
 	}
 	else
 	{
+		/* the current context: ForeignNext and ForeignRecheck switch to it */
 		MemoryContext per_row = node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory;
 
 		while (!TupIsNull(next_row(node, state->row_slot)))
@@ -736,6 +737,16 @@ aggregate_row(ForeignScanState *node)
 	state->aggregated = true;
 	pfs_aggregates_store(state->aggregates, slot);
 	return ExecStoreVirtualTuple(slot);
+}
+
+static TupleTableSlot *
+aggregate_row(ForeignScanState *node)
+{
+	PfsScanState *state = node->fdw_state;
+
+	if (state->aggregated)
+		return ExecClearTuple(node->ss.ss_ScanTupleSlot);
+	return aggregate_into(node, node->ss.ss_ScanTupleSlot);
 }
 
 static TupleTableSlot *
@@ -770,6 +781,28 @@ pfsReScanForeignScan(ForeignScanState *node)
 	state->next = 0;
 	state->aggregated = false;
 	pfs_overlay_rewind(state->overlay);
+}
+
+/*
+ * pfsRecheckForeignScan
+ *		EvalPlanQual (a row an UPDATE waited for changed): a scan of the table
+ *		keeps its row (the reader's conditions do not depend on other tables'
+ *		rows); a scan computing aggregates (scanrelid 0) must store its one
+ *		row in slot itself, computed again from the start.
+ */
+static bool
+pfsRecheckForeignScan(ForeignScanState *node, TupleTableSlot *slot)
+{
+	PfsScanState *state = node->fdw_state;
+
+	if (state->aggregates == NULL)
+		return true;
+	if (state->scan != NULL)
+		pfs_core_scan_rewind(state->scan);
+	state->rows = NULL;
+	pfs_overlay_rewind(state->overlay);
+	aggregate_into(node, slot);
+	return true;
 }
 
 /*

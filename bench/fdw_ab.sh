@@ -62,13 +62,8 @@ fi
 
 # --- outside: build both, install, write the region, run the session above
 : "${OLD_COMMIT:?set OLD_COMMIT to the commit to compare the working tree with}"
-bash scripts/setup.sh
-if [ ! -f build/CMakeCache.txt ]; then
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build build -j"$(nproc)" --target pfs_fixture >/dev/null
-make -f Makefile.pgxs -j"$(nproc)" >/dev/null
-make -f Makefile.pgxs install >/dev/null
+source scripts/build_fdw.sh
+build_and_install_fdw pfs_fixture
 
 workdir=$(mktemp -d /tmp/perfschema_ab.XXXXXX)
 libdir=$(pg_config --pkglibdir)

@@ -65,15 +65,8 @@ SQL
 fi
 
 # --- outside: build, install, write the regions, run the session above
-bash scripts/setup.sh
-if [ ! -f build/CMakeCache.txt ]; then
-  generator=()
-  command -v ninja >/dev/null && generator=(-G Ninja)
-  cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build build -j"$(nproc)" --target pfs_fixture >/dev/null
-make -f Makefile.pgxs -j"$(nproc)" >/dev/null
-make -f Makefile.pgxs install >/dev/null
+source scripts/build_fdw.sh
+build_and_install_fdw pfs_fixture
 
 workdir=$(mktemp -d /tmp/perfschema_bench.XXXXXX)
 trap 'rm -rf "$workdir"' EXIT

@@ -134,15 +134,8 @@ if [ -n "${DEMO_INSTALLED:-}" ]; then
   bin=/usr/bin
   svg="$workdir/demo-waits.svg"
 else
-  bash scripts/setup.sh
-  if [ ! -f build/CMakeCache.txt ]; then
-    generator=()
-    command -v ninja >/dev/null && generator=(-G Ninja)
-    cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  fi
-  cmake --build build -j"$(nproc)" --target pfs_demo pfs_flamegraph
-  make -f Makefile.pgxs -j"$(nproc)" >/dev/null
-  make -f Makefile.pgxs install >/dev/null
+  source scripts/build_fdw.sh
+  build_and_install_fdw pfs_demo pfs_flamegraph
   bin="$PWD/build/tools"
   svg="$PWD/build/demo-waits.svg"
 fi

@@ -19,17 +19,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
-
-if [ ! -f build/CMakeCache.txt ]; then
-  generator=()
-  command -v ninja >/dev/null && generator=(-G Ninja)  # as scripts/test.sh configures it
-  cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-fi
-cmake --build build -j"$(nproc)" --target pfs_fixture
-
-make -f Makefile.pgxs -j"$(nproc)"
-make -f Makefile.pgxs install
+source scripts/build_fdw.sh
+build_and_install_fdw pfs_fixture
 
 rm -rf build/pgxs/regress build/pgxs/isolation
 if ! pg_virtualenv -t make -f Makefile.pgxs installcheck; then

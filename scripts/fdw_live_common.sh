@@ -9,15 +9,8 @@
 # Builds pfs_live (and the targets given), the extension, and installs the
 # extension (root).
 live_build() {
-  bash scripts/setup.sh
-  if [ ! -f build/CMakeCache.txt ]; then
-    local generator=()
-    command -v ninja >/dev/null && generator=(-G Ninja)
-    cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
-  fi
-  cmake --build build -j"$(nproc)" --target pfs_live pfs_fixture "$@" >/dev/null
-  make -f Makefile.pgxs -j"$(nproc)" >/dev/null
-  make -f Makefile.pgxs install >/dev/null
+  source scripts/build_fdw.sh
+  build_and_install_fdw pfs_live pfs_fixture "$@"
 }
 
 # A work directory the server (user postgres) can traverse; removed on exit.

@@ -19,8 +19,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "agent/region/fault_guard.h"
 #include "agent/reader/reader.h"
+#include "agent/region/fault_guard.h"
 #include "fdw/pfs_core.h"
 
 namespace pfs::fdw {
@@ -34,14 +34,15 @@ struct mapped_region {
   ino_t ino = 0;
   off_t size = 0;
   timespec mtime{};
+  std::uint64_t unreleased_bytes = 0;  // of records scanned since its pages were released
 };
 
 // One region file of a server, as the last look at the server found it.
 struct region_member {
   std::shared_ptr<mapped_region> region;  // nullptr: damaged (damage says why)
-  std::string file;                        // its path
-  std::int64_t pid = 0;                    // the writer's (0: unknown)
-  std::string program;                     // the writer's name (empty: unknown)
+  std::string file;                       // its path
+  std::int64_t pid = 0;                   // the writer's (0: unknown)
+  std::string program;                    // the writer's name (empty: unknown)
   PfsCoreError damage{};
 };
 

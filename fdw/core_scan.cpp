@@ -143,10 +143,17 @@ struct piece_sink final : reader::row_sink {
     ++p.nrows;
     return true;
   }
-  // A piece ends at piece_bytes of cells and text, or at kMaxPieceRows rows: a query
-  // that returns no column (count(*)) still reads a large table in pieces.
-  bool pause() override { return p.bytes() >= piece_bytes || p.nrows >= kMaxPieceRows; }
+  // A piece ends at piece_bytes of cells and text, at kMaxPieceRows rows (a query
+  // that returns no column, count(*), still reads a large table in pieces), or past
+  // kRegionWindow bytes of records (a condition few rows pass maps the region a
+  // window at a time).
+  bool pause(std::uint64_t region_bytes) override {
+    region_bytes_passed = region_bytes;
+    return p.bytes() >= piece_bytes || p.nrows >= kMaxPieceRows || region_bytes >= kRegionWindow;
+  }
   static constexpr std::size_t kMaxPieceRows = 65536;
+  static constexpr std::uint64_t kRegionWindow = 8u << 20;
+  std::uint64_t region_bytes_passed = 0;  // as of the last pause() asked
 
   const std::vector<int>& columns;
   const std::vector<reader::column_type>& kinds;
@@ -161,7 +168,8 @@ struct piece_sink final : reader::row_sink {
 
 // One region a scan reads, with the cells of the columns appended to its rows.
 struct scan_member {
-  std::shared_ptr<reader::region_reader> reader;  // nullptr: damaged (skipped)
+  std::shared_ptr<mapped_region> mapped;          // nullptr: damaged (skipped)
+  std::shared_ptr<reader::region_reader> reader;  // mapped->reader
   std::string file;
   std::int64_t pid = 0;
   std::string program;
@@ -242,6 +250,30 @@ void damaged_status_row(const PfsCoreScan& s, piece_sink& sink) {
 
 // A region that failed while read: a directory's scan goes on without it (false:
 // a one-file server's scan fails).
+// The pages of a region a scan maps stay in the backend's resident set (and its
+// VmHWM) until released, and releasing them costs: the next scan maps them again
+// from the page cache, a fault per few pages (a fifth of a filtered scan of a large
+// history when every piece released them). So they are released only past a
+// budget: one region at a time holds at most kResidentBudget (plus the window of
+// the piece that crossed it) of pages a scan went past, and the last ones stay
+// mapped for the next scan.
+constexpr std::uint64_t kResidentBudget = 40u << 20;
+
+void bound_resident_pages(const std::shared_ptr<mapped_region>& r, std::uint64_t bytes) {
+  static std::weak_ptr<mapped_region> holder;  // the region that may hold pages
+  if (bytes == 0) return;
+  if (const std::shared_ptr<mapped_region> h = holder.lock(); h != nullptr && h != r) {
+    h->reader->region().release_resident_pages();
+    h->unreleased_bytes = 0;
+  }
+  holder = r;
+  r->unreleased_bytes += bytes;
+  if (r->unreleased_bytes >= kResidentBudget) {
+    r->reader->region().release_resident_pages();
+    r->unreleased_bytes = 0;
+  }
+}
+
 bool skip_member(PfsCoreScan& s, const PfsCoreError& why) {
   if (!s.directory) return false;
   s.warnings.push_back(skip_warning(s.members[s.member].file, why));
@@ -304,6 +336,7 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
     if (rm.region == nullptr && !status) continue;
     scan_member m;
     if (rm.region != nullptr) {
+      m.mapped = rm.region;
       m.reader = rm.region->reader;
       m.pid = rm.pid;
       m.program = rm.program;
@@ -353,13 +386,9 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
       continue;
     }
     const std::uint64_t invalid_before = m.reader->invalid_rows_skipped();
-    const bool resumed = s.cursor.next != 0;
     region_error e = s.filter.rejects_all() ? region_error{} : m.reader->scan(*s.table, sink, s.cursor);
     if (s.filter.rejects_all()) s.cursor.done = true;
-    // A table read in pieces: its pages leave the backend's resident set after each
-    // (mapped again from the page cache when read again), so that a scan of a large
-    // history holds a piece's worth of the region, not the table.
-    if (!s.cursor.done || resumed) m.reader->region().release_resident_pages();
+    bound_resident_pages(m.mapped, sink.region_bytes_passed);
     if (!e && sink.stopped) {
       PfsCoreError why{};
       set_error(&why, PFS_CORE_INTERRUPTED, "scan interrupted");

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -329,6 +330,78 @@ TEST_F(FdwCoreTest, LargeTablesComeInPiecesThatResumeWhereTheyPaused) {
   EXPECT_EQ(event_ids(pieces, &err_, &n_pieces), expected);
   pfs_core_scan_end(whole);
   pfs_core_scan_end(pieces);
+}
+
+// The resident size (Rss in /proc/self/smaps, KiB) of this process's mappings of a
+// file.
+std::uint64_t resident_kib(const std::string& path) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::uint64_t total = 0;
+  bool in_file = false;
+  for (std::string line; std::getline(smaps, line);) {
+    if (line.find('-') < line.find(' ') && line.find(':') != 5)  // a mapping's first line
+      in_file = line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0;
+    else if (in_file && line.starts_with("Rss:"))
+      total += std::strtoull(line.c_str() + 4, nullptr, 10);
+  }
+  return total;
+}
+
+// Scans a table of a region in pieces of 1 MiB; the rows, and the largest resident
+// size of the region files seen after a piece.
+std::size_t scan_watching_pages(PfsCoreRegion* region, int table, const std::vector<PfsCoreQual>& quals,
+                                const std::vector<std::string>& files, std::uint64_t* peak_kib,
+                                PfsCoreError* err) {
+  PfsCoreScan* s = pfs_core_scan_begin(region, table, nullptr, quals.data(), static_cast<int>(quals.size()),
+                                       4, 1 << 20, err);
+  EXPECT_NE(s, nullptr) << err->message;
+  std::size_t rows = 0;
+  for (const PfsCoreRowset* rs = nullptr; s != nullptr && (rs == nullptr || !rs->last);) {
+    rs = pfs_core_scan_next(s, nullptr, err);
+    if (rs == nullptr) {
+      ADD_FAILURE() << err->message;
+      break;
+    }
+    rows += rs->nrows;
+    std::uint64_t kib = 0;
+    for (const std::string& f : files) kib += resident_kib(f);
+    *peak_kib = std::max(*peak_kib, kib);
+  }
+  if (s != nullptr) pfs_core_scan_end(s);
+  return rows;
+}
+
+// A scan of a large history keeps a bounded part of the region resident (at most
+// 40 MiB of records past the last release, plus the 8 MiB window of the piece that
+// crossed it), whether it returns the rows or a condition drops them all, and the
+// pages of one region are released when another is scanned. The last pages scanned
+// stay mapped for the next scan.
+TEST_F(FdwCoreTest, LargeScansKeepABoundedPartOfTheRegionResident) {
+  ASSERT_NO_FATAL_FAILURE(fixture("--history-long-rows=600000"));  // 77 MB of records
+  const std::string second = dir_ + "/second";
+  const std::string cmd =
+      std::string(PFS_BUILD_DIR) + "/tools/pfs_fixture --history-long-rows=600000 '" + second + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const int t = table_index(table_id::events_waits_history_long);
+  const std::int64_t no_thread = 987654321;
+  const PfsCoreQual none_pass{
+      pfs_core_column_find(t, "thread_id"), PFS_QUAL_EQ, false, 1, &no_thread, nullptr, nullptr};
+  const std::uint64_t bound_kib = (48u << 10) + 64;  // and a few pages of rounding
+  const std::vector<std::string> files{path_, second};
+  for (const std::vector<PfsCoreQual>& quals :
+       {std::vector<PfsCoreQual>{}, std::vector<PfsCoreQual>{none_pass}}) {
+    std::uint64_t peak = 0;
+    EXPECT_EQ(scan_watching_pages(region(), t, quals, files, &peak, &err_), quals.empty() ? 600000u : 0u);
+    EXPECT_LE(peak, bound_kib) << quals.size() << " conditions";
+    EXPECT_GT(resident_kib(path_), 0u);  // the last pages
+  }
+  PfsCoreRegion* other = pfs_core_region_get(2, second.c_str(), &err_);
+  ASSERT_NE(other, nullptr) << err_.message;
+  std::uint64_t peak = 0;
+  EXPECT_EQ(scan_watching_pages(other, t, {none_pass}, files, &peak, &err_), 0u);
+  EXPECT_LE(peak, bound_kib);
+  EXPECT_EQ(resident_kib(path_), 0u);
+  EXPECT_GT(resident_kib(second), 0u);
 }
 
 // Pushed conditions give exactly the rows that a test of the same condition on

@@ -424,7 +424,7 @@ struct head_sink final : reader::row_sink {
     ++since_pause;
     return true;
   }
-  bool pause() override {
+  bool pause(std::uint64_t) override {
     if (since_pause < 3) return false;
     since_pause = 0;
     return true;

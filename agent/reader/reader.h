@@ -247,8 +247,13 @@ class row_sink {
   virtual bool row(const cell_view* cells, std::size_t n) = 0;
   // Asked between records by the tables that can pause (the history_long ones) when
   // scanned with a cursor: true ends this call of scan after the rows delivered so
-  // far; the next call with the same cursor goes on from there.
-  virtual bool pause() { return false; }
+  // far; the next call with the same cursor goes on from there. region_bytes: the
+  // bytes of records this call went past (what it mapped of the region), so that a
+  // filter that keeps few rows still pauses.
+  virtual bool pause(std::uint64_t region_bytes) {
+    (void)region_bytes;
+    return false;
+  }
   // Columns the sink reads (nullptr: all); others may be left NULL, uncomputed. The
   // columns the filter tests must be among them.
   const bool* wanted = nullptr;

@@ -53,6 +53,7 @@ struct region_reader::impl {
     const array_view& a = arrays[id];
     return i < a.count ? a.base + i * a.stride : nullptr;
   }
+  std::uint64_t stride(array_id id) const { return arrays[id].stride; }
   const region_header& header() const { return map.header(); }
 
   // Copies the directory out of the mapped header and checks it against the mapping
@@ -196,10 +197,11 @@ class scanner {
   std::uint64_t start_position() const { return start_; }
   // ... and call this before each record: true when they must return now (the sink
   // asked to pause, or stopped), with the scan to go on at `position`.
-  bool pause_before(std::uint64_t position) {
+  bool pause_before(std::uint64_t position, std::uint64_t record_bytes) {
     flush();
     if (stopped) return true;
-    if (position % 64 != 0 || position == start_ || !out_.pause()) return false;
+    if (position % 64 != 0 || position == start_ || !out_.pause((position - start_) * record_bytes))
+      return false;
     paused = true;
     resume_position = position;
     return true;

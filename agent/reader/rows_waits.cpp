@@ -75,7 +75,7 @@ void scanner::waits_history_long() {
   // ok, and a fresh (zeroed) copy per record cost 12% of a count(*) (perf).
   wait_copy c;
   for (std::uint64_t i = start_position(); i < r_.count(kArrayHistoryLong); ++i) {
-    if (pause_before(i)) return;
+    if (pause_before(i, sizeof(wait_record))) return;
     const wait_record& w = *r_.at<wait_record>(kArrayHistoryLong, i);
     // Most records fail a test on the thread, event or instrument: look at those
     // fields before copying the record.

@@ -109,7 +109,7 @@ static void for_each_event(scanner& s, const region_reader::impl& r, const std::
     const std::uint64_t gone_below = load_acquire(h.horizon_thread_id[kTruncateStagesHistoryLong + 3 * kind]);
     const bool prefilter = s.prefilters();
     for (std::uint64_t i = s.start_position(); i < r.count(arr); ++i) {
-      if (s.pause_before(i)) return;
+      if (s.pause_before(i, r.stride(arr))) return;
       const char* p = r.at_stride(arr, i);
       const Record& rec = *reinterpret_cast<const Record*>(p);
       if (prefilter && s.head_prefiltered(load_relaxed(rec.thread_id), load_relaxed(rec.event_id),

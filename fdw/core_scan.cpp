@@ -251,12 +251,13 @@ void damaged_status_row(const PfsCoreScan& s, piece_sink& sink) {
 // A region that failed while read: a directory's scan goes on without it (false:
 // a one-file server's scan fails).
 // The pages of a region a scan maps stay in the backend's resident set (and its
-// VmHWM) until released, and releasing them costs: the next scan maps them again
-// from the page cache, a fault per few pages (a fifth of a filtered scan of a large
-// history when every piece released them). So they are released only past a
-// budget: one region at a time holds at most kResidentBudget (plus the window of
-// the piece that crossed it) of pages a scan went past, and the last ones stay
-// mapped for the next scan.
+// VmHWM) until released (madvise: the file's pages stay in the page cache), so a
+// scan of a large history would make the backend look as large as the table. One
+// region at a time holds pages a scan went past, at most kResidentBudget of them
+// plus the window of the piece that crossed it. Every release walks the mapping's
+// page tables, hence a budget rather than a release per piece. (Whatever the budget,
+// a forward scan of a table larger than it maps every page again: faulting them in
+// and releasing them is a fifth of a filtered scan of 1,000,000 waits.)
 constexpr std::uint64_t kResidentBudget = 40u << 20;
 
 void bound_resident_pages(const std::shared_ptr<mapped_region>& r, std::uint64_t bytes) {

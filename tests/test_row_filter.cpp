@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "agent/reader/reader.h"
 #include "agent/reader/row_filter.h"
 
 namespace {
@@ -116,6 +117,41 @@ TEST(RowFilter, RandomConjunctionsAgreeWithTheirTests) {
       tests.push_back(int_test(static_cast<int>(rng() % 3), op, operands));
     }
     expect_agrees(tests, values);
+    if (HasFailure()) return;
+  }
+}
+
+// matches() on whole rows tests every column but those the caller says it checked
+// (skip), and answers at once when it checked them all; may_match_text lets any
+// text through a column without tests, unless the filter rejects everything.
+TEST(RowFilter, WholeRowsSkipOnlyTheCheckedColumns) {
+  std::mt19937_64 rng(1126);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<column_filter> tests;
+    for (int k = 1 + static_cast<int>(rng() % 3); k > 0; --k) {
+      const bool in = rng() % 5 == 0;
+      std::vector<std::int64_t> operands;
+      if (!in || rng() % 4 != 0) operands.push_back(static_cast<std::int64_t>(rng() % 5));
+      tests.push_back(int_test(static_cast<int>(rng() % 3), in ? filter_op::in : filter_op::le, operands));
+    }
+    row_filter filter;
+    for (const column_filter& f : tests) filter.add(f);
+    pfs::reader::cell_view cells[4];
+    for (auto& c : cells) {
+      c.null = rng() % 6 == 0;
+      c.i = c.null ? 0 : static_cast<std::int64_t>(rng() % 6);
+    }
+    for (std::uint64_t skip = 0; skip < 16; ++skip) {
+      bool expected = true;
+      for (column_filter f : tests) {
+        if ((skip >> f.column & 1) != 0) continue;
+        std::sort(f.ints.begin(), f.ints.end());
+        if ((f.op == filter_op::in && f.ints.empty()) || !f.matches(cells[f.column])) expected = false;
+      }
+      if (filter.rejects_all()) expected = false;
+      EXPECT_EQ(filter.matches(cells, skip), expected) << "round " << round << " skip " << skip;
+    }
+    EXPECT_EQ(filter.may_match_text(3, "wait/io/file"), !filter.rejects_all());
     if (HasFailure()) return;
   }
 }

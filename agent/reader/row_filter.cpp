@@ -63,11 +63,12 @@ void row_filter::add(column_filter f) {
     if (needs_operand && f.ints.empty()) rejects_all_ = true;
   }
   if (f.column >= 0 && f.column < 64) columns_ |= std::uint64_t{1} << f.column;
+  if (f.column < 0 || f.column >= 64) wide_ = true;
   if (!f.text && f.column >= 0 && f.column < kFoldedColumns) fold(bounds_[f.column], f);
   filters_.push_back(std::move(f));
 }
 
-bool row_filter::matches(const cell_view* cells, std::uint64_t skip) const noexcept {
+bool row_filter::matches_tests(const cell_view* cells, std::uint64_t skip) const noexcept {
   if (rejects_all_) return false;
   for (const column_filter& f : filters_) {
     if (f.column < 64 && (skip >> f.column & 1) != 0) continue;
@@ -124,7 +125,7 @@ bool row_filter::may_match_int_tests(int column, std::int64_t v) const noexcept 
   return true;
 }
 
-bool row_filter::may_match_text(int column, std::string_view v) const noexcept {
+bool row_filter::may_match_text_tests(int column, std::string_view v) const noexcept {
   if (rejects_all_) return false;
   for (const column_filter& f : filters_)
     if (f.column == column && f.text && !f.matches_text(v)) return false;

@@ -53,7 +53,10 @@ class row_filter {
 
   // Every test holds on the row (one cell per column of the table), but those on
   // the columns of skip (bit c: column c, below 64), which the caller checked.
-  bool matches(const cell_view* cells, std::uint64_t skip = 0) const noexcept;
+  bool matches(const cell_view* cells, std::uint64_t skip = 0) const noexcept {
+    if ((columns_ & ~skip) == 0 && !wide_) return !rejects_all_;  // every test was checked
+    return matches_tests(cells, skip);
+  }
   // The tests on `column` hold for this non-NULL value: row builders call these
   // with a record's raw value before building the row, to skip it early.
   bool may_match_int(int column, std::int64_t v) const noexcept {
@@ -65,7 +68,10 @@ class row_filter {
     }
     return may_match_int_tests(column, v);
   }
-  bool may_match_text(int column, std::string_view v) const noexcept;
+  bool may_match_text(int column, std::string_view v) const noexcept {
+    if (column >= 0 && column < 64 && !tests(column)) return !rejects_all_;
+    return may_match_text_tests(column, v);
+  }
   // Whether some test is on `column` (lets a builder skip the early test).
   bool tests(int column) const noexcept {
     return column >= 0 && column < 64 && (columns_ & (std::uint64_t{1} << column)) != 0;
@@ -83,9 +89,12 @@ class row_filter {
   static constexpr int kFoldedColumns = 8;  // the event tables' head columns are 0, 1, 3
   static void fold(int_bounds& b, const column_filter& f);
   bool may_match_int_tests(int column, std::int64_t v) const noexcept;  // every int test on column
+  bool may_match_text_tests(int column, std::string_view v) const noexcept;
+  bool matches_tests(const cell_view* cells, std::uint64_t skip) const noexcept;
 
   std::vector<column_filter> filters_;
   std::uint64_t columns_ = 0;  // bit c: a test on column c (columns below 64)
+  bool wide_ = false;          // a test on a column outside 0..63
   int_bounds bounds_[kFoldedColumns];
   bool rejects_all_ = false;
 };

@@ -4,7 +4,7 @@
 # (a fixture region: 3 threads, 5 instruments, one wait in five file io) and the
 # table made by CREATE TABLE ... AS SELECT from it; "join" joins it with a 20-row
 # application table on event_name. Then the memory one backend needs to read every
-# column of every row.
+# column of every row, and to read the table under a condition no row passes.
 # Each query runs RUNS times on each side, warm (in one backend, after one run) and
 # cold (each run the first query of a new backend, the two sides interleaved); the
 # figure is the median of the "Execution Time" of EXPLAIN (ANALYZE, TIMING OFF), in
@@ -89,7 +89,8 @@ SQL
       "$fdw_cold" "$heap_cold" "$(ratio "$fdw_cold" "$heap_cold")"
   done
 
-  # Memory of one backend reading every column of every row: the peak resident set
+  # Memory of one backend reading every column of every row ("rows"), and reading
+  # the table under a condition no row passes ("none"): the peak resident set
   # (VmHWM, which counts the region's file pages and shared buffers the scan
   # touches) and the peak anonymous memory (RssAnon, sampled every 5 ms: the
   # backend's own copies), above the idle backend's.
@@ -117,12 +118,15 @@ SQL
     rm -f "$fifo" "$fifo.out"
     echo "$(((hwm - idle_hwm) / 1024)) $(((peak_anon - idle_anon) / 1024))"
   }
-  whole_rows="SELECT sum(length(t::text)) FROM %s t"
-  read -r fdw_hwm fdw_anon <<<"$(memory_of "$settings $(printf "$whole_rows" ps.events_waits_history_long)")"
-  read -r heap_hwm heap_anon <<<"$(memory_of "$settings $(printf "$whole_rows" heap)")"
   printf '%-6s %12s %12s\n' memory fdw_MiB heap_MiB
-  printf '%-6s %12s %12s\n' vmhwm "$fdw_hwm" "$heap_hwm"
-  printf '%-6s %12s %12s\n' anon "$fdw_anon" "$heap_anon"
+  for entry in "rows|SELECT sum(length(t::text)) FROM %s t" "none|SELECT event_id FROM %s WHERE thread_id = -1"; do
+    name=${entry%%|*}
+    template=${entry#*|}
+    read -r fdw_hwm fdw_anon <<<"$(memory_of "$settings $(printf "$template" ps.events_waits_history_long)")"
+    read -r heap_hwm heap_anon <<<"$(memory_of "$settings $(printf "$template" heap)")"
+    printf '%-6s %12s %12s\n' "$name" "vmhwm $fdw_hwm" "vmhwm $heap_hwm"
+    printf '%-6s %12s %12s\n' "$name" "anon $fdw_anon" "anon $heap_anon"
+  done
   exit 0
 fi
 

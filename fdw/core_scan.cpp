@@ -168,8 +168,7 @@ struct piece_sink final : reader::row_sink {
 
 // One region a scan reads, with the cells of the columns appended to its rows.
 struct scan_member {
-  std::shared_ptr<mapped_region> mapped;          // nullptr: damaged (skipped)
-  std::shared_ptr<reader::region_reader> reader;  // mapped->reader
+  std::shared_ptr<mapped_region> mapped;  // nullptr: damaged (skipped)
   std::string file;
   std::int64_t pid = 0;
   std::string program;
@@ -278,7 +277,7 @@ void bound_resident_pages(const std::shared_ptr<mapped_region>& r, std::uint64_t
 bool skip_member(PfsCoreScan& s, const PfsCoreError& why) {
   if (!s.directory) return false;
   s.warnings.push_back(skip_warning(s.members[s.member].file, why));
-  s.members[s.member].reader = nullptr;  // not read again by a rescan
+  s.members[s.member].mapped = nullptr;  // not read again by a rescan
   ++s.member;
   s.cursor = {};
   return true;
@@ -338,7 +337,6 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
     scan_member m;
     if (rm.region != nullptr) {
       m.mapped = rm.region;
-      m.reader = rm.region->reader;
       m.pid = rm.pid;
       m.program = rm.program;
     }
@@ -381,13 +379,14 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
                     m.extras);
     sink.wanted = s.computed_flags.get();
     sink.filter = s.filter.empty() ? nullptr : &s.filter;
-    if (m.reader == nullptr) {  // a damaged region: its status row
+    if (m.mapped == nullptr) {  // a damaged region: its status row
       if (!s.filter.rejects_all()) damaged_status_row(s, sink);
       ++s.member;
       continue;
     }
-    const std::uint64_t invalid_before = m.reader->invalid_rows_skipped();
-    region_error e = s.filter.rejects_all() ? region_error{} : m.reader->scan(*s.table, sink, s.cursor);
+    reader::region_reader& r = *m.mapped->reader;
+    const std::uint64_t invalid_before = r.invalid_rows_skipped();
+    region_error e = s.filter.rejects_all() ? region_error{} : r.scan(*s.table, sink, s.cursor);
     if (s.filter.rejects_all()) s.cursor.done = true;
     bound_resident_pages(m.mapped, sink.region_bytes_passed);
     if (!e && sink.stopped) {
@@ -401,7 +400,7 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
       if (!skip_member(s, why)) return fail(why);
       continue;
     }
-    if (const std::uint64_t skipped = m.reader->invalid_rows_skipped() - invalid_before; skipped != 0) {
+    if (const std::uint64_t skipped = r.invalid_rows_skipped() - invalid_before; skipped != 0) {
       PfsCoreError why{};
       invalid_rows_error(&why, m.file, *s.table, skipped);
       if (!skip_member(s, why)) return fail(why);

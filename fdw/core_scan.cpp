@@ -58,41 +58,65 @@ void invalid_rows_error(PfsCoreError* err, const std::string& path, const reader
 
 // A piece of rows: cells and text, reused from piece to piece.
 struct piece {
-  std::vector<PfsCoreCell> cells;
+  PfsCoreCell* cells = nullptr;  // malloc'd: grows by realloc (cells are plain data)
+  std::size_t ncells = 0, cells_cap = 0;
   char* text = nullptr;  // malloc'd: grows by realloc
   std::size_t used = 0, cap = 0, nrows = 0;
 
   piece() = default;
   piece(const piece&) = delete;
   piece& operator=(const piece&) = delete;
-  ~piece() { std::free(text); }
-
-  void clear() {
-    cells.clear();
-    used = nrows = 0;
+  ~piece() {
+    std::free(cells);
+    std::free(text);
   }
+
+  void clear() { ncells = used = nrows = 0; }
   // Room for a piece of `bytes` without growing (growing copies every cell, and
   // touches new pages).
   void reserve(std::size_t bytes) {
-    cells.reserve(std::min(bytes, kMaxReserve) / sizeof(PfsCoreCell) + kCellSlack);
+    reserve_cells(std::min(bytes, kMaxReserve) / sizeof(PfsCoreCell) + kCellSlack);
   }
   static constexpr std::size_t kMaxReserve = 64u << 20;
   static constexpr std::size_t kCellSlack = 64 * 128;  // a pause is checked every 64 records
-  std::size_t bytes() const { return cells.size() * sizeof(PfsCoreCell) + used; }
+  std::size_t bytes() const { return ncells * sizeof(PfsCoreCell) + used; }
+  // n more cells, uninitialized: the caller writes them.
+  PfsCoreCell* add_cells(std::size_t n) {
+    if (ncells + n > cells_cap) reserve_cells(std::max(cells_cap * 2, ncells + n));
+    PfsCoreCell* at = cells + ncells;
+    ncells += n;
+    return at;
+  }
+  void reserve_cells(std::size_t n) {
+    if (n <= cells_cap) return;
+    auto* c = static_cast<PfsCoreCell*>(std::realloc(cells, n * sizeof(PfsCoreCell)));
+    if (c == nullptr) throw std::bad_alloc();
+    cells = c;
+    cells_cap = n;
+  }
   // Room for n more bytes of text; the offset where they go.
   std::size_t reserve_text(std::size_t n) {
-    if (used + n > cap) {
-      std::size_t c = cap == 0 ? 4096 : cap * 2;
-      while (c < used + n) c *= 2;
-      char* p = static_cast<char*>(std::realloc(text, c));
-      if (p == nullptr) throw std::bad_alloc();
-      text = p;
-      cap = c;
-    }
+    if (used + n > cap) grow_text(n);
     const std::size_t at = used;
     used += n;
     return at;
   }
+  void grow_text(std::size_t n) {
+    std::size_t c = cap == 0 ? 4096 : cap * 2;
+    while (c < used + n) c *= 2;
+    char* p = static_cast<char*>(std::realloc(text, c));
+    if (p == nullptr) throw std::bad_alloc();
+    text = p;
+    cap = c;
+  }
+};
+
+// How the sink makes the cell of one returned column.
+enum class cell_kind : std::uint8_t { plain, float64, timestamp, text, numeric };
+struct column_plan {
+  const reader::cell_view* fixed = nullptr;  // an extra's cell, the same for every row; else:
+  std::size_t index = 0;                     // the row's cell
+  cell_kind kind = cell_kind::plain;         // plain: int64 (and any NULL): value as it is
 };
 
 // Rows straight from the reader's sink into the piece.
@@ -100,48 +124,77 @@ struct piece_sink final : reader::row_sink {
   piece_sink(const std::vector<int>& cols, const std::vector<reader::column_type>& types, std::size_t prefix,
              std::size_t limit, const volatile sig_atomic_t* flag, piece& out, std::size_t reader_columns,
              const reader::cell_view* extra_cells)
-      : columns(cols),
-        kinds(types),
-        text_prefix(prefix),
-        piece_bytes(limit),
-        interrupt(flag),
-        p(out),
-        nreader(reader_columns),
-        extras(extra_cells) {}
+      : text_prefix(prefix), piece_bytes(limit), interrupt(flag), p(out) {
+    plan.resize(cols.size());
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const auto col = static_cast<std::size_t>(cols[k]);
+      column_plan& c = plan[k];
+      if (col < reader_columns)
+        c.index = col;
+      else
+        c.fixed = &extra_cells[col - reader_columns];
+      switch (types[k]) {
+        case reader::column_type::float64:
+          c.kind = cell_kind::float64;
+          break;
+        case reader::column_type::timestamp:
+          c.kind = cell_kind::timestamp;
+          break;
+        case reader::column_type::text:
+          c.kind = cell_kind::text;
+          break;
+        case reader::column_type::numeric:
+          c.kind = cell_kind::numeric;
+          break;
+        default:
+          c.kind = cell_kind::plain;
+          break;
+      }
+    }
+  }
 
   bool row(const reader::cell_view* cells, std::size_t) override {
     if (p.nrows % kPollRows == 0 && interrupted(interrupt)) {
       stopped = true;
       return false;
     }
-    for (std::size_t k = 0; k < columns.size(); ++k) {
-      const std::size_t col = static_cast<std::size_t>(columns[k]);
-      const reader::cell_view& v = col < nreader ? cells[col] : extras[col - nreader];
-      PfsCoreCell c{v.i, 0, v.null};
-      if (!v.null && kinds[k] == reader::column_type::float64) {
-        std::memcpy(&c.value, &v.d, sizeof(c.value));  // a float8 Datum's bits
-      } else if (!v.null && kinds[k] == reader::column_type::timestamp) {
-        c.value = v.i - kUnixToPostgresEpochUs;
-      } else if (!v.null && kinds[k] == reader::column_type::text) {
-        const std::size_t at = p.reserve_text(align8(text_prefix + v.s.size()));
-        if (!v.s.empty()) std::memcpy(p.text + at + text_prefix, v.s.data(), v.s.size());
-        c.value = static_cast<std::int64_t>(at);
-        c.len = static_cast<std::uint32_t>(v.s.size());
-      } else if (!v.null && kinds[k] == reader::column_type::numeric && (v.hi != 0 || v.i < 0)) {
-        // Beyond int64: decimal digits for the shim's numeric_in.
-        char digits[40];
-        const std::size_t n =
-            decimal(static_cast<u128>(v.hi) << 64 | static_cast<std::uint64_t>(v.i), digits);
-        const std::size_t at = p.reserve_text(align8(text_prefix + n + 1));
-        std::memcpy(p.text + at + text_prefix, digits, n);
-        p.text[at + text_prefix + n] = '\0';
-        c.value = static_cast<std::int64_t>(at);
-        c.len = static_cast<std::uint32_t>(n);
-      }
-      p.cells.push_back(c);
+    const std::size_t n = plan.size();
+    const column_plan* columns = plan.data();
+    PfsCoreCell* out = p.add_cells(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const column_plan& c = columns[k];
+      const reader::cell_view& v = c.fixed != nullptr ? *c.fixed : cells[c.index];
+      if (c.kind == cell_kind::plain || v.null)
+        out[k] = PfsCoreCell{v.i, 0, v.null};
+      else
+        out[k] = special_cell(c.kind, v);
     }
     ++p.nrows;
     return true;
+  }
+  // A cell that is not NULL and not a plain int64.
+  PfsCoreCell special_cell(cell_kind kind, const reader::cell_view& v) {
+    PfsCoreCell c{v.i, 0, false};
+    if (kind == cell_kind::float64) {
+      std::memcpy(&c.value, &v.d, sizeof(c.value));  // a float8 Datum's bits
+    } else if (kind == cell_kind::timestamp) {
+      c.value = v.i - kUnixToPostgresEpochUs;
+    } else if (kind == cell_kind::text) {
+      const std::size_t at = p.reserve_text(align8(text_prefix + v.s.size()));
+      if (!v.s.empty()) std::memcpy(p.text + at + text_prefix, v.s.data(), v.s.size());
+      c.value = static_cast<std::int64_t>(at);
+      c.len = static_cast<std::uint32_t>(v.s.size());
+    } else if (kind == cell_kind::numeric && (v.hi != 0 || v.i < 0)) {
+      // Beyond int64: decimal digits for the shim's numeric_in.
+      char digits[40];
+      const std::size_t n = decimal(static_cast<u128>(v.hi) << 64 | static_cast<std::uint64_t>(v.i), digits);
+      const std::size_t at = p.reserve_text(align8(text_prefix + n + 1));
+      std::memcpy(p.text + at + text_prefix, digits, n);
+      p.text[at + text_prefix + n] = '\0';
+      c.value = static_cast<std::int64_t>(at);
+      c.len = static_cast<std::uint32_t>(n);
+    }
+    return c;
   }
   // A piece ends at piece_bytes of cells and text, at kMaxPieceRows rows (a query
   // that returns no column, count(*), still reads a large table in pieces), or past
@@ -155,14 +208,11 @@ struct piece_sink final : reader::row_sink {
   static constexpr std::uint64_t kRegionWindow = 8u << 20;
   std::uint64_t region_bytes_passed = 0;  // as of the last pause() asked
 
-  const std::vector<int>& columns;
-  const std::vector<reader::column_type>& kinds;
+  std::vector<column_plan> plan;  // per returned column
   std::size_t text_prefix;
   std::size_t piece_bytes;
   const volatile sig_atomic_t* interrupt;
   piece& p;
-  std::size_t nreader;              // columns of the reader's table; the others are extras
-  const reader::cell_view* extras;  // the appended columns' cells (the region's, for every row)
   bool stopped = false;
 };
 
@@ -416,7 +466,7 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
   v.nrows = s.rows->nrows;
   v.ncells = static_cast<int>(s.columns.size());
   v.columns = s.columns.data();
-  v.cells = s.rows->cells.data();
+  v.cells = s.rows->cells;
   v.text = s.rows->text;
   v.last = done;
   return &v;

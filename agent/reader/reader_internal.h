@@ -222,7 +222,12 @@ class scanner {
   // (class by its 1-based index, the verdict cached per class): a record the
   // provider is rewriting may then be judged on a mix of its old and new fields,
   // which is what a scan reaching the slot a moment earlier or later would see.
-  bool head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, std::uint32_t class_index);
+  // Inline: it runs for every record of a history_long scan, most of which it rejects.
+  bool head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, std::uint32_t class_index) {
+    const row_filter& f = *out_.filter;
+    if (!f.may_match_int(0, clamp64(thread_id)) || !f.may_match_int(1, clamp64(event_id))) return true;
+    return f.tests(3) && class_prefiltered(class_index);
+  }
   // Whether the sink's filter tests the head at all (head_prefiltered needs one).
   bool prefilters() const {
     const row_filter* f = out_.filter;
@@ -437,11 +442,6 @@ class scanner {
   void times_cells(const wait_copy& c, cell* out);
   void blocking_cells(const wait_copy& c, cell* out);
   static constexpr std::size_t kWaitColumns = 22;  // wait_columns() in tables.cpp
-  // Bit k: the sink wants wait column k (built once per scan, so that a row of few
-  // columns, or none as for count(*), does not look at all 22 flags).
-  std::uint64_t wait_wanted_mask();
-  std::uint64_t wait_wanted_ = 0;
-  bool wait_wanted_ready_ = false;
 
   // object_schema, object_name, index_name, object_type.
   void append_object(row_builder& x, const wait_copy& c);
@@ -469,6 +469,8 @@ class scanner {
   bool head_checked_ = false;               // head_rejected passed the row add_row starts next
   bool row_head_checked_ = false;           // ... the row being built
   std::vector<std::int8_t> class_verdict_;  // head_prefiltered: -1 unknown, 0 rejected, 1 may match
+  // head_prefiltered's test of event_name, by class (the verdict cached per class).
+  bool class_prefiltered(std::uint32_t class_index);
   row_builder cur_;
   row_builder objects_;
   std::vector<cell_view> views_;

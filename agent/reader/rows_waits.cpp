@@ -1,6 +1,4 @@
 // Row builders of the events_waits_current, _history and _history_long.
-#include <bit>
-
 #include "agent/reader/reader_internal.h"
 
 namespace pfs::reader::detail {
@@ -51,6 +49,11 @@ void scanner::waits_per_thread(bool history) {
   }
 }
 
+// How far ahead of the record it reads the history_long scan asks for memory: the
+// hardware's own prefetch stops at each 4 KiB page, and a scan that drops most
+// records waits for memory at almost every one (perf: half of a scan no row passes).
+constexpr std::uint64_t kPrefetchRecords = 32;
+
 void scanner::waits_history_long() {
   load_classes();
   load_timers();
@@ -74,9 +77,11 @@ void scanner::waits_history_long() {
   // One copy for the whole scan: read_wait fills every field of a record it returns
   // ok, and a fresh (zeroed) copy per record cost 12% of a count(*) (perf).
   wait_copy c;
-  for (std::uint64_t i = start_position(); i < r_.count(kArrayHistoryLong); ++i) {
+  const std::uint64_t n = r_.count(kArrayHistoryLong);
+  for (std::uint64_t i = start_position(); i < n; ++i) {
     if (pause_before(i, sizeof(wait_record))) return;
     const wait_record& w = *r_.at<wait_record>(kArrayHistoryLong, i);
+    if (i + kPrefetchRecords < n) __builtin_prefetch(&w + kPrefetchRecords);
     // Most records fail a test on the thread, event or instrument: look at those
     // fields before copying the record.
     if (prefilter &&
@@ -156,10 +161,8 @@ const scanner::table_ref* scanner::table_of(std::uint32_t index, std::uint32_t v
   return it->second ? &*it->second : nullptr;
 }
 
-bool scanner::head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, std::uint32_t class_index) {
+bool scanner::class_prefiltered(std::uint32_t class_index) {
   const row_filter& f = *out_.filter;
-  if (!f.may_match_int(0, clamp64(thread_id)) || !f.may_match_int(1, clamp64(event_id))) return true;
-  if (!f.tests(3)) return false;
   if (class_verdict_.size() != classes_.size() + 1) class_verdict_.assign(classes_.size() + 1, -1);
   if (class_index >= class_verdict_.size()) return false;  // invalid: the copy counts it
   std::int8_t& v = class_verdict_[class_index];
@@ -168,16 +171,6 @@ bool scanner::head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, 
     v = cls == nullptr || f.may_match_text(3, cls->name) ? 1 : 0;
   }
   return v == 0;
-}
-
-std::uint64_t scanner::wait_wanted_mask() {
-  static_assert(kWaitColumns <= 64);
-  if (!wait_wanted_ready_) {
-    wait_wanted_ready_ = true;
-    for (std::size_t k = 0; k < kWaitColumns; ++k)
-      if (out_.wanted[k]) wait_wanted_ |= std::uint64_t{1} << k;
-  }
-  return wait_wanted_;
 }
 
 void scanner::emit_wait(const wait_copy& c) {
@@ -193,19 +186,19 @@ void scanner::emit_wait(const wait_copy& c) {
     emit_wait_all(x, *cls, c);
     return;
   }
-  // Only the wanted columns of wait_columns() (22, in that order) are computed; the
-  // others keep whatever they held (nobody reads them).
+  // Only the wanted columns of wait_columns() (22, in that order) are computed, each
+  // written once (NULL included); the others keep whatever they held (nobody reads
+  // them).
   if (x.slots.size() < kWaitColumns) x.slots.resize(kWaitColumns);
   x.n = kWaitColumns;
   cell* o = x.slots.data();
-  for (std::uint64_t m = wait_wanted_mask(); m != 0; m &= m - 1) o[std::countr_zero(m)] = cell{};
   if (w[0]) o[0] = int_cell(c.thread_id);
   if (w[1]) o[1] = int_cell(c.event_id);
   if (w[2]) o[2] = nullable_int(c.end_event_id);
   if (w[3]) o[3] = stable_text(std::string_view(cls->name));
   if (w[4]) {
     const std::string* src = source_ref(c.source_index);
-    if (src != nullptr) o[4] = stable_text(std::string_view(*src));
+    o[4] = src != nullptr ? stable_text(std::string_view(*src)) : null_cell();
   }
   if (w[5] || w[6] || w[7]) times_cells(c, o + 5);
   if (w[9] || w[10] || w[11] || w[12]) {
@@ -216,11 +209,15 @@ void scanner::emit_wait(const wait_copy& c) {
   }
   if (w[13]) o[13] = int_cell(c.object_instance_begin);
   if (w[14]) o[14] = nullable_int(c.nesting_event_id);
-  if (w[15] && c.nesting_event_id != 0)
-    if (const char* nest = nesting_type_name(c.nesting_type)) o[15] = stable_text(std::string_view(nest));
-  if (w[16])
-    if (const char* op = operation_name(c.operation)) o[16] = stable_text(std::string_view(op));
-  if (w[17] && c.number_of_bytes >= 0) o[17] = int_cell_signed(c.number_of_bytes);
+  if (w[15]) {
+    const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
+    o[15] = nest != nullptr ? stable_text(std::string_view(nest)) : null_cell();
+  }
+  if (w[16]) {
+    const char* op = operation_name(c.operation);
+    o[16] = op != nullptr ? stable_text(std::string_view(op)) : null_cell();
+  }
+  if (w[17]) o[17] = c.number_of_bytes >= 0 ? int_cell_signed(c.number_of_bytes) : null_cell();
   if (w[18]) o[18] = int_cell(c.flags);
   if (w[19] || w[20] || w[21]) blocking_cells(c, o + 19);
 }
@@ -268,19 +265,25 @@ void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_cop
 // timer_start, timer_end, timer_wait into out[0..2].
 void scanner::times_cells(const wait_copy& c, cell* out) {
   const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
-  // One store per cell: a chained `out[0] = out[1] = out[2] = null_cell()` reloaded
+  // One store per cell (a chained `out[0] = out[1] = out[2] = null_cell()` reloaded
   // the cell just stored in parts, a store-forwarding stall that perf put at 8% of a
-  // filtered scan.
-  out[0] = null_cell();
-  out[1] = null_cell();
-  out[2] = null_cell();
-  if (conv == nullptr || conv->mult == 0) return;
+  // filtered scan), and each cell written once.
+  if (conv == nullptr || conv->mult == 0) {
+    out[0] = null_cell();
+    out[1] = null_cell();
+    out[2] = null_cell();
+    return;
+  }
   const std::uint64_t start = to_pico(*conv, c.timer_start);
   out[0] = int_cell(start);
   std::uint64_t end = 0;
   if (c.state == kWaitRunning) {
     const auto kind = static_cast<timers::timer_kind>(c.timer);
-    if (kind == timers::timer_kind::thread_cpu) return;  // per thread: "now" means nothing here
+    if (kind == timers::timer_kind::thread_cpu) {  // per thread: "now" means nothing here
+      out[1] = null_cell();
+      out[2] = null_cell();
+      return;
+    }
     end = to_pico(*conv, timers::read(kind));
   } else {
     end = to_pico(*conv, c.timer_end);

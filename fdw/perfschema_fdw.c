@@ -94,7 +94,11 @@ typedef struct PfsScanState
 	Oid			relid;			/* the foreign table */
 	PfsAggregates *aggregates;	/* the aggregates the scan computes, or NULL */
 	bool		aggregated;		/* their row was returned */
-	TupleTableSlot *row_slot;	/* rows of the table, to aggregate them one by one */
+	TupleTableSlot *row_slot;	/* rows of the table, to aggregate them one by one
+								 * or to apply pending changes to them */
+	int		   *scan_attnums;	/* compact tuples: each attribute's table
+								 * attribute (0-based); NULL: the table's row type */
+	bool		project_rows;	/* compact tuples made from row_slot's rows */
 } PfsScanState;
 
 PG_FUNCTION_INFO_V1(perfschema_fdw_handler);
@@ -457,7 +461,9 @@ pfsGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *
  * pfsGetForeignPlan
  *		fdw_private: the attributes the query reads, the pushed quals, and
  *		for a scan that computes aggregates, their descriptors (its tuple is
- *		fdw_scan_tlist: the aggregates).
+ *		fdw_scan_tlist: the aggregates).  A scan of the table has compact
+ *		tuples (fdw_scan_tlist: the attributes it reads) where it can
+ *		(scan_tlist.c).
  */
 static ForeignScan *
 pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel, Oid foreigntableid,
@@ -467,6 +473,7 @@ pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel, Oid foreigntableid,
 	List	   *local;
 	List	   *quals;
 	List	   *operands;
+	List	   *wanted;
 
 	if (IS_UPPER_REL(foreignrel))
 	{
@@ -481,9 +488,10 @@ pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel, Oid foreigntableid,
 								lfourth(private), NIL, outer_plan);
 	}
 	split_clauses(root, foreignrel, scan_clauses, &local, &quals, &operands);
-	return make_foreignscan(tlist, local, foreignrel->relid, operands,
-							list_make2(wanted_attnums(foreignrel, local), quals),
-							NIL, NIL, outer_plan);
+	wanted = wanted_attnums(foreignrel, local);
+	return make_foreignscan(tlist, local, foreignrel->relid, operands, list_make2(wanted, quals),
+							pfs_compact_scan_tlist(root, foreignrel, tlist, local, wanted),
+							NIL, outer_plan);
 }
 
 static void
@@ -529,6 +537,30 @@ map_columns(Relation rel, const PfsTableOptions *opts, List *wanted_attnums,
 }
 
 /*
+ * compact_core_attr
+ *		core_attr (each region column's table attribute, or -1) as attributes
+ *		of compact tuples whose attribute i is table attribute scan_attnums[i].
+ */
+static int *
+compact_core_attr(const int *core_attr, int ncolumns, const int *scan_attnums, int natts)
+{
+	int		   *compact = palloc(sizeof(int) * Max(ncolumns, 1));
+	int			c;
+	int			i;
+
+	for (c = 0; c < ncolumns; c++)
+	{
+		compact[c] = -1;
+		for (i = 0; i < natts && core_attr[c] >= 0; i++)
+		{
+			if (scan_attnums[i] == core_attr[c])
+				compact[c] = i;
+		}
+	}
+	return compact;
+}
+
+/*
  * pfsBeginForeignScan
  *		Map the columns and prepare the operands of the pushed quals; the
  *		reader starts at the first row (parameters have their values then).
@@ -544,6 +576,7 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	PfsScanState *state;
 	int		   *core_attr;
 	int			ncolumns;
+	int			natts;
 
 	cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 								"perfschema_fdw scan", ALLOCSET_SMALL_SIZES);
@@ -583,8 +616,16 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	core_attr = palloc(sizeof(int) * Max(ncolumns, 1));
 	map_columns(rel, &state->opts, linitial(plan->fdw_private), state->wanted, core_attr);
 	state->overlay = pfs_overlay_begin(node, &state->opts, state->wanted, core_attr);
-	pfs_cell_map(state->opts.table, state->wanted, core_attr, &state->cells);
-	if (state->aggregates != NULL)
+	state->scan_attnums = pfs_scan_attnums(plan, &natts);
+	/* compact tuples: pending changes apply to whole rows, projected after */
+	state->project_rows = state->scan_attnums != NULL && state->overlay != NULL;
+	if (state->scan_attnums != NULL && !state->project_rows)
+		pfs_cell_map(state->opts.table, state->wanted,
+					 compact_core_attr(core_attr, ncolumns, state->scan_attnums, natts),
+					 &state->cells);
+	else
+		pfs_cell_map(state->opts.table, state->wanted, core_attr, &state->cells);
+	if (state->aggregates != NULL || state->project_rows)
 		state->row_slot = MakeSingleTupleTableSlot(CreateTupleDescCopy(RelationGetDescr(rel)),
 												   &TTSOpsVirtual);
 	if (opened != NULL)
@@ -749,6 +790,30 @@ aggregate_row(ForeignScanState *node)
 	return aggregate_into(node, node->ss.ss_ScanTupleSlot);
 }
 
+/*
+ * next_projected_row
+ *		A compact tuple from the next row of the table with the transaction's
+ *		pending changes applied.
+ */
+static TupleTableSlot *
+next_projected_row(ForeignScanState *node, TupleTableSlot *slot)
+{
+	PfsScanState *state = node->fdw_state;
+	TupleTableSlot *row = next_row(node, state->row_slot);
+	int			natts = slot->tts_tupleDescriptor->natts;
+	int			i;
+
+	ExecClearTuple(slot);
+	if (TupIsNull(row))
+		return slot;
+	for (i = 0; i < natts; i++)
+	{
+		slot->tts_values[i] = row->tts_values[state->scan_attnums[i]];
+		slot->tts_isnull[i] = row->tts_isnull[state->scan_attnums[i]];
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
 static TupleTableSlot *
 pfsIterateForeignScan(ForeignScanState *node)
 {
@@ -756,6 +821,8 @@ pfsIterateForeignScan(ForeignScanState *node)
 
 	if (unlikely(state->aggregates != NULL))
 		return aggregate_row(node);
+	if (unlikely(state->project_rows))
+		return next_projected_row(node, node->ss.ss_ScanTupleSlot);
 	return next_row(node, node->ss.ss_ScanTupleSlot);
 }
 

@@ -113,6 +113,11 @@ extern bool pfs_make_core_qual(const PfsPushedQual *q, Datum value, bool isnull,
 							   PfsCoreQual *out);
 extern const char *pfs_qual_op_name(PfsCoreQualOp op);
 
+/* scan_tlist.c: scan tuples of only the columns the query reads. */
+extern List *pfs_compact_scan_tlist(PlannerInfo *root, RelOptInfo *rel, List *tlist,
+									List *local_clauses, List *wanted);
+extern int *pfs_scan_attnums(const ForeignScan *plan, int *natts);
+
 /*
  * aggregate.c: aggregates the scan computes itself (no GROUP BY).  The
  * descriptors go in fdw_private; the scan's tuple has one attribute per

@@ -187,7 +187,9 @@ numeric_datum(const PfsCoreRowset *rows, const PfsCoreCell *cell)
 /*
  * pfs_row_values
  *		Row `row` of a piece as the Datums of its attributes; attributes
- *		without a cell are NULL (natts of them).
+ *		without a cell are NULL (natts of them).  Cells are for distinct
+ *		attributes: when there are natts of them (compact scan tuples), every
+ *		attribute gets its value from one.
  */
 void
 pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row, int natts,
@@ -196,7 +198,8 @@ pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row, int
 	const PfsCoreCell *cells = rows->cells + row * rows->ncells;
 	int			k;
 
-	memset(isnull, true, sizeof(bool) * natts);
+	if (rows->ncells < natts)
+		memset(isnull, true, sizeof(bool) * natts);
 	for (k = 0; k < rows->ncells; k++)
 	{
 		int			attr = map->cell_attr[k];

@@ -442,6 +442,9 @@ class scanner {
   void times_cells(const wait_copy& c, cell* out);
   void blocking_cells(const wait_copy& c, cell* out);
   static constexpr std::size_t kWaitColumns = 22;  // wait_columns() in tables.cpp
+  std::uint64_t wait_wanted_mask();
+  std::uint64_t wait_wanted_ = 0;
+  bool wait_wanted_ready_ = false;
 
   // object_schema, object_name, index_name, object_type.
   void append_object(row_builder& x, const wait_copy& c);

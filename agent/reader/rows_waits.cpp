@@ -188,38 +188,58 @@ void scanner::emit_wait(const wait_copy& c) {
   }
   // Only the wanted columns of wait_columns() (22, in that order) are computed, each
   // written once (NULL included); the others keep whatever they held (nobody reads
-  // them).
+  // them). The groups' bits come first, so that a row of few columns (or none, as
+  // for count(*)) does not look at all 22 flags (perf had it at 15% of a count(*)).
   if (x.slots.size() < kWaitColumns) x.slots.resize(kWaitColumns);
   x.n = kWaitColumns;
   cell* o = x.slots.data();
-  if (w[0]) o[0] = int_cell(c.thread_id);
-  if (w[1]) o[1] = int_cell(c.event_id);
-  if (w[2]) o[2] = nullable_int(c.end_event_id);
-  if (w[3]) o[3] = stable_text(std::string_view(cls->name));
-  if (w[4]) {
-    const std::string* src = source_ref(c.source_index);
-    o[4] = src != nullptr ? stable_text(std::string_view(*src)) : null_cell();
+  const std::uint64_t m = wait_wanted_mask();
+  constexpr std::uint64_t kHead = 0x1f, kTimes = 0xe0, kSpins = 0x100, kObject = 0x1e00, kDetail = 0x7e000,
+                          kBlocking = 0x380000;
+  if ((m & kHead) != 0) {
+    if (w[0]) o[0] = int_cell(c.thread_id);
+    if (w[1]) o[1] = int_cell(c.event_id);
+    if (w[2]) o[2] = nullable_int(c.end_event_id);
+    if (w[3]) o[3] = stable_text(std::string_view(cls->name));
+    if (w[4]) {
+      const std::string* src = source_ref(c.source_index);
+      o[4] = src != nullptr ? stable_text(std::string_view(*src)) : null_cell();
+    }
   }
-  if (w[5] || w[6] || w[7]) times_cells(c, o + 5);
-  if (w[9] || w[10] || w[11] || w[12]) {
+  if ((m & kTimes) != 0) times_cells(c, o + 5);
+  if ((m & kSpins) != 0) o[8] = null_cell();  // SPINS: not counted
+  if ((m & kObject) != 0) {
     row_builder& t = objects_;
     t.n = 0;
     append_object(t, c);
     o[9] = t.slots[0], o[10] = t.slots[1], o[11] = t.slots[2], o[12] = t.slots[3];
   }
-  if (w[13]) o[13] = int_cell(c.object_instance_begin);
-  if (w[14]) o[14] = nullable_int(c.nesting_event_id);
-  if (w[15]) {
-    const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
-    o[15] = nest != nullptr ? stable_text(std::string_view(nest)) : null_cell();
+  if ((m & kDetail) != 0) {
+    if (w[13]) o[13] = int_cell(c.object_instance_begin);
+    if (w[14]) o[14] = nullable_int(c.nesting_event_id);
+    if (w[15]) {
+      const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
+      o[15] = nest != nullptr ? stable_text(std::string_view(nest)) : null_cell();
+    }
+    if (w[16]) {
+      const char* op = operation_name(c.operation);
+      o[16] = op != nullptr ? stable_text(std::string_view(op)) : null_cell();
+    }
+    if (w[17]) o[17] = c.number_of_bytes >= 0 ? int_cell_signed(c.number_of_bytes) : null_cell();
+    if (w[18]) o[18] = int_cell(c.flags);
   }
-  if (w[16]) {
-    const char* op = operation_name(c.operation);
-    o[16] = op != nullptr ? stable_text(std::string_view(op)) : null_cell();
+  if ((m & kBlocking) != 0) blocking_cells(c, o + 19);
+}
+
+// Bit k: the sink wants wait column k (built once per scan).
+std::uint64_t scanner::wait_wanted_mask() {
+  static_assert(kWaitColumns <= 64);
+  if (!wait_wanted_ready_) {
+    wait_wanted_ready_ = true;
+    for (std::size_t k = 0; k < kWaitColumns; ++k)
+      if (out_.wanted[k]) wait_wanted_ |= std::uint64_t{1} << k;
   }
-  if (w[17]) o[17] = c.number_of_bytes >= 0 ? int_cell_signed(c.number_of_bytes) : null_cell();
-  if (w[18]) o[18] = int_cell(c.flags);
-  if (w[19] || w[20] || w[21]) blocking_cells(c, o + 19);
+  return wait_wanted_;
 }
 
 // blocking_thread_id, blocking_event_id (lock waits), signalling_thread_id

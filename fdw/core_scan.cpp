@@ -87,7 +87,7 @@ struct piece {
     ncells += n;
     return at;
   }
-  void reserve_cells(std::size_t n) {
+  [[gnu::noinline]] void reserve_cells(std::size_t n) {
     if (n <= cells_cap) return;
     auto* c = static_cast<PfsCoreCell*>(std::realloc(cells, n * sizeof(PfsCoreCell)));
     if (c == nullptr) throw std::bad_alloc();
@@ -101,7 +101,7 @@ struct piece {
     used += n;
     return at;
   }
-  void grow_text(std::size_t n) {
+  [[gnu::noinline]] void grow_text(std::size_t n) {
     std::size_t c = cap == 0 ? 4096 : cap * 2;
     while (c < used + n) c *= 2;
     char* p = static_cast<char*>(std::realloc(text, c));
@@ -166,24 +166,27 @@ struct piece_sink final : reader::row_sink {
       const reader::cell_view& v = c.fixed != nullptr ? *c.fixed : cells[c.index];
       if (c.kind == cell_kind::plain || v.null)
         out[k] = PfsCoreCell{v.i, 0, v.null};
+      else if (c.kind == cell_kind::text)
+        out[k] = text_cell(v.s);
       else
-        out[k] = special_cell(c.kind, v);
+        out[k] = other_cell(c.kind, v);
     }
     ++p.nrows;
     return true;
   }
-  // A cell that is not NULL and not a plain int64.
-  PfsCoreCell special_cell(cell_kind kind, const reader::cell_view& v) {
+  PfsCoreCell text_cell(std::string_view s) {
+    const std::size_t at = p.reserve_text(align8(text_prefix + s.size()));
+    if (!s.empty()) std::memcpy(p.text + at + text_prefix, s.data(), s.size());
+    return PfsCoreCell{static_cast<std::int64_t>(at), static_cast<std::uint32_t>(s.size()), false};
+  }
+  // A cell that is not NULL, not a plain int64 and not text: out of line, to keep
+  // the per-row loop's frame small.
+  [[gnu::noinline]] PfsCoreCell other_cell(cell_kind kind, const reader::cell_view& v) {
     PfsCoreCell c{v.i, 0, false};
     if (kind == cell_kind::float64) {
       std::memcpy(&c.value, &v.d, sizeof(c.value));  // a float8 Datum's bits
     } else if (kind == cell_kind::timestamp) {
       c.value = v.i - kUnixToPostgresEpochUs;
-    } else if (kind == cell_kind::text) {
-      const std::size_t at = p.reserve_text(align8(text_prefix + v.s.size()));
-      if (!v.s.empty()) std::memcpy(p.text + at + text_prefix, v.s.data(), v.s.size());
-      c.value = static_cast<std::int64_t>(at);
-      c.len = static_cast<std::uint32_t>(v.s.size());
     } else if (kind == cell_kind::numeric && (v.hi != 0 || v.i < 0)) {
       // Beyond int64: decimal digits for the shim's numeric_in.
       char digits[40];

@@ -19,7 +19,11 @@
 
 namespace {
 
-constexpr std::size_t kPieceBytes = 1024 * 1024;  // the shim's PFS_PIECE_BYTES
+// The shim's PFS_PIECE_BYTES; PFS_BENCH_PIECE_BYTES to try another size.
+std::size_t piece_bytes() {
+  const char* v = std::getenv("PFS_BENCH_PIECE_BYTES");
+  return v != nullptr ? std::strtoull(v, nullptr, 10) : 1024 * 1024;
+}
 constexpr std::size_t kVarHeader = 4;             // VARHDRSZ
 
 // The fixture region, written on first use and removed at exit.
@@ -92,7 +96,7 @@ void run_scan(benchmark::State& state, const query& q) {
   for (auto _ : state) {
     PfsCoreScan* scan =
         pfs_core_scan_begin(region, t, reinterpret_cast<const bool*>(wanted.data()), quals.data(),
-                            static_cast<int>(quals.size()), kVarHeader, kPieceBytes, &err);
+                            static_cast<int>(quals.size()), kVarHeader, piece_bytes(), &err);
     if (scan == nullptr) {
       state.SkipWithError(err.message);
       return;

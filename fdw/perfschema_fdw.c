@@ -341,9 +341,10 @@ pfsGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 
 	scan_cost(root, baserel, baserel->baserestrictinfo, baserel->rows,
 			  &startup_cost, &total_cost);
+	/* parameterized by the relations a LATERAL reference needs, as file_fdw's */
 	add_path(baserel, (Path *)
-			 pfs_create_foreignscan_path(root, baserel, baserel->rows,
-										 startup_cost, total_cost, NULL, NIL));
+			 pfs_create_foreignscan_path(root, baserel, baserel->rows, startup_cost, total_cost,
+										 baserel->lateral_relids, NIL));
 	if (!pfs_pushdown)
 		return;
 
@@ -372,17 +373,17 @@ pfsGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 /*
  * split_clauses
  *		The clauses the reader can test go to it (*quals, their operands in
- *		*operands); the executor keeps the others (*local), and the pushed
- *		ones it must check again.
+ *		*operands; *pushed: the clauses themselves); the executor keeps the
+ *		others (*local), and the pushed ones it must check again.
  */
 static void
 split_clauses(PlannerInfo *root, RelOptInfo *baserel, List *clauses,
-			  List **local, List **quals, List **operands)
+			  List **local, List **quals, List **operands, List **pushed)
 {
 	PfsPlanState *state = baserel->fdw_private;
 	ListCell   *lc;
 
-	*local = *quals = *operands = NIL;
+	*local = *quals = *operands = *pushed = NIL;
 	foreach(lc, clauses)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
@@ -400,6 +401,7 @@ split_clauses(PlannerInfo *root, RelOptInfo *baserel, List *clauses,
 				operand_index = list_length(*operands) - 1;
 			}
 			*quals = lappend(*quals, pfs_pushed_qual_to_list(&q, operand_index));
+			*pushed = lappend(*pushed, rinfo->clause);
 			if (q.exact && !state->recheck)
 				continue;
 		}
@@ -473,25 +475,34 @@ pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel, Oid foreigntableid,
 	List	   *local;
 	List	   *quals;
 	List	   *operands;
+	List	   *pushed;
 	List	   *wanted;
+	List	   *scan_tlist;
 
 	if (IS_UPPER_REL(foreignrel))
 	{
 		List	   *private = best_path->fdw_private;
 		RelOptInfo *baserel = root->simple_rel_array[intVal(linitial(private))];
 
-		split_clauses(root, baserel, baserel->baserestrictinfo, &local, &quals, &operands);
+		split_clauses(root, baserel, baserel->baserestrictinfo, &local, &quals, &operands, &pushed);
 		if (local != NIL)		/* pfsGetForeignUpperPaths checked every clause */
 			elog(ERROR, "perfschema_fdw: a condition of an aggregated scan is not pushed");
 		return make_foreignscan(tlist, NIL, 0, operands,
 								list_make3(lsecond(private), quals, lthird(private)),
 								lfourth(private), NIL, outer_plan);
 	}
-	split_clauses(root, foreignrel, scan_clauses, &local, &quals, &operands);
+	split_clauses(root, foreignrel, scan_clauses, &local, &quals, &operands, &pushed);
 	wanted = wanted_attnums(foreignrel, local);
+	scan_tlist = pfs_compact_scan_tlist(root, foreignrel, tlist, local, wanted);
+
+	/*
+	 * EvalPlanQual replays a row of this table through its row mark: it must
+	 * still pass the conditions the reader tested, join clauses included
+	 * (the outer row may have changed).  A scan with compact tuples has no row
+	 * mark, and its tuples may lack the columns these clauses read.
+	 */
 	return make_foreignscan(tlist, local, foreignrel->relid, operands, list_make2(wanted, quals),
-							pfs_compact_scan_tlist(root, foreignrel, tlist, local, wanted),
-							NIL, outer_plan);
+							scan_tlist, scan_tlist == NIL ? pushed : NIL, outer_plan);
 }
 
 static void
@@ -853,9 +864,11 @@ pfsReScanForeignScan(ForeignScanState *node)
 /*
  * pfsRecheckForeignScan
  *		EvalPlanQual (a row an UPDATE waited for changed): a scan of the table
- *		keeps its row (the reader's conditions do not depend on other tables'
- *		rows); a scan computing aggregates (scanrelid 0) must store its one
- *		row in slot itself, computed again from the start.
+ *		keeps the row replayed through its row mark, which the executor then
+ *		tests with fdw_recheck_quals (the conditions the reader tested, join
+ *		clauses with the new outer values included); a scan computing
+ *		aggregates (scanrelid 0) must store its one row in slot itself,
+ *		computed again from the start.
  */
 static bool
 pfsRecheckForeignScan(ForeignScanState *node, TupleTableSlot *slot)

@@ -80,8 +80,15 @@ scrape_exporter() {  # query file, log file
     prometheus-postgres-exporter --web.listen-address="127.0.0.1:$port" --disable-default-metrics \
     --disable-settings-metrics --extend.query-path="$queries" >"$log" 2>&1 &
   pid=$!
+  # Scrapes until one reports no scrape error (a persistent error still shows in
+  # the last output); an error on the way is shown with the exporter's log, since a
+  # CI run once met one that reruns did not.
   for _ in $(seq 50); do
-    out=$(curl -sf "http://127.0.0.1:$port/metrics") && break
+    if out=$(curl -sf "http://127.0.0.1:$port/metrics"); then
+      grep -q '^pg_exporter_last_scrape_error 0' <<<"$out" && break
+      echo "scrape_exporter: a scrape reported an error; the exporter's log:" >&2
+      sed -n 1,40p "$log" >&2
+    fi
     sleep 0.1
   done
   kill "$pid" 2>/dev/null

@@ -61,6 +61,12 @@ INSERT INTO shapes VALUES
          LEFT JOIN st.events_waits_history_long w ON w.event_name = i.name GROUP BY i.name, i.enabled');
 SELECT id, differences(query) FROM shapes ORDER BY id;
 
+-- a LATERAL reference evaluated at the scan (a placeholder on the nullable side of
+-- an outer join): the plain path is parameterized by the relation it refers to
+SELECT t.x, s.c FROM (VALUES (1), (NULL)) t(x)
+  LEFT JOIN LATERAL (SELECT coalesce(t.x, w.event_id) AS c FROM st.events_waits_history_long w
+                      WHERE w.event_id <= 2 AND w.thread_id = 1) s ON true ORDER BY 1, 2;
+
 -- EXPLAIN VERBOSE names the same output columns as before
 EXPLAIN (VERBOSE, COSTS OFF)
   SELECT timer_wait, event_id FROM st.events_waits_history_long WHERE thread_id = 2 AND source LIKE '%:%';

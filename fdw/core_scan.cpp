@@ -4,6 +4,7 @@
 // builds tuples without allocating per row or per value, and a backend never holds
 // more than a piece of a large table.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/reader/packed_rows.h"
 #include "fdw/core_internal.h"
 
 namespace pfs::fdw {
@@ -25,8 +27,6 @@ static_assert(static_cast<int>(reader::filter_op::eq) == PFS_QUAL_EQ &&
 constexpr std::size_t kPollRows = 4096;  // rows between two looks at the interrupt flag
 // Microseconds from 1970-01-01 to 2000-01-01 (PostgreSQL's timestamp epoch).
 constexpr std::int64_t kUnixToPostgresEpochUs = 946684800LL * 1000000LL;
-
-constexpr std::size_t align8(std::size_t n) { return (n + 7) & ~std::size_t{7}; }
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -56,133 +56,80 @@ void invalid_rows_error(PfsCoreError* err, const std::string& path, const reader
             "to create a new region.");
 }
 
-// A piece of rows: cells and text, reused from piece to piece.
-struct piece {
-  PfsCoreCell* cells = nullptr;  // malloc'd: grows by realloc (cells are plain data)
-  std::size_t ncells = 0, cells_cap = 0;
-  char* text = nullptr;  // malloc'd: grows by realloc
-  std::size_t used = 0, cap = 0, nrows = 0;
+// A piece of rows: the reader's packed rows, whose cells are the C ABI's.
+using piece = reader::packed_rows;
+static_assert(sizeof(reader::packed_cell) == sizeof(PfsCoreCell) &&
+              offsetof(reader::packed_cell, value) == offsetof(PfsCoreCell, value) &&
+              offsetof(reader::packed_cell, len) == offsetof(PfsCoreCell, len) &&
+              offsetof(reader::packed_cell, null) == offsetof(PfsCoreCell, isnull));
 
-  piece() = default;
-  piece(const piece&) = delete;
-  piece& operator=(const piece&) = delete;
-  ~piece() {
-    std::free(cells);
-    std::free(text);
-  }
-
-  void clear() { ncells = used = nrows = 0; }
-  // Room for a piece of `bytes` without growing (growing copies every cell, and
-  // touches new pages).
-  void reserve(std::size_t bytes) {
-    reserve_cells(std::min(bytes, kMaxReserve) / sizeof(PfsCoreCell) + kCellSlack);
-  }
-  static constexpr std::size_t kMaxReserve = 64u << 20;
-  static constexpr std::size_t kCellSlack = 64 * 128;  // a pause is checked every 64 records
-  std::size_t bytes() const { return ncells * sizeof(PfsCoreCell) + used; }
-  // n more cells, uninitialized: the caller writes them.
-  PfsCoreCell* add_cells(std::size_t n) {
-    if (ncells + n > cells_cap) reserve_cells(std::max(cells_cap * 2, ncells + n));
-    PfsCoreCell* at = cells + ncells;
-    ncells += n;
-    return at;
-  }
-  [[gnu::noinline]] void reserve_cells(std::size_t n) {
-    if (n <= cells_cap) return;
-    auto* c = static_cast<PfsCoreCell*>(std::realloc(cells, n * sizeof(PfsCoreCell)));
-    if (c == nullptr) throw std::bad_alloc();
-    cells = c;
-    cells_cap = n;
-  }
-  // Room for n more bytes of text; the offset where they go.
-  std::size_t reserve_text(std::size_t n) {
-    if (used + n > cap) grow_text(n);
-    const std::size_t at = used;
-    used += n;
-    return at;
-  }
-  [[gnu::noinline]] void grow_text(std::size_t n) {
-    std::size_t c = cap == 0 ? 4096 : cap * 2;
-    while (c < used + n) c *= 2;
-    char* p = static_cast<char*>(std::realloc(text, c));
-    if (p == nullptr) throw std::bad_alloc();
-    text = p;
-    cap = c;
-  }
-};
-
-// How the sink makes the cell of one returned column.
+// How the sink makes the cell of one returned column of the reader's.
 enum class cell_kind : std::uint8_t { plain, float64, timestamp, text, numeric };
 struct column_plan {
-  const reader::cell_view* fixed = nullptr;  // an extra's cell, the same for every row; else:
-  std::size_t index = 0;                     // the row's cell
-  cell_kind kind = cell_kind::plain;         // plain: int64 (and any NULL): value as it is
+  std::size_t position = 0;           // in the piece's row
+  std::size_t index = 0;              // the reader's cell
+  cell_kind kind = cell_kind::plain;  // plain: int64 (and any NULL): value as it is
 };
 
-// Rows straight from the reader's sink into the piece.
+cell_kind kind_of(reader::column_type type) {
+  switch (type) {
+    case reader::column_type::float64:
+      return cell_kind::float64;
+    case reader::column_type::timestamp:
+      return cell_kind::timestamp;
+    case reader::column_type::text:
+      return cell_kind::text;
+    case reader::column_type::numeric:
+      return cell_kind::numeric;
+    default:
+      return cell_kind::plain;
+  }
+}
+
+// Rows from the reader into the piece: the wait tables' builders write them packed
+// themselves (sink.packed); the other tables' rows come through row(). The columns
+// of a region (extras) are the piece's fixed cells.
 struct piece_sink final : reader::row_sink {
-  piece_sink(const std::vector<int>& cols, const std::vector<reader::column_type>& types, std::size_t prefix,
-             std::size_t limit, const volatile sig_atomic_t* flag, piece& out, std::size_t reader_columns,
+  piece_sink(const std::vector<int>& cols, const std::vector<reader::column_type>& types, std::size_t limit,
+             const volatile sig_atomic_t* flag, piece& out, std::size_t reader_columns,
              const reader::cell_view* extra_cells)
-      : text_prefix(prefix), piece_bytes(limit), interrupt(flag), p(out) {
-    plan.resize(cols.size());
+      : piece_bytes(limit), interrupt(flag), p(out) {
+    packed = &out;
     for (std::size_t k = 0; k < cols.size(); ++k) {
       const auto col = static_cast<std::size_t>(cols[k]);
-      column_plan& c = plan[k];
-      if (col < reader_columns)
-        c.index = col;
-      else
-        c.fixed = &extra_cells[col - reader_columns];
-      switch (types[k]) {
-        case reader::column_type::float64:
-          c.kind = cell_kind::float64;
-          break;
-        case reader::column_type::timestamp:
-          c.kind = cell_kind::timestamp;
-          break;
-        case reader::column_type::text:
-          c.kind = cell_kind::text;
-          break;
-        case reader::column_type::numeric:
-          c.kind = cell_kind::numeric;
-          break;
-        default:
-          c.kind = cell_kind::plain;
-          break;
+      if (col < reader_columns) {
+        plan.push_back(column_plan{k, col, kind_of(types[k])});
+        continue;
       }
+      const reader::cell_view& v = extra_cells[col - reader_columns];
+      p.set_fixed(k, v.null, v.i, types[k] == reader::column_type::text, v.s);
     }
   }
 
   bool row(const reader::cell_view* cells, std::size_t) override {
-    if (p.nrows % kPollRows == 0 && interrupted(interrupt)) {
+    if (p.rows() % kPollRows == 0 && interrupted(interrupt)) {
       stopped = true;
       return false;
     }
     const std::size_t n = plan.size();
     const column_plan* columns = plan.data();
-    PfsCoreCell* out = p.add_cells(n);
+    reader::packed_cell* out = p.begin_row();
     for (std::size_t k = 0; k < n; ++k) {
       const column_plan& c = columns[k];
-      const reader::cell_view& v = c.fixed != nullptr ? *c.fixed : cells[c.index];
+      const reader::cell_view& v = cells[c.index];
       if (c.kind == cell_kind::plain || v.null)
-        out[k] = PfsCoreCell{v.i, 0, v.null};
+        out[c.position] = reader::packed_cell{v.i, 0, v.null};
       else if (c.kind == cell_kind::text)
-        out[k] = text_cell(v.s);
+        out[c.position] = p.text_cell(v.s);
       else
-        out[k] = other_cell(c.kind, v);
+        out[c.position] = other_cell(c.kind, v);
     }
-    ++p.nrows;
     return true;
-  }
-  PfsCoreCell text_cell(std::string_view s) {
-    const std::size_t at = p.reserve_text(align8(text_prefix + s.size()));
-    if (!s.empty()) std::memcpy(p.text + at + text_prefix, s.data(), s.size());
-    return PfsCoreCell{static_cast<std::int64_t>(at), static_cast<std::uint32_t>(s.size()), false};
   }
   // A cell that is not NULL, not a plain int64 and not text: out of line, to keep
   // the per-row loop's frame small.
-  [[gnu::noinline]] PfsCoreCell other_cell(cell_kind kind, const reader::cell_view& v) {
-    PfsCoreCell c{v.i, 0, false};
+  [[gnu::noinline]] reader::packed_cell other_cell(cell_kind kind, const reader::cell_view& v) {
+    reader::packed_cell c{v.i, 0, false};
     if (kind == cell_kind::float64) {
       std::memcpy(&c.value, &v.d, sizeof(c.value));  // a float8 Datum's bits
     } else if (kind == cell_kind::timestamp) {
@@ -191,9 +138,10 @@ struct piece_sink final : reader::row_sink {
       // Beyond int64: decimal digits for the shim's numeric_in.
       char digits[40];
       const std::size_t n = decimal(static_cast<u128>(v.hi) << 64 | static_cast<std::uint64_t>(v.i), digits);
-      const std::size_t at = p.reserve_text(align8(text_prefix + n + 1));
-      std::memcpy(p.text + at + text_prefix, digits, n);
-      p.text[at + text_prefix + n] = '\0';
+      const std::size_t prefix = p.text_prefix();
+      const std::size_t at = p.reserve_text(piece::align8(prefix + n + 1));
+      std::memcpy(p.text() + at + prefix, digits, n);
+      p.text()[at + prefix + n] = '\0';
       c.value = static_cast<std::int64_t>(at);
       c.len = static_cast<std::uint32_t>(n);
     }
@@ -202,17 +150,21 @@ struct piece_sink final : reader::row_sink {
   // A piece ends at piece_bytes of cells and text, at kMaxPieceRows rows (a query
   // that returns no column, count(*), still reads a large table in pieces), or past
   // kRegionWindow bytes of records (a condition few rows pass maps the region a
-  // window at a time).
+  // window at a time). Asked every 64 records, it also looks at the interrupt flag
+  // (packed rows do not pass through row()).
   bool pause(std::uint64_t region_bytes) override {
     region_bytes_passed = region_bytes;
-    return p.bytes() >= piece_bytes || p.nrows >= kMaxPieceRows || region_bytes >= kRegionWindow;
+    if (interrupted(interrupt)) {
+      stopped = true;
+      return true;
+    }
+    return p.bytes() >= piece_bytes || p.rows() >= kMaxPieceRows || region_bytes >= kRegionWindow;
   }
   static constexpr std::size_t kMaxPieceRows = 65536;
   static constexpr std::uint64_t kRegionWindow = 8u << 20;
   std::uint64_t region_bytes_passed = 0;  // as of the last pause() asked
 
-  std::vector<column_plan> plan;  // per returned column
-  std::size_t text_prefix;
+  std::vector<column_plan> plan;  // per returned column of the reader's
   std::size_t piece_bytes;
   const volatile sig_atomic_t* interrupt;
   piece& p;
@@ -405,6 +357,7 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
   });
   for (scan_member& m : s->members) m.make_extras();  // erase_if moved some
   s->rows = take_piece();
+  s->rows->set_layout(s->columns, n, text_prefix);
   s->rows->reserve(s->piece_bytes);
   s->computed_flags.reset(new bool[n == 0 ? 1 : n]);
   for (std::size_t c = 0; c < n; ++c) s->computed_flags[c] = s->computed[c];
@@ -428,8 +381,7 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
   };
   while (s.member < s.members.size() && s.rows->bytes() < s.piece_bytes) {
     scan_member& m = s.members[s.member];
-    piece_sink sink(s.columns, s.kinds, s.text_prefix, s.piece_bytes, interrupt, *s.rows, s.nreader,
-                    m.extras);
+    piece_sink sink(s.columns, s.kinds, s.piece_bytes, interrupt, *s.rows, s.nreader, m.extras);
     sink.wanted = s.computed_flags.get();
     sink.filter = s.filter.empty() ? nullptr : &s.filter;
     if (m.mapped == nullptr) {  // a damaged region: its status row
@@ -466,11 +418,11 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
   const bool done = s.member >= s.members.size();
   if (start_member == 0 && start_cursor.next == 0 && !start_cursor.done && done) s.single_piece = true;
   PfsCoreRowset& v = s.view;
-  v.nrows = s.rows->nrows;
+  v.nrows = s.rows->rows();
   v.ncells = static_cast<int>(s.columns.size());
   v.columns = s.columns.data();
-  v.cells = s.rows->cells;
-  v.text = s.rows->text;
+  v.cells = reinterpret_cast<const PfsCoreCell*>(s.rows->cells());
+  v.text = s.rows->text();
   v.last = done;
   return &v;
 }

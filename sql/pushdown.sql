@@ -66,7 +66,11 @@ INSERT INTO pushdown_queries VALUES
   (21, 'event_name = ''wait/synch/mutex/app/queue_lock'' AND thread_id = 2::smallint'),
   (22, 'thread_id = 2::integer AND source LIKE ''%:%'''),
   (23, 'thread_id = (SELECT max(thread_id) FROM pd.threads)'),
-  (24, 'event_name = ANY (ARRAY(SELECT name FROM pd.setup_instruments WHERE name LIKE ''%lock%''))');
+  (24, 'event_name = ANY (ARRAY(SELECT name FROM pd.setup_instruments WHERE name LIKE ''%lock%''))'),
+  (25, 'event_name IS NULL'),
+  (26, 'event_name IS NOT NULL AND thread_id = 3'),
+  (27, 'thread_id IS NULL'),
+  (28, 'event_id IS NOT NULL AND event_name LIKE ''wait/io/%''');
 CREATE FUNCTION pushdown_result(cond text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   result text;

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,89 @@ TEST_F(FdwCoreTest, ScanMatchesTheReader) {
           EXPECT_EQ(text(*rs, cell), want.s);
         else
           EXPECT_EQ(cell.value, want.i);
+      }
+    }
+  }
+}
+
+// The wait tables' rows are packed straight from the records (no row of cell_views)
+// when every pushed condition is on the head (thread_id, event_id, event_name), and
+// go through the generic row otherwise: either way, any set of columns in any
+// scan holds exactly the reader's rows that pass, cell for cell.
+TEST_F(FdwCoreTest, WaitRowsMatchTheReaderForAnyColumnsAndConditions) {
+  ASSERT_NO_FATAL_FAILURE(fixture("--history-long-rows=3000"));
+  pfs::region_error e;
+  auto reader = pfs::reader::region_reader::open(path_, false, e);
+  ASSERT_NE(reader, nullptr) << e.message;
+  const std::int64_t two = 2, hundred = 100, in_list[] = {1, 3};
+  const char* prefix[] = {"wait/synch/"};
+  const std::uint32_t prefix_len[] = {11};
+  struct condition {
+    const char* what;
+    std::vector<PfsCoreQual> quals;
+    bool (*keep)(const pfs::reader::row&);
+  };
+  const condition conditions[] = {
+      {"none", {}, [](const pfs::reader::row&) { return true; }},
+      {"thread_id = 2",
+       {{0, PFS_QUAL_EQ, false, 1, &two, nullptr, nullptr}},
+       [](const pfs::reader::row& r) { return r[0].i == 2; }},
+      {"thread_id IN (1, 3) AND event_id >= 100",
+       {{0, PFS_QUAL_IN, false, 2, in_list, nullptr, nullptr},
+        {1, PFS_QUAL_GE, false, 1, &hundred, nullptr, nullptr}},
+       [](const pfs::reader::row& r) { return (r[0].i == 1 || r[0].i == 3) && r[1].i >= 100; }},
+      {"event_name LIKE 'wait/synch/%'",
+       {{3, PFS_QUAL_PREFIX, true, 1, nullptr, prefix, prefix_len}},
+       [](const pfs::reader::row& r) { return r[3].s.rfind("wait/synch/", 0) == 0; }},
+      {"event_name IS NULL",
+       {{3, PFS_QUAL_IS_NULL, false, 0, nullptr, nullptr, nullptr}},
+       [](const pfs::reader::row&) { return false; }},
+      // not on the head: the generic path
+      {"object_name IS NULL AND thread_id = 2",
+       {{10, PFS_QUAL_IS_NULL, false, 0, nullptr, nullptr, nullptr},
+        {0, PFS_QUAL_EQ, false, 1, &two, nullptr, nullptr}},
+       [](const pfs::reader::row& r) { return r[10].null && r[0].i == 2; }},
+      {"timer_wait > 100",
+       {{7, PFS_QUAL_GT, false, 1, &hundred, nullptr, nullptr}},
+       [](const pfs::reader::row& r) { return !r[7].null && r[7].i > 100; }},
+  };
+  std::mt19937 rng(1126);
+  for (table_id id : {table_id::events_waits_history, table_id::events_waits_history_long}) {
+    std::vector<pfs::reader::row> rows;
+    ASSERT_FALSE(reader->scan(pfs::reader::table(id), rows));
+    const int t = table_index(id);
+    const int ncolumns = pfs_core_column_count(t);
+    const int nreader = static_cast<int>(pfs::reader::table(id).columns.size());
+    for (int round = 0; round < 60; ++round) {
+      std::vector<int> columns;
+      for (int c = 0; c < ncolumns; ++c)
+        if (rng() % 3 == 0) columns.push_back(c);
+      if (columns.empty()) columns.push_back(-1);  // no column at all
+      for (const condition& cond : conditions) {
+        std::vector<const pfs::reader::row*> expected;
+        for (const pfs::reader::row& r : rows)
+          if (cond.keep(r)) expected.push_back(&r);
+        const PfsCoreRowset* rs = scan(id, columns, cond.quals);
+        ASSERT_NE(rs, nullptr);
+        ASSERT_EQ(rs->nrows, expected.size()) << pfs::reader::table(id).name << " " << cond.what;
+        for (std::size_t r = 0; r < rs->nrows; ++r) {
+          for (int k = 0; k < rs->ncells; ++k) {
+            const int c = rs->columns[k];
+            const PfsCoreCell& cell =
+                rs->cells[r * static_cast<std::size_t>(rs->ncells) + static_cast<std::size_t>(k)];
+            if (c >= nreader) {  // the region's columns: pid, program, file
+              EXPECT_FALSE(cell.isnull);
+              continue;
+            }
+            const pfs::reader::cell& want = (*expected[r])[static_cast<std::size_t>(c)];
+            ASSERT_EQ(cell.isnull, want.null) << cond.what << " row " << r << " column " << c;
+            if (want.null) continue;
+            if (pfs_core_column_type(t, c) == PFS_CORE_TEXT)
+              ASSERT_EQ(text(*rs, cell), want.s) << cond.what << " row " << r << " column " << c;
+            else
+              ASSERT_EQ(cell.value, want.i) << cond.what << " row " << r << " column " << c;
+          }
+        }
       }
     }
   }

@@ -124,6 +124,31 @@ TEST(RowFilter, RandomConjunctionsAgreeWithTheirTests) {
 // matches() on whole rows tests every column but those the caller says it checked
 // (skip), and answers at once when it checked them all; may_match_text lets any
 // text through a column without tests, unless the filter rejects everything.
+// A NULL test says nothing of a value's type: the FDW sends `event_name IS NULL` with
+// no text flag. The early tests of a non-NULL value must fail IS NULL and pass IS NOT
+// NULL on a column of either type, whatever the flag (a row builder that trusted a
+// passing early test returned every row of `WHERE event_name IS NULL`).
+TEST(RowFilter, NullTestsHoldForEitherTypeOfColumn) {
+  for (const bool flag : {false, true}) {
+    for (const filter_op op : {filter_op::is_null, filter_op::is_not_null}) {
+      column_filter f;
+      f.column = 3;
+      f.op = op;
+      f.text = flag;
+      column_filter g = f;
+      g.column = 0;
+      row_filter filter;
+      filter.add(f);
+      filter.add(g);
+      const bool passes = op == filter_op::is_not_null;
+      EXPECT_EQ(filter.may_match_text(3, "wait/io/file"), passes) << "text flag " << flag;
+      EXPECT_EQ(filter.may_match_int(0, 7), passes) << "text flag " << flag;
+      EXPECT_TRUE(filter.tests_only(0b1001));
+      EXPECT_FALSE(filter.tests_only(0b1000));
+    }
+  }
+}
+
 TEST(RowFilter, WholeRowsSkipOnlyTheCheckedColumns) {
   std::mt19937_64 rng(1126);
   for (int round = 0; round < 2000; ++round) {

@@ -241,6 +241,8 @@ struct scan_cursor {
   bool done = false;       // the end of the table was reached
 };
 
+class packed_rows;
+
 class row_sink {
  public:
   // cells: one per column of the table. Return false to stop the scan.
@@ -259,6 +261,10 @@ class row_sink {
   const bool* wanted = nullptr;
   // Only the rows that pass reach row() (nullptr: all).
   const row_filter* filter = nullptr;
+  // Where the builders that can write rows packed (the wait tables) put them instead
+  // of calling row(), when the filter needs no built row (packed_rows.h; nullptr:
+  // every row comes through row()). The sink's row() then packs the others itself.
+  packed_rows* packed = nullptr;
 
  protected:
   ~row_sink() = default;

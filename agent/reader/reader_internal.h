@@ -5,6 +5,7 @@
 #pragma once
 
 #include "agent/reader/consistent_copy.h"
+#include "agent/reader/packed_rows.h"
 #include "agent/region/region.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
@@ -436,10 +437,22 @@ class scanner {
   std::vector<char> statement_buf_;
 
   void emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c);
+  template <class Output>
+  void wait_cells(const wait_copy& c, const class_entry& cls, Output& o);
+  void choose_wait_output();
+  packed_rows* packed_ = nullptr;  // where wait rows go, when not through the sink's row()
+  std::uint64_t packed_mask_ = 0;  // bit k: wait column k has an output position
 
   // timer_start, timer_end, timer_wait.
   void append_times(row_builder& x, const wait_copy& c);
-  void times_cells(const wait_copy& c, cell* out);
+  struct wait_times {
+    std::uint64_t start = 0, end = 0;
+    int known = 0;  // 0: all NULL; 1: the start only; 3: all three
+    cell start_cell() const { return known >= 1 ? int_cell(start) : null_cell(); }
+    cell end_cell() const { return known == 3 ? int_cell(end) : null_cell(); }
+    cell wait_cell() const { return known == 3 ? int_cell(end >= start ? end - start : 0) : null_cell(); }
+  };
+  wait_times times_of(const wait_copy& c) const;
   void blocking_cells(const wait_copy& c, cell* out);
   static constexpr std::size_t kWaitColumns = 22;  // wait_columns() in tables.cpp
   std::uint64_t wait_wanted_mask();

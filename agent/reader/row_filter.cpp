@@ -7,6 +7,10 @@
 
 namespace pfs::reader {
 
+namespace {
+bool null_test(filter_op op) { return op == filter_op::is_null || op == filter_op::is_not_null; }
+}  // namespace
+
 bool column_filter::matches_int(std::int64_t v) const noexcept {
   switch (op) {
     case filter_op::eq:
@@ -64,7 +68,8 @@ void row_filter::add(column_filter f) {
   }
   if (f.column >= 0 && f.column < 64) columns_ |= std::uint64_t{1} << f.column;
   if (f.column < 0 || f.column >= 64) wide_ = true;
-  if (!f.text && f.column >= 0 && f.column < kFoldedColumns) fold(bounds_[f.column], f);
+  // A NULL test is the same on a column of any type, whatever its text flag says.
+  if ((!f.text || !needs_operand) && f.column >= 0 && f.column < kFoldedColumns) fold(bounds_[f.column], f);
   filters_.push_back(std::move(f));
 }
 
@@ -121,14 +126,14 @@ void row_filter::fold(int_bounds& b, const column_filter& f) {
 // The slow form of may_match_int: every int test on the column, one by one.
 bool row_filter::may_match_int_tests(int column, std::int64_t v) const noexcept {
   for (const column_filter& f : filters_)
-    if (f.column == column && !f.text && !f.matches_int(v)) return false;
+    if (f.column == column && (!f.text || null_test(f.op)) && !f.matches_int(v)) return false;
   return true;
 }
 
 bool row_filter::may_match_text_tests(int column, std::string_view v) const noexcept {
   if (rejects_all_) return false;
   for (const column_filter& f : filters_)
-    if (f.column == column && f.text && !f.matches_text(v)) return false;
+    if (f.column == column && (f.text || null_test(f.op)) && !f.matches_text(v)) return false;
   return true;
 }
 

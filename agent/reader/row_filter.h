@@ -72,6 +72,8 @@ class row_filter {
     if (column >= 0 && column < 64 && !tests(column)) return !rejects_all_;
     return may_match_text_tests(column, v);
   }
+  // Whether every test is on the columns of `columns` (bit c: column c).
+  bool tests_only(std::uint64_t columns) const noexcept { return (columns_ & ~columns) == 0 && !wide_; }
   // Whether some test is on `column` (lets a builder skip the early test).
   bool tests(int column) const noexcept {
     return column >= 0 && column < 64 && (columns_ & (std::uint64_t{1} << column)) != 0;

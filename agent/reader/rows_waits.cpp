@@ -9,6 +9,7 @@ namespace pfs::reader::detail {
 void scanner::waits_per_thread(bool history) {
   load_classes();
   load_timers();
+  choose_wait_output();
   const std::uint64_t per = history ? r_.history_per_thread : r_.stack_depth;
   const array_id arr = history ? kArrayWaitHistory : kArrayWaitStacks;
   std::vector<wait_copy> rows;
@@ -57,6 +58,7 @@ constexpr std::uint64_t kPrefetchRecords = 32;
 void scanner::waits_history_long() {
   load_classes();
   load_timers();
+  choose_wait_output();
   // TRUNCATE horizons: a live thread hides its events below its own horizon; a
   // thread that is gone hides all of them if it existed at the last TRUNCATE.
   std::unordered_map<std::uint64_t, std::uint64_t> live_horizon;
@@ -173,6 +175,41 @@ bool scanner::class_prefiltered(std::uint32_t class_index) {
   return v == 0;
 }
 
+namespace {
+
+// Groups of wait columns (bit k: column k of wait_columns()), so that a row of few
+// columns (or none, as for count(*)) does not look at all 22 flags (perf had that
+// at 15% of a count(*)).
+constexpr std::uint64_t kHead = 0x1f, kTimes = 0xe0, kSpins = 0x100, kObject = 0x1e00, kDetail = 0x7e000,
+                        kBlocking = 0x380000;
+
+// Where wait_cells writes: the row builder's cells, by reader column (the others
+// keep whatever they held: nobody reads them)...
+struct slot_output {
+  cell* o;
+  const bool* wanted;
+  std::uint64_t mask;
+  bool wants(std::size_t k) const { return wanted[k]; }
+  void put(std::size_t k, const cell& v) { o[k] = v; }
+  void put_text(std::size_t k, const cell& v) { o[k] = v; }
+};
+
+// ... or a packed row, at each column's output position: ints as they are, text
+// copied into the row's text.
+struct packed_output {
+  packed_rows& rows;
+  packed_cell* cells;
+  const int* position;
+  std::uint64_t mask;
+  bool wants(std::size_t k) const { return (mask >> k & 1) != 0; }
+  void put(std::size_t k, const cell& v) { cells[position[k]] = packed_cell{v.i, 0, v.null}; }
+  void put_text(std::size_t k, const cell& v) {
+    cells[position[k]] = v.null ? packed_cell{} : rows.text_cell(v.s);
+  }
+};
+
+}  // namespace
+
 void scanner::emit_wait(const wait_copy& c) {
   const class_entry* cls = class_at(c.class_index);
   if (cls == nullptr) {
@@ -180,55 +217,108 @@ void scanner::emit_wait(const wait_copy& c) {
     return;
   }
   if (head_rejected(c.thread_id, c.event_id, cls->name)) return;
+  if (packed_ != nullptr) {  // the head was the whole filter: the row passes
+    head_checked_ = false;
+    packed_output o{*packed_, packed_->begin_row(), packed_->positions(), packed_mask_};
+    wait_cells(c, *cls, o);
+    return;
+  }
   auto& x = add_row();
   const bool* w = out_.wanted;
   if (w == nullptr) {
     emit_wait_all(x, *cls, c);
     return;
   }
-  // Only the wanted columns of wait_columns() (22, in that order) are computed, each
-  // written once (NULL included); the others keep whatever they held (nobody reads
-  // them). The groups' bits come first, so that a row of few columns (or none, as
-  // for count(*)) does not look at all 22 flags (perf had it at 15% of a count(*)).
   if (x.slots.size() < kWaitColumns) x.slots.resize(kWaitColumns);
   x.n = kWaitColumns;
-  cell* o = x.slots.data();
-  const std::uint64_t m = wait_wanted_mask();
-  constexpr std::uint64_t kHead = 0x1f, kTimes = 0xe0, kSpins = 0x100, kObject = 0x1e00, kDetail = 0x7e000,
-                          kBlocking = 0x380000;
+  slot_output o{x.slots.data(), w, wait_wanted_mask()};
+  wait_cells(c, *cls, o);
+}
+
+// Wait rows go straight into the sink's packed rows when it offers them and its
+// filter tests only the head (thread_id, event_id, event_name), which head_rejected
+// tests exactly before a row is built (those columns are never NULL): no built row
+// is then tested again.
+void scanner::choose_wait_output() {
+  packed_rows* p = out_.packed;
+  if (p == nullptr || p->table_columns() != kWaitColumns) return;
+  if (out_.filter != nullptr && !out_.filter->tests_only(kHeadColumns)) return;
+  packed_ = p;
+  packed_mask_ = 0;
+  for (std::size_t k = 0; k < kWaitColumns; ++k)
+    if (p->position(k) >= 0) packed_mask_ |= std::uint64_t{1} << k;
+}
+
+// A wait's times in picoseconds: none when its timer is unknown, only the start for
+// a running wait of THREAD_CPU (per thread: "now" means nothing here), else all
+// three (a running wait ends "now", read in this process).
+scanner::wait_times scanner::times_of(const wait_copy& c) const {
+  const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
+  wait_times t;
+  if (conv == nullptr || conv->mult == 0) return t;
+  t.start = to_pico(*conv, c.timer_start);
+  t.known = 1;
+  if (c.state == kWaitRunning) {
+    const auto kind = static_cast<timers::timer_kind>(c.timer);
+    if (kind == timers::timer_kind::thread_cpu) return t;
+    t.end = to_pico(*conv, timers::read(kind));
+  } else {
+    t.end = to_pico(*conv, c.timer_end);
+  }
+  t.known = 3;
+  return t;
+}
+
+// The wanted columns of wait_columns() (22, in that order) of one wait, each
+// written once (NULL included).
+template <class Output>
+void scanner::wait_cells(const wait_copy& c, const class_entry& cls, Output& o) {
+  const std::uint64_t m = o.mask;
   if ((m & kHead) != 0) {
-    if (w[0]) o[0] = int_cell(c.thread_id);
-    if (w[1]) o[1] = int_cell(c.event_id);
-    if (w[2]) o[2] = nullable_int(c.end_event_id);
-    if (w[3]) o[3] = stable_text(std::string_view(cls->name));
-    if (w[4]) {
+    if (o.wants(0)) o.put(0, int_cell(c.thread_id));
+    if (o.wants(1)) o.put(1, int_cell(c.event_id));
+    if (o.wants(2)) o.put(2, nullable_int(c.end_event_id));
+    if (o.wants(3)) o.put_text(3, stable_text(std::string_view(cls.name)));
+    if (o.wants(4)) {
       const std::string* src = source_ref(c.source_index);
-      o[4] = src != nullptr ? stable_text(std::string_view(*src)) : null_cell();
+      o.put_text(4, src != nullptr ? stable_text(std::string_view(*src)) : null_cell());
     }
   }
-  if ((m & kTimes) != 0) times_cells(c, o + 5);
-  if ((m & kSpins) != 0) o[8] = null_cell();  // SPINS: not counted
+  if ((m & kTimes) != 0) {
+    const wait_times t = times_of(c);
+    if (o.wants(5)) o.put(5, t.start_cell());
+    if (o.wants(6)) o.put(6, t.end_cell());
+    if (o.wants(7)) o.put(7, t.wait_cell());
+  }
+  if ((m & kSpins) != 0) o.put(8, null_cell());  // SPINS: not counted
   if ((m & kObject) != 0) {
     row_builder& t = objects_;
     t.n = 0;
     append_object(t, c);
-    o[9] = t.slots[0], o[10] = t.slots[1], o[11] = t.slots[2], o[12] = t.slots[3];
+    for (std::size_t k = 0; k < 4; ++k)
+      if (o.wants(9 + k)) o.put_text(9 + k, t.slots[k]);
   }
   if ((m & kDetail) != 0) {
-    if (w[13]) o[13] = int_cell(c.object_instance_begin);
-    if (w[14]) o[14] = nullable_int(c.nesting_event_id);
-    if (w[15]) {
+    if (o.wants(13)) o.put(13, int_cell(c.object_instance_begin));
+    if (o.wants(14)) o.put(14, nullable_int(c.nesting_event_id));
+    if (o.wants(15)) {
       const char* nest = c.nesting_event_id != 0 ? nesting_type_name(c.nesting_type) : nullptr;
-      o[15] = nest != nullptr ? stable_text(std::string_view(nest)) : null_cell();
+      o.put_text(15, nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
     }
-    if (w[16]) {
+    if (o.wants(16)) {
       const char* op = operation_name(c.operation);
-      o[16] = op != nullptr ? stable_text(std::string_view(op)) : null_cell();
+      o.put_text(16, op != nullptr ? stable_text(std::string_view(op)) : null_cell());
     }
-    if (w[17]) o[17] = c.number_of_bytes >= 0 ? int_cell_signed(c.number_of_bytes) : null_cell();
-    if (w[18]) o[18] = int_cell(c.flags);
+    // -1 = NULL; other negative values are garbage, NULL too.
+    if (o.wants(17)) o.put(17, c.number_of_bytes >= 0 ? int_cell_signed(c.number_of_bytes) : null_cell());
+    if (o.wants(18)) o.put(18, int_cell(c.flags));
   }
-  if ((m & kBlocking) != 0) blocking_cells(c, o + 19);
+  if ((m & kBlocking) != 0) {
+    cell b[3];
+    blocking_cells(c, b);
+    for (std::size_t k = 0; k < 3; ++k)
+      if (o.wants(19 + k)) o.put(19 + k, b[k]);
+  }
 }
 
 // Bit k: the sink wants wait column k (built once per scan).
@@ -282,41 +372,12 @@ void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_cop
   for (const cell& v : blocking) x.push_back(v);
 }
 
-// timer_start, timer_end, timer_wait into out[0..2].
-void scanner::times_cells(const wait_copy& c, cell* out) {
-  const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
-  // One store per cell (a chained `out[0] = out[1] = out[2] = null_cell()` reloaded
-  // the cell just stored in parts, a store-forwarding stall that perf put at 8% of a
-  // filtered scan), and each cell written once.
-  if (conv == nullptr || conv->mult == 0) {
-    out[0] = null_cell();
-    out[1] = null_cell();
-    out[2] = null_cell();
-    return;
-  }
-  const std::uint64_t start = to_pico(*conv, c.timer_start);
-  out[0] = int_cell(start);
-  std::uint64_t end = 0;
-  if (c.state == kWaitRunning) {
-    const auto kind = static_cast<timers::timer_kind>(c.timer);
-    if (kind == timers::timer_kind::thread_cpu) {  // per thread: "now" means nothing here
-      out[1] = null_cell();
-      out[2] = null_cell();
-      return;
-    }
-    end = to_pico(*conv, timers::read(kind));
-  } else {
-    end = to_pico(*conv, c.timer_end);
-  }
-  out[1] = int_cell(end);
-  out[2] = int_cell(end >= start ? end - start : 0);
-}
-
 // timer_start, timer_end, timer_wait.
 void scanner::append_times(row_builder& x, const wait_copy& c) {
-  cell t[3];
-  times_cells(c, t);
-  for (const cell& v : t) x.push_back(v);
+  const wait_times t = times_of(c);
+  x.push_back(t.start_cell());
+  x.push_back(t.end_cell());
+  x.push_back(t.wait_cell());
 }
 
 // object_schema, object_name, index_name, object_type.

@@ -440,8 +440,9 @@ class scanner {
   template <class Output>
   void wait_cells(const wait_copy& c, const class_entry& cls, Output& o);
   void choose_wait_output();
-  packed_rows* packed_ = nullptr;  // where wait rows go, when not through the sink's row()
-  std::uint64_t packed_mask_ = 0;  // bit k: wait column k has an output position
+  packed_rows* packed_ = nullptr;            // where wait rows go, when not through the sink's row()
+  std::uint64_t packed_mask_ = 0;            // bit k: wait column k has an output position
+  std::vector<std::int64_t> class_name_at_;  // packed: the block of a class's name, by class index
 
   // timer_start, timer_end, timer_wait.
   void append_times(row_builder& x, const wait_copy& c);

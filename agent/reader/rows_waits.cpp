@@ -192,6 +192,7 @@ struct slot_output {
   bool wants(std::size_t k) const { return wanted[k]; }
   void put(std::size_t k, const cell& v) { o[k] = v; }
   void put_text(std::size_t k, const cell& v) { o[k] = v; }
+  void put_name(std::size_t k, std::uint32_t, std::string_view name) { o[k] = stable_text(name); }
 };
 
 // ... or a packed row, at each column's output position: ints as they are, text
@@ -206,6 +207,15 @@ struct packed_output {
   void put_text(std::size_t k, const cell& v) {
     cells[position[k]] = v.null ? packed_cell{} : rows.text_cell(v.s);
   }
+  // An instrument's name: one block per class shared by its rows (name_at: the
+  // block's offset by class index, -1 before the class's first row). The shim only
+  // writes the same varlena header there.
+  void put_name(std::size_t k, std::uint32_t class_index, std::string_view name) {
+    std::int64_t& at = name_at[class_index];
+    if (at < 0) at = rows.text_cell(name).value;
+    cells[position[k]] = packed_cell{at, static_cast<std::uint32_t>(name.size()), false};
+  }
+  std::int64_t* name_at;
 };
 
 }  // namespace
@@ -219,7 +229,8 @@ void scanner::emit_wait(const wait_copy& c) {
   if (head_rejected(c.thread_id, c.event_id, cls->name)) return;
   if (packed_ != nullptr) {  // the head was the whole filter: the row passes
     head_checked_ = false;
-    packed_output o{*packed_, packed_->begin_row(), packed_->positions(), packed_mask_};
+    packed_output o{*packed_, packed_->begin_row(), packed_->positions(), packed_mask_,
+                    class_name_at_.data()};
     wait_cells(c, *cls, o);
     return;
   }
@@ -244,6 +255,9 @@ void scanner::choose_wait_output() {
   if (p == nullptr || p->table_columns() != kWaitColumns) return;
   if (out_.filter != nullptr && !out_.filter->tests_only(kHeadColumns)) return;
   packed_ = p;
+  // The piece is not cleared while this scanner writes into it, and a block keeps
+  // its offset when the text buffer grows.
+  class_name_at_.assign(classes_.size() + 1, -1);
   packed_mask_ = 0;
   for (std::size_t k = 0; k < kWaitColumns; ++k)
     if (p->position(k) >= 0) packed_mask_ |= std::uint64_t{1} << k;
@@ -252,7 +266,7 @@ void scanner::choose_wait_output() {
 // A wait's times in picoseconds: none when its timer is unknown, only the start for
 // a running wait of THREAD_CPU (per thread: "now" means nothing here), else all
 // three (a running wait ends "now", read in this process).
-scanner::wait_times scanner::times_of(const wait_copy& c) const {
+[[gnu::always_inline]] inline scanner::wait_times scanner::times_of(const wait_copy& c) const {
   const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
   wait_times t;
   if (conv == nullptr || conv->mult == 0) return t;
@@ -278,7 +292,7 @@ void scanner::wait_cells(const wait_copy& c, const class_entry& cls, Output& o) 
     if (o.wants(0)) o.put(0, int_cell(c.thread_id));
     if (o.wants(1)) o.put(1, int_cell(c.event_id));
     if (o.wants(2)) o.put(2, nullable_int(c.end_event_id));
-    if (o.wants(3)) o.put_text(3, stable_text(std::string_view(cls.name)));
+    if (o.wants(3)) o.put_name(3, c.class_index, std::string_view(cls.name));
     if (o.wants(4)) {
       const std::string* src = source_ref(c.source_index);
       o.put_text(4, src != nullptr ? stable_text(std::string_view(*src)) : null_cell());

@@ -5,10 +5,12 @@
 # table made by CREATE TABLE ... AS SELECT from it; "join" joins it with a 20-row
 # application table on event_name. Then the memory one backend needs to read every
 # column of every row, and to read the table under a condition no row passes.
-# Each query runs RUNS times on each side, warm (in one backend, after one run) and
-# cold (each run the first query of a new backend, the two sides interleaved); the
-# figure is the median of the "Execution Time" of EXPLAIN (ANALYZE, TIMING OFF), in
-# ms. Ratio = FDW / heap.
+# Each query runs RUNS times on each side, warm (one backend running the two sides
+# in turn, after one run of each) and cold (each run the first query of a new
+# backend, the two sides in turn); the figures are the medians of the "Execution
+# Time" of EXPLAIN (ANALYZE, TIMING OFF), in ms, and fdw/heap is the median of the
+# ratios of the pairs (FDW run / the heap run next to it): on a noisy machine a
+# slow moment then weighs on both sides of a pair instead of on one side's runs.
 #
 # Usage (as root): bash bench/fdw_vs_heap.sh
 #   ROWS=1000000 RUNS=7 PARALLEL=on|off (off: max_parallel_workers_per_gather = 0)
@@ -59,16 +61,33 @@ SQL
   # warm: RUNS runs in one backend after one run to warm it (a monitoring
   # connection that polls); cold: the first query of a new backend, which also pays
   # for mapping the pages it reads (the region's, or the shared buffers').
-  warm_ms() {  # query
-    for _ in $(seq $((runs + 1))); do echo "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $1;"; done |
-      psql_q -c "$settings" -f - | sed -n 's/.*"Execution Time": \([0-9.]*\).*/\1/p' | tail -n +2
+  # Warm: one backend (a monitoring connection that polls) runs the FDW's query and
+  # the heap's in turn, RUNS pairs after one of each: both sides meet the same
+  # moments of a noisy machine. One "fdw_ms heap_ms" line per pair.
+  warm_pairs() {  # fdw_query heap_query
+    for _ in $(seq $((runs + 1))); do
+      echo "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $1;"
+      echo "EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $2;"
+    done | psql_q -c "$settings" -f - | sed -n 's/.*"Execution Time": \([0-9.]*\).*/\1/p' | paste -d ' ' - - |
+      tail -n +2
   }
   cold_ms() {  # query
     psql_q -c "$settings EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) $1" |
       sed -n 's/.*"Execution Time": \([0-9.]*\).*/\1/p'
   }
+  # Cold: each run the first query of a new backend, the two sides in turn.
+  cold_pairs() {  # fdw_query heap_query
+    for _ in $(seq "$runs"); do echo "$(cold_ms "$1") $(cold_ms "$2")"; done
+  }
   median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
+  # "fdw heap" lines -> "fdw_median heap_median ratio": the ratio is the median of
+  # the pairs' ratios (a slow moment hits both queries of a pair).
+  summarize() {
+    local pairs
+    pairs=$(cat)
+    echo "$(awk '{ print $1 }' <<<"$pairs" | median) $(awk '{ print $2 }' <<<"$pairs" | median)" \
+      "$(awk '{ print $1 / $2 }' <<<"$pairs" | median)"
+  }
 
   printf '%-6s %12s %12s %8s   %12s %12s %8s\n' query warm_fdw_ms warm_heap_ms fdw/heap cold_fdw_ms cold_heap_ms fdw/heap
   for entry in "${queries[@]}"; do
@@ -76,17 +95,10 @@ SQL
     template=${entry#*|}
     fdw_query=$(printf "$template" ps.events_waits_history_long)
     heap_query=$(printf "$template" heap)
-    fdw=$(warm_ms "$fdw_query" | median)
-    heap=$(warm_ms "$heap_query" | median)
-    fdw_times=() heap_times=()
-    for _ in $(seq "$runs"); do  # cold runs interleaved
-      fdw_times+=("$(cold_ms "$fdw_query")")
-      heap_times+=("$(cold_ms "$heap_query")")
-    done
-    fdw_cold=$(printf '%s\n' "${fdw_times[@]}" | median)
-    heap_cold=$(printf '%s\n' "${heap_times[@]}" | median)
-    printf '%-6s %12.1f %12.1f %8.2f   %12.1f %12.1f %8.2f\n' "$name" "$fdw" "$heap" "$(ratio "$fdw" "$heap")" \
-      "$fdw_cold" "$heap_cold" "$(ratio "$fdw_cold" "$heap_cold")"
+    read -r fdw heap warm_ratio <<<"$(warm_pairs "$fdw_query" "$heap_query" | summarize)"
+    read -r fdw_cold heap_cold cold_ratio <<<"$(cold_pairs "$fdw_query" "$heap_query" | summarize)"
+    printf '%-6s %12.1f %12.1f %8.2f   %12.1f %12.1f %8.2f\n' "$name" "$fdw" "$heap" "$warm_ratio" \
+      "$fdw_cold" "$heap_cold" "$cold_ratio"
   done
 
   # Memory of one backend reading every column of every row ("rows"), and reading

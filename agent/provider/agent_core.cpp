@@ -356,6 +356,7 @@ bool init(const options& opts) {
   a->contexts.resize(h.max_threads);
   g_hot.header = &h;
   g_hot.classes = a->classes;
+  g_hot.class_count = a->max_classes;
   g_hot.stack_depth = a->stack_depth;
   g_hot.history_size = a->history_size;
   g_hot.history_long = a->history_long;

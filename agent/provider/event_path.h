@@ -34,6 +34,7 @@ struct hot_state {
   bool recording = false;  // false after shutdown and in a forked child
   region_header* header = nullptr;
   class_record* classes = nullptr;
+  std::uint32_t class_count = 0;  // classes' size (process-local: the region's copy can be anything)
   std::uint32_t stack_depth = 0;
   std::uint32_t history_size = 0;
   wait_record* history_long = nullptr;
@@ -291,11 +292,19 @@ inline bool begin_wait_flags(wait_locker& l, std::uint32_t key, std::uint8_t cfl
   return true;
 }
 
+// The derived flags of class `key`, a 1-based index read from an instance's record
+// in the region. The file is shared: truncated, its pages read as zeros (the fault
+// guard's replacement); damaged, as anything. An index outside the class array is
+// no class (flags 0: not enabled), never a read past the array (a truncation
+// between the class's enabled flag and this read crashed the program at index -1).
+inline std::uint8_t class_flags_of(std::uint32_t key) {
+  return key - 1 < g_hot.class_count ? load_relaxed(g_hot.classes[key - 1].derived) : std::uint8_t{0};
+}
+
 inline bool begin_wait(wait_locker& l, sync_instance* s, int op) {
   if (s == nullptr || !load_relaxed(g_hot.recording)) return false;
   const std::uint32_t key = load_relaxed(s->class_index);
-  if (!begin_wait_flags(l, key, load_relaxed(g_hot.classes[key - 1].derived), load_relaxed(s->identity), op))
-    return false;
+  if (!begin_wait_flags(l, key, class_flags_of(key), load_relaxed(s->identity), op)) return false;
   l.instance = s;
   return true;
 }
@@ -498,7 +507,7 @@ inline void start_timer(wait_locker& l, std::uint8_t timer, std::uint64_t start)
 // read taken before begin_wait.
 inline std::uint8_t wait_timer_of(const sync_instance* s) {
   const std::uint32_t key = load_relaxed(s->class_index);
-  if (key == 0 || (load_relaxed(g_hot.classes[key - 1].derived) & kFlagTimed) == 0) return 0;
+  if ((class_flags_of(key) & kFlagTimed) == 0) return 0;
   return load_relaxed(g_hot.header->wait_timer);
 }
 

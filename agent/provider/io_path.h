@@ -54,9 +54,7 @@ inline file_instance* file_of_fd(int fd) {
 inline bool begin_file_wait(wait_locker& l, file_instance* f, int op) {
   if (f == nullptr || !load_relaxed(g_hot.recording)) return false;
   const std::uint32_t key = load_relaxed(f->class_index);
-  if (key == 0) return false;
-  if (!begin_wait_flags(l, key, load_relaxed(g_hot.classes[key - 1].derived), load_relaxed(f->identity), op))
-    return false;
+  if (!begin_wait_flags(l, key, class_flags_of(key), load_relaxed(f->identity), op)) return false;
   wait_record& e = l.event;
   e.object_kind = kObjectFile;
   e.object_index = static_cast<std::uint32_t>(f - g_io.files) + 1;
@@ -96,11 +94,9 @@ inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32
                              std::uint32_t flags) {
   if (t == nullptr || !load_relaxed(g_hot.recording)) return false;
   const std::uint32_t key = load_relaxed(t->class_index);
-  if (key == 0) return false;
   // Enabled and timed only when both the class and the table's setup_objects row say so.
-  const std::uint8_t cflags =
-      static_cast<std::uint8_t>(load_relaxed(g_hot.classes[key - 1].derived) &
-                                (load_relaxed(t->derived) | kFlagInstanceStats | kFlagEventNameStats));
+  const std::uint8_t cflags = static_cast<std::uint8_t>(
+      class_flags_of(key) & (load_relaxed(t->derived) | kFlagInstanceStats | kFlagEventNameStats));
   if (!begin_wait_flags(l, key, cflags, load_relaxed(t->identity), op)) return false;
   wait_record& e = l.event;
   e.object_kind = kObjectTable;

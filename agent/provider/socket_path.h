@@ -41,9 +41,7 @@ inline io_group socket_group_of(int op) {
 inline bool begin_socket_wait(wait_locker& l, socket_instance* s, int op) {
   if (s == nullptr || !load_relaxed(g_hot.recording)) return false;
   const std::uint32_t key = load_relaxed(s->class_index);
-  if (key == 0) return false;
-  if (!begin_wait_flags(l, key, load_relaxed(g_hot.classes[key - 1].derived), load_relaxed(s->identity), op))
-    return false;
+  if (!begin_wait_flags(l, key, class_flags_of(key), load_relaxed(s->identity), op)) return false;
   wait_record& e = l.event;
   e.object_kind = kObjectSocket;
   e.object_index = static_cast<std::uint32_t>(s - g_sock.sockets) + 1;

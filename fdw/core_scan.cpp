@@ -202,7 +202,6 @@ struct PfsCoreScan {
   std::vector<pfs::reader::column_type> kinds;
   pfs::reader::row_filter filter;                       // on the reader's columns
   std::vector<pfs::reader::column_filter> extra_tests;  // on the extras (per region)
-  std::size_t text_prefix = 0;
   std::size_t piece_bytes = 0;
   std::size_t member = 0;  // the region being read
   pfs::reader::scan_cursor cursor;
@@ -294,7 +293,6 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
   auto s = std::make_unique<PfsCoreScan>();
   s->directory = region.directory;
   s->table = &t;
-  s->text_prefix = text_prefix;
   s->piece_bytes = piece_bytes == 0 ? 1 : piece_bytes;
   s->nreader = t.columns.size();
   const std::size_t n = s->nreader, all = n + static_cast<std::size_t>(extra_column_count(t));

@@ -40,7 +40,6 @@ class packed_rows {
   void set_fixed(std::size_t k, bool null, std::int64_t value, bool text, std::string_view s);
 
   std::size_t table_columns() const { return table_columns_; }
-  std::size_t row_cells() const { return ncolumns_; }
   // Output position of reader column c, -1 if not shown (c < table_columns()).
   int position(std::size_t c) const { return position_[c]; }
   const int* positions() const { return position_.data(); }

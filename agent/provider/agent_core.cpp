@@ -17,12 +17,18 @@
 namespace pfs {
 namespace detail {
 
-agent_state* g_agent = nullptr;
-hot_state g_hot;
+constinit agent_state* g_agent = nullptr;
+constinit hot_state g_hot;
 namespace {
 
-std::string g_last_error;
-std::once_flag g_env_once;
+// Built on first use and never destroyed: pfs::init may run from an instrumented
+// object's constructor before this file's initializers would have run, and a
+// thread may ask for it after static destructors ran.
+std::string& last_error_text() {
+  static std::string* const text = new std::string;
+  return *text;
+}
+constinit std::once_flag g_env_once;
 
 constexpr const char* kKindPrefix[] = {"",
                                        "wait/synch/mutex/",
@@ -243,7 +249,7 @@ using namespace detail;
 
 namespace {
 
-void fail(const std::string& message) { detail::g_last_error = message; }
+void fail(const std::string& message) { detail::last_error_text() = message; }
 
 bool apply_consumers(agent_state& a, const std::string& text, std::string& error) {
   std::size_t pos = 0;
@@ -365,10 +371,10 @@ bool init(const options& opts) {
   a->remove_at_exit = opts.remove_at_exit;
   a->trace_all = opts.trace_all;
   if (!opts.trace_dir.empty()) {
-    g_trace_dir = opts.trace_dir;
+    trace_dir() = opts.trace_dir;
   } else {
     const std::size_t slash = region_path.rfind('/');
-    g_trace_dir = slash == std::string::npos ? "." : slash == 0 ? "/" : region_path.substr(0, slash);
+    trace_dir() = slash == std::string::npos ? "." : slash == 0 ? "/" : region_path.substr(0, slash);
   }
 
   init_io(*a, opts.sizes);
@@ -389,7 +395,7 @@ bool init(const options& opts) {
   if (opts.cycle_watch > 0 ||
       (opts.cycle_watch < 0 && timers::info(timers::timer_kind::cycle).needs_rate_checks))
     start_cycle_watch(h, opts.cycle_watch_interval_ms);
-  g_last_error.clear();
+  last_error_text().clear();
   return true;
 }
 
@@ -398,7 +404,7 @@ bool init(const options& opts) {
 extern "C" const void* pfs_get_interface(int version);
 [[gnu::used]] const void* (*const g_keep_service)(int) = &pfs_get_interface;
 
-const std::string& last_error() { return detail::g_last_error; }
+const std::string& last_error() { return detail::last_error_text(); }
 bool active() { return agent_running(); }
 
 const region_map* current_region() { return g_agent != nullptr ? &g_agent->region : nullptr; }
@@ -488,16 +494,16 @@ int pfs_init_from_env(void) {
     std::string error;
     options o = options::from_environment(&error);
     if (o.region_path.empty()) {
-      g_last_error = "PFS_REGION is not set";
+      last_error_text() = "PFS_REGION is not set";
       return;
     }
     if (!pfs::init(o)) return;
-    if (!error.empty()) g_last_error = error;
+    if (!error.empty()) last_error_text() = error;
   });
   return g_agent != nullptr ? 0 : -1;
 }
 
-const char* pfs_last_error(void) { return g_last_error.c_str(); }
+const char* pfs_last_error(void) { return last_error_text().c_str(); }
 int pfs_active(void) { return agent_running() ? 1 : 0; }
 void pfs_shutdown(void) { pfs::shutdown(); }
 

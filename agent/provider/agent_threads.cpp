@@ -17,12 +17,13 @@ namespace {
 
 // Threads without a slot (array full, agent stopped, forked child) use this
 // context: its record has no flags, so nothing is recorded for them.
-thread_record g_no_record{};
-thread_context g_no_context = [] {
+constinit thread_record g_no_record{};
+constexpr thread_context make_no_context() {
   thread_context c;
   c.rec = &g_no_record;
   return c;
-}();
+}
+constinit thread_context g_no_context = make_no_context();
 
 void release_current_thread();
 

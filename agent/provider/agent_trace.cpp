@@ -22,8 +22,11 @@
 
 namespace pfs::detail {
 
-std::string g_trace_dir;
-bool g_trace_stopped = false;
+std::string& trace_dir() {
+  static std::string* const dir = new std::string;  // never destroyed: see last_error_text
+  return *dir;
+}
+constinit bool g_trace_stopped = false;
 
 namespace {
 
@@ -160,18 +163,18 @@ void trace_failed(thread_context& t, trace_file& f) {
 
 bool open_trace(thread_context& t, trace_file& f) {
   const std::string actor = actor_name(*t.rec);
-  const std::string path = g_trace_dir + "/thread." + actor + "." + std::to_string(t.thread_id);
+  const std::string path = trace_dir() + "/thread." + actor + "." + std::to_string(t.thread_id);
   f.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
   if (f.fd < 0) return false;
-  f.buffer.reset(new (std::nothrow) char[kBufferSize]);
-  if (!f.buffer) return false;
+  f.buffer = new (std::nothrow) char[kBufferSize];
+  if (f.buffer == nullptr) return false;
   f.used = 0;
   char when[32];
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
   std::strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-  const int n = std::snprintf(f.buffer.get(), kBufferSize, "/* perfschema trace file for %s on %s UTC */\n",
+  const int n = std::snprintf(f.buffer, kBufferSize, "/* perfschema trace file for %s on %s UTC */\n",
                               actor.c_str(), when);
   f.used = n > 0 ? static_cast<std::size_t>(n) : 0;
   return true;
@@ -290,7 +293,7 @@ void format_event(line_writer& w, const wait_record& e) {
 
 void trace_flush(trace_file& f) {
   if (f.fd < 0 || f.used == 0) return;
-  if (!write_all(f.fd, f.buffer.get(), f.used)) f.failed = true;
+  if (!write_all(f.fd, f.buffer, f.used)) f.failed = true;
   f.used = 0;
 }
 
@@ -298,7 +301,8 @@ void trace_close(trace_file& f) {
   trace_flush(f);
   if (f.fd >= 0) ::close(f.fd);
   f.fd = -1;
-  f.buffer.reset();
+  delete[] f.buffer;
+  f.buffer = nullptr;
 }
 
 void trace_discard(trace_file& f) {
@@ -322,9 +326,9 @@ void trace_event(thread_context& t, const wait_record& e) {
       return;
     }
   }
-  line_writer w{f.buffer.get() + f.used};
+  line_writer w{f.buffer + f.used};
   format_event(w, e);
-  f.used = static_cast<std::size_t>(w.p - f.buffer.get());
+  f.used = static_cast<std::size_t>(w.p - f.buffer);
 }
 
 }  // namespace pfs::detail

@@ -48,7 +48,9 @@ extern hot_state g_hot;
 struct trace_file {
   int fd = -1;
   bool failed = false;  // an error ended tracing for this thread
-  std::unique_ptr<char[]> buffer;
+  // new[] at open, delete[] at trace_close: a raw pointer keeps thread_context
+  // trivially destructible, so the agent's globals need no destructor.
+  char* buffer = nullptr;
   std::size_t used = 0;
 };
 

@@ -7,7 +7,7 @@
 
 namespace pfs::detail {
 
-extern std::string g_trace_dir;  // where thread.<actor>.<thread_id> files go
+std::string& trace_dir();  // where thread.<actor>.<thread_id> files go
 // Set in a forked child: its threads' ids may repeat the parent's, whose trace
 // files they would overwrite, so a child writes none.
 extern bool g_trace_stopped;

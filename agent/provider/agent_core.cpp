@@ -107,7 +107,7 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full) {
       if (kind == kKindStage || kind == kKindStatement) {
         std::uint32_t& next = kind == kKindStage ? a->stage_classes : a->statement_classes;
         const std::uint32_t limit =
-            kind == kKindStage ? a->header->max_stage_classes : a->header->max_statement_classes;
+            kind == kKindStage ? a->max_stage_classes : a->max_statement_classes;
         if (next >= limit) break;
         kind_index = next++;
       }

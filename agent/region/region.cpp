@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 #include <limits>
+#include <memory>
 #include <utility>
 
 #include "agent/region/fault_guard.h"
@@ -373,6 +374,7 @@ region_map& region_map::operator=(region_map&& other) noexcept {
     creation_time_ns_ = std::exchange(other.creation_time_ns_, 0);
     writable_ = std::exchange(other.writable_, false);
     path_ = std::move(other.path_);
+    std::memcpy(arrays_, other.arrays_, sizeof(arrays_));
   }
   return *this;
 }
@@ -449,6 +451,7 @@ region_map region_map::create(const std::string& path, const region_sizes& sizes
   out.creation_time_ns_ = h.creation_time_ns;
   out.writable_ = true;
   out.path_ = path;
+  out.keep_layout();
   return out;
 }
 
@@ -591,12 +594,18 @@ region_map region_map::open(const std::string& path, bool writable, region_error
     return region_map{};
   }
   {
-    // The file may shrink between fstat and the header checks.
+    // The file may shrink or change between fstat and the header checks: the
+    // checks and the layout kept (array()) are of one copy of the header.
     fault_guard::scope guard;
-    err = validate(base, size);
+    auto copy = std::make_unique<region_header>();
+    std::memcpy(static_cast<void*>(copy.get()), base, sizeof(region_header));
+    err = validate(copy.get(), size);
+    if (!err) {
+      std::memcpy(out.arrays_, copy->arrays, sizeof(out.arrays_));
+      out.creation_time_ns_ = copy->creation_time_ns;
+    }
   }
   if (!err && out.lost()) err = changed_while_read(path);
-  if (!err) out.creation_time_ns_ = load_relaxed(out.header().creation_time_ns);
   if (err) return region_map{};
   return out;
 }
@@ -622,6 +631,8 @@ region_error not_a_regular_file(const std::string& path, unsigned mode) {
                     std::string("The path names ") + what + ".",
                     "Set the region to the file that the instrumented program created (its PFS_REGION).");
 }
+
+void region_map::keep_layout() { std::memcpy(arrays_, header().arrays, sizeof(arrays_)); }
 
 bool region_map::lost() const { return fault_guard::lost(guard_slot_); }
 

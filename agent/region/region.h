@@ -126,13 +126,16 @@ class region_map {
 
   layout::region_header& header() const { return *static_cast<layout::region_header*>(base_); }
 
-  // Typed array access; count() is 0 for an absent array.
+  // Typed array access; count() is 0 for an absent array. From the layout as it
+  // was created or validated (a copy of the header's array table), never from the
+  // file as it is now: a file truncated, emptied or damaged while mapped must not
+  // move an array or change its size under the process.
   template <class T>
   T* array(layout::array_id id) const {
-    const auto& d = header().arrays[id];
+    const auto& d = arrays_[id];
     return d.count == 0 ? nullptr : reinterpret_cast<T*>(static_cast<char*>(base_) + d.offset);
   }
-  std::uint64_t count(layout::array_id id) const { return header().arrays[id].count; }
+  std::uint64_t count(layout::array_id id) const { return arrays_[id].count; }
 
   // True while the provider process holds its alive lock.
   bool provider_alive() const;
@@ -169,6 +172,7 @@ class region_map {
 
  private:
   void reset() noexcept;
+  void keep_layout();  // copies the header's array table into arrays_
   void* base_ = nullptr;
   std::size_t size_ = 0;
   int fd_ = -1;
@@ -176,6 +180,7 @@ class region_map {
   std::uint64_t creation_time_ns_ = 0;
   bool writable_ = false;
   std::string path_;
+  layout::array_desc arrays_[layout::kArrayCount] = {};
 };
 
 // The region's setup lock (cross-process; released automatically if the holder

@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,7 +66,8 @@ void wait_cond(pfs_sync* c, pfs_sync* m) {
 void file_io(const fixture& f) {
   pfs_wait_locker l;
   int fd = -1;
-  const int rec = pfs_start_file_name_wait(&l, f.file_key, PFS_FILE_OPEN, f.file_path.c_str(), kHere, __LINE__);
+  const int rec =
+      pfs_start_file_name_wait(&l, f.file_key, PFS_FILE_OPEN, f.file_path.c_str(), kHere, __LINE__);
   fd = ::open(f.file_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (rec) pfs_end_file_open_wait(&l, fd);
   if (fd < 0) return;
@@ -150,7 +153,8 @@ void new_objects() {
   pfs_init_socket(sk, sv[0], nullptr, 0);
   pfs_set_socket_address(sv[0], nullptr, 0);
   pfs_wait_locker l;
-  if (pfs_start_socket_wait(&l, sv[0], PFS_SOCKET_CLOSE, kHere, __LINE__)) pfs_end_socket_close_wait(&l, sv[0]);
+  if (pfs_start_socket_wait(&l, sv[0], PFS_SOCKET_CLOSE, kHere, __LINE__))
+    pfs_end_socket_close_wait(&l, sv[0]);
   pfs_destroy_socket(sv[0]);
   ::close(sv[0]);
   ::close(sv[1]);
@@ -179,13 +183,16 @@ std::map<const void*, scenario> scenarios() {
   const scenario sock = [] { socket_io(g_fix); };
   const scenario none = [] {};
   std::map<const void*, scenario> m;
-  for (const void* k : {key_of(pfs_register_mutex), key_of(pfs_register_rwlock), key_of(pfs_register_cond),
-                        key_of(pfs_register_thread), key_of(pfs_class_flags), key_of(pfs_init_mutex),
-                        key_of(pfs_init_rwlock), key_of(pfs_init_cond), key_of(pfs_destroy_sync),
-                        key_of(pfs_register_file), key_of(pfs_register_table_io), key_of(pfs_declare_table),
-                        key_of(pfs_declare_table_index), key_of(pfs_drop_table), key_of(pfs_register_stage),
-                        key_of(pfs_register_statement), key_of(pfs_register_socket), key_of(pfs_init_socket),
-                        key_of(pfs_set_socket_address), key_of(pfs_end_socket_close_wait),
+  for (const void* k : {key_of(pfs_register_mutex),      key_of(pfs_register_rwlock),
+                        key_of(pfs_register_cond),       key_of(pfs_register_thread),
+                        key_of(pfs_class_flags),         key_of(pfs_init_mutex),
+                        key_of(pfs_init_rwlock),         key_of(pfs_init_cond),
+                        key_of(pfs_destroy_sync),        key_of(pfs_register_file),
+                        key_of(pfs_register_table_io),   key_of(pfs_declare_table),
+                        key_of(pfs_declare_table_index), key_of(pfs_drop_table),
+                        key_of(pfs_register_stage),      key_of(pfs_register_statement),
+                        key_of(pfs_register_socket),     key_of(pfs_init_socket),
+                        key_of(pfs_set_socket_address),  key_of(pfs_end_socket_close_wait),
                         key_of(pfs_destroy_socket)})
     m[k] = new_objects;
   for (const void* k : {key_of(pfs_start_mutex_wait), key_of(pfs_end_mutex_wait), key_of(pfs_unlock_mutex),
@@ -194,8 +201,8 @@ std::map<const void*, scenario> scenarios() {
                         key_of(pfs_broadcast_cond)})
     m[k] = sync;
   for (const void* k : {key_of(pfs_start_file_name_wait), key_of(pfs_end_file_open_wait),
-                        key_of(pfs_end_file_name_wait), key_of(pfs_start_file_wait), key_of(pfs_end_file_wait),
-                        key_of(pfs_end_file_close_wait), key_of(pfs_forget_fd)})
+                        key_of(pfs_end_file_name_wait), key_of(pfs_start_file_wait),
+                        key_of(pfs_end_file_wait), key_of(pfs_end_file_close_wait), key_of(pfs_forget_fd)})
     m[k] = file;
   for (const void* k : {key_of(pfs_start_table_io_wait), key_of(pfs_end_table_io_wait)}) m[k] = table;
   for (const void* k : {key_of(pfs_set_socket_state), key_of(pfs_set_socket_owner), key_of(pfs_socket_class),
@@ -207,15 +214,15 @@ std::map<const void*, scenario> scenarios() {
         key_of(pfs_statement_end), key_of(pfs_stage_start), key_of(pfs_stage_set_progress),
         key_of(pfs_stage_end), key_of(pfs_stage_end_event)})
     m[k] = statement;
-  for (const void* k : {key_of(pfs_transaction_start), key_of(pfs_transaction_set_gtid),
-                        key_of(pfs_transaction_set_trx_id), key_of(pfs_transaction_set_xid),
-                        key_of(pfs_transaction_savepoint), key_of(pfs_transaction_end)})
+  for (const void* k :
+       {key_of(pfs_transaction_start), key_of(pfs_transaction_set_gtid), key_of(pfs_transaction_set_trx_id),
+        key_of(pfs_transaction_set_xid), key_of(pfs_transaction_savepoint), key_of(pfs_transaction_end)})
     m[k] = transaction;
   for (const void* k : {key_of(pfs_start_idle_wait), key_of(pfs_end_idle_wait)}) m[k] = idle;
-  for (const void* k : {key_of(pfs_set_thread_connection), key_of(pfs_register_current_thread),
-                        key_of(pfs_set_thread_actor), key_of(pfs_current_thread_id),
-                        key_of(pfs_unregister_current_thread), key_of(pfs_spawn_thread),
-                        key_of(pfs_set_thread_parent)})
+  for (const void* k :
+       {key_of(pfs_set_thread_connection), key_of(pfs_register_current_thread), key_of(pfs_set_thread_actor),
+        key_of(pfs_current_thread_id), key_of(pfs_unregister_current_thread), key_of(pfs_spawn_thread),
+        key_of(pfs_set_thread_parent)})
     m[k] = thread_calls;
   m[key_of(pfs_last_error)] = [] { (void)pfs_last_error(); };
   m[key_of(pfs_active)] = [] { (void)pfs_active(); };
@@ -328,7 +335,9 @@ void run_changed(change c, bool trace) {
   fflush(nullptr);
   const pid_t child = fork();
   ASSERT_GE(child, 0);
+  const std::string err_path = o.region_path + ".stderr";
   if (child == 0) {
+    if (std::freopen(err_path.c_str(), "w", stderr) == nullptr) _exit(2);
     if (!pfs::init(o)) _exit(3);
     g_fix.mutex_key = pfs_register_mutex("changed", "mutex");
     g_fix.rwlock_key = pfs_register_rwlock("changed", "rwlock");
@@ -367,6 +376,17 @@ void run_changed(change c, bool trace) {
   ASSERT_EQ(waitpid(child, &status, 0), child);
   EXPECT_FALSE(WIFSIGNALED(status)) << "the program died of signal " << WTERMSIG(status);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "exit status " << WEXITSTATUS(status);
+  // A region that shrank is said once, however many threads found it so.
+  std::ifstream in(err_path);
+  std::stringstream err;
+  err << in.rdbuf();
+  const std::string said = err.str();
+  std::size_t lines = 0;
+  for (std::size_t at = said.find("was truncated or shrunk"); at != std::string::npos;
+       at = said.find("was truncated or shrunk", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, c == change::truncate || c == change::empty ? 1u : 0u) << said;
+  unlink(err_path.c_str());
   unlink(o.region_path.c_str());
   unlink((o.region_path + ".data").c_str());
 }

@@ -74,18 +74,18 @@ __attribute__((constructor)) void preload_start() {
   g_verbose = verbose != nullptr;
   pfs::detail::g_thread_create = real_thread_create();  // for the agent's CYCLE watch
   if (!o.region_path.empty()) {
+    // As a program that links the agent: an ignored setting and a failed start are
+    // said once (pfs::init says why it failed), unless PFS_QUIET=1.
+    if (!warning.empty()) pfs::detail::report("warning: " + warning);
     if (!init_sites() || !init_maps(o.sizes.max_mutexes, o.sizes.max_rwlocks, o.sizes.max_conds)) {
-      if (verbose != nullptr) std::fprintf(stderr, "pfs_preload: out of memory for the object maps\n");
+      pfs::detail::report("agent not started: out of memory for the interposer's object maps");
     } else if (pfs::init(o)) {
       g_started = true;
       pthread_atfork(fork_prepare, fork_parent, fork_child);
       const pfs::region_map* r = pfs::current_region();
       if (r != nullptr) g_region_fd = r->fd();
       if (verbose != nullptr)
-        std::fprintf(stderr, "pfs_preload: recording into %s%s%s\n", r != nullptr ? r->path().c_str() : "",
-                     warning.empty() ? "" : "; ", warning.c_str());
-    } else if (verbose != nullptr) {
-      std::fprintf(stderr, "pfs_preload: agent not started: %s\n", pfs::last_error().c_str());
+        std::fprintf(stderr, "pfs_preload: recording into %s\n", r != nullptr ? r->path().c_str() : "");
     }
   }
   errno = saved;

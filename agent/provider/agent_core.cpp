@@ -67,14 +67,40 @@ bool agent_running() { return g_agent != nullptr && load_relaxed(g_hot.recording
 
 void bump_lost(lost_id id) { __atomic_fetch_add(&g_agent->header->lost[id], 1, __ATOMIC_RELAXED); }
 
-// Registers (or finds) a class; returns its 1-based key, 0 when not instrumented.
-void reattach_if_restored() {
+namespace {
+std::uint64_t coarse_now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+constexpr std::uint64_t kReattachEveryNs = 100'000'000;  // 100 ms
+}  // namespace
+
+bool region_attached() {
   agent_state* a = g_agent;
-  if (a == nullptr || !a->region.lost()) [[likely]]
-    return;
-  std::lock_guard<std::mutex> guard(a->registry_mutex);
-  if (a->region.lost() && a->region.remap_if_restored())
+  if (a == nullptr) return false;
+  if (!a->region.lost()) [[likely]]
+    return true;
+  const std::uint64_t now = coarse_now_ns();
+  if (now < a->next_reattach_ns.load(std::memory_order_relaxed)) return false;
+  // Never waits: a thread that finds another one trying goes on unrecorded. Callers
+  // may hold the registry or io mutexes.
+  std::unique_lock<std::mutex> guard(a->reattach_mutex, std::try_to_lock);
+  if (!guard.owns_lock()) return false;
+  if (!a->region.lost()) return true;
+  a->next_reattach_ns.store(now + kReattachEveryNs, std::memory_order_relaxed);
+  if (a->region.remap_if_restored()) {
     __atomic_fetch_add(&a->header->lost[kRegionFaults], 1, __ATOMIC_RELAXED);
+    a->loss_reported = false;
+    return true;
+  }
+  if (!a->loss_reported) {
+    a->loss_reported = true;
+    report("region file \"" + a->region.path() +
+           "\" was truncated or shrunk while the program had it mapped; nothing is recorded until "
+           "the file is this region again");
+  }
+  return false;
 }
 
 pfs_key register_class(instrument_kind kind, const char* category, const char* name) {
@@ -83,9 +109,9 @@ pfs_key register_class(instrument_kind kind, const char* category, const char* n
 }
 
 pfs_key register_named_class(instrument_kind kind, const std::string& full) {
-  reattach_if_restored();
+  if (!region_attached()) return 0;
   agent_state* a = g_agent;
-  if (a == nullptr || full.size() >= kNameLen) return 0;
+  if (full.size() >= kNameLen) return 0;
   std::lock_guard<std::mutex> guard(a->registry_mutex);
   for (std::uint32_t i = 0; i < a->max_classes; ++i) {
     class_record& c = a->classes[i];
@@ -106,8 +132,7 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full) {
       std::uint32_t kind_index = 0;
       if (kind == kKindStage || kind == kKindStatement) {
         std::uint32_t& next = kind == kKindStage ? a->stage_classes : a->statement_classes;
-        const std::uint32_t limit =
-            kind == kKindStage ? a->max_stage_classes : a->max_statement_classes;
+        const std::uint32_t limit = kind == kKindStage ? a->max_stage_classes : a->max_statement_classes;
         if (next >= limit) break;
         kind_index = next++;
       }
@@ -131,9 +156,9 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full) {
 }
 
 sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* identity) {
-  reattach_if_restored();
+  if (!region_attached()) return nullptr;
   agent_state* a = g_agent;
-  if (a == nullptr || key == 0 || key > a->max_classes || a->classes[key - 1].kind != kind) return nullptr;
+  if (key == 0 || key > a->max_classes || a->classes[key - 1].kind != kind) return nullptr;
   const array_id id = kind == kKindMutex ? kArrayMutexes : kind == kKindRwlock ? kArrayRwlocks : kArrayConds;
   const lost_id lost = kind == kKindMutex    ? kLostMutexInstances
                        : kind == kKindRwlock ? kLostRwlockInstances
@@ -249,7 +274,11 @@ using namespace detail;
 
 namespace {
 
-void fail(const std::string& message) { detail::last_error_text() = message; }
+// A failed start: kept for pfs::last_error() and said once on stderr.
+void fail(const std::string& message) {
+  detail::last_error_text() = message;
+  report("agent not started: " + message);
+}
 
 bool apply_consumers(agent_state& a, const std::string& text, std::string& error) {
   std::size_t pos = 0;
@@ -287,7 +316,7 @@ bool init(const options& opts) {
   auto a = std::make_unique<agent_state>();
   std::string error;
   if (!parse_instrument_rules(opts.instrument, a->rules, error)) {
-    fail(error);
+    fail("PFS_INSTRUMENT: " + error);
     return false;
   }
   // %p in the path: the pid, here and again in each forked child (agent_fork.cpp).
@@ -315,21 +344,23 @@ bool init(const options& opts) {
   if (!opts.group.empty()) {
     const struct group* g = getgrnam(opts.group.c_str());
     if (g == nullptr || fchown(a->region.fd(), static_cast<uid_t>(-1), g->gr_gid) != 0) {
+      const std::string why = g == nullptr ? "there is no such group" : std::strerror(errno);
       a->region.unlink_file();
-      fail("could not give region file \"" + region_path + "\" to group \"" + opts.group + "\"");
+      fail("PFS_REGION_GROUP: could not give region file \"" + region_path + "\" to group \"" + opts.group +
+           "\": " + why);
       return false;
     }
   }
   if (!apply_consumers(*a, opts.consumers, error)) {
     a->region.unlink_file();
-    fail(error);
+    fail("PFS_CONSUMERS: " + error);
     return false;
   }
   if (!opts.wait_timer.empty()) {
     timers::timer_kind k = timers::timer_from_name(opts.wait_timer);
     if (k == timers::timer_kind::none) {
       a->region.unlink_file();
-      fail("unknown wait timer \"" + opts.wait_timer + "\"");
+      fail("PFS_WAIT_TIMER: unknown wait timer \"" + opts.wait_timer + "\"");
       return false;
     }
     if (h.timers[static_cast<int>(k)].available != 0) {
@@ -337,9 +368,8 @@ bool init(const options& opts) {
     } else {
       // Seed 001: a timer the machine cannot use is a warning; the default stays.
       const std::string_view fallback = timers::timer_name(static_cast<timers::timer_kind>(h.wait_timer));
-      std::fprintf(stderr, "perfschema: warning: wait timer %s is not available here (%s); waits use %.*s\n",
-                   opts.wait_timer.c_str(), timers::info(k).unavailable_reason,
-                   static_cast<int>(fallback.size()), fallback.data());
+      report("warning: wait timer " + opts.wait_timer + " is not available here (" +
+             timers::info(k).unavailable_reason + "); waits use " + std::string(fallback));
     }
   }
   a->classes = a->region.array<class_record>(kArrayClasses);
@@ -497,6 +527,8 @@ int pfs_init_from_env(void) {
       last_error_text() = "PFS_REGION is not set";
       return;
     }
+    // Settings with malformed values are ignored (their defaults hold): said once.
+    if (!error.empty()) report("warning: " + error);
     if (!pfs::init(o)) return;
     if (!error.empty()) last_error_text() = error;
   });

@@ -37,11 +37,13 @@ void prepare() {
   a->registry_mutex.lock();
   lock_io_registries(true);
   lock_socket_registry(true);
+  a->reattach_mutex.lock();
 }
 
 void unlock_all() {
   agent_state* a = g_agent;
   if (a == nullptr) return;
+  a->reattach_mutex.unlock();
   lock_socket_registry(false);
   lock_io_registries(false);
   a->registry_mutex.unlock();

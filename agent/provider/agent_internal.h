@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -58,6 +59,12 @@ struct agent_state {
   std::string region_pattern;
   bool remove_at_exit = false;
   bool trace_all = false;
+  // While the region is lost: the next try to map it back (CLOCK_MONOTONIC_COARSE
+  // ns; tries are rate-limited, each reads the file's header), and whether the
+  // loss was said.
+  std::atomic<std::uint64_t> next_reattach_ns{0};
+  bool loss_reported = false;  // under reattach_mutex
+  std::mutex reattach_mutex;   // only ever try_lock'ed (fork prepare: lock), a leaf
 
   std::mutex registry_mutex;  // class registration, setup from the agent API (never on the event path)
   std::vector<instrument_rule> rules;
@@ -86,6 +93,18 @@ using thread_create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(vo
 extern thread_create_fn g_thread_create;
 
 bool agent_running();
+// Writes "perfschema: <text>" as one line to stderr, unless PFS_QUIET=1
+// (agent_report.cpp): start-up failures, ignored settings, a region that changed.
+void report(const std::string& text);
+// After a fault (the region file shrank under the mapping, fault_guard.h) the
+// region is zeros and nothing is recorded. The slow paths (a class, instance or
+// thread registered, a file or socket opened) call this first. True when the
+// region may be written: it was never lost, or its file is this region again (an
+// operator copied it back) and was mapped back, the fault counted in the status
+// row region_faults. While it is lost they register nothing, so that nothing
+// points into memory that the file replaces when it comes back; the loss is said
+// once on stderr. One atomic load when nothing happened.
+bool region_attached();
 // Frees a thread's slot (its batch, units of work, global statistics, record).
 void release_thread(thread_context& t);
 // The context of threads that record nothing.
@@ -99,12 +118,6 @@ void lock_io_registries(bool lock);    // agent_io.cpp
 void lock_socket_registry(bool lock);  // agent_socket.cpp
 // Fork handlers (agent_fork.cpp), installed by init.
 void install_fork_handlers();
-// After a fault (the region file shrank under the mapping, fault_guard.h) the
-// region is zeros and nothing is recorded. The slow paths (a class, instance or
-// thread registered, a file opened) call this: once the file is this region again
-// (an operator copied it back), it is mapped again and the fault counted in the
-// status row region_faults. One atomic load when nothing happened.
-void reattach_if_restored();
 void aggregate_atomic(wait_stat& into, const wait_stat& from);
 // File and socket io statistics: zeroed when an instance is made, folded into its
 // class's bucket when it goes.

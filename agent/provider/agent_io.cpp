@@ -77,9 +77,9 @@ std::uint32_t* find_slot(const char* name, bool& found) {
 
 // Under g_files->mutex: the file instance for a name, created if needed.
 file_instance* find_or_create_file(pfs_key key, const char* name, bool& created) {
-  reattach_if_restored();
   created = false;
-  if (g_files == nullptr || g_io.file_count == 0 || name == nullptr || *name == '\0') return nullptr;
+  if (!region_attached() || g_files == nullptr || g_io.file_count == 0 || name == nullptr || *name == '\0')
+    return nullptr;
   bool found = false;
   std::uint32_t* slot = find_slot(name, found);
   if (found) return &g_io.files[*slot - 1];

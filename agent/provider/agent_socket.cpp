@@ -132,8 +132,7 @@ pfs_key pfs_register_socket(const char* category, const char* name) {
 }
 
 int pfs_init_socket(pfs_key key, int fd, const void* addr, unsigned addr_len) {
-  if (!usable() || fd < 0) return 0;
-  reattach_if_restored();
+  if (!usable() || fd < 0 || !region_attached()) return 0;
   std::lock_guard<std::mutex> guard(g_socket_registry->mutex);
   free_socket_locked(fd);  // a row left by a close the agent did not see
   if (static_cast<std::uint32_t>(fd) >= g_sock.fd_map_size || key == 0 || key > g_agent->max_classes ||

@@ -89,9 +89,10 @@ __attribute__((tls_model("initial-exec"))) constinit thread_local thread_context
 __attribute__((tls_model("initial-exec"))) constinit thread_local std::uint64_t tls_parent_thread_id = 0;
 
 thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
-  reattach_if_restored();
   agent_state* a = g_agent;
   if (a == nullptr || !agent_running()) return &g_no_context;
+  // Lost: no slot now (tls_context stays unset), so a later event tries again.
+  if (!region_attached()) return &g_no_context;
   if (thread_class == 0) thread_class = register_class(kKindThread, "pfs", "unregistered");
 
   auto* records = a->region.array<thread_record>(kArrayThreads);

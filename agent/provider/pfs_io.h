@@ -35,7 +35,9 @@ namespace pfs::file {
 
 using where = std::source_location;
 
-inline pfs_key register_class(const char* category, const char* name) { return pfs_register_file(category, name); }
+inline pfs_key register_class(const char* category, const char* name) {
+  return pfs_register_file(category, name);
+}
 
 namespace detail {
 
@@ -96,39 +98,50 @@ inline int close(int fd, where at = where::current()) {
 }
 
 inline ssize_t read(int fd, void* buf, size_t n, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_READ, at, [&] { return ::read(fd, buf, n); }, detail::transferred);
+  return detail::on_fd(
+      fd, PFS_FILE_READ, at, [&] { return ::read(fd, buf, n); }, detail::transferred);
 }
 inline ssize_t write(int fd, const void* buf, size_t n, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_WRITE, at, [&] { return ::write(fd, buf, n); }, detail::transferred);
+  return detail::on_fd(
+      fd, PFS_FILE_WRITE, at, [&] { return ::write(fd, buf, n); }, detail::transferred);
 }
 inline ssize_t pread(int fd, void* buf, size_t n, off_t offset, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_READ, at, [&] { return ::pread(fd, buf, n, offset); }, detail::transferred);
+  return detail::on_fd(
+      fd, PFS_FILE_READ, at, [&] { return ::pread(fd, buf, n, offset); }, detail::transferred);
 }
 inline ssize_t pwrite(int fd, const void* buf, size_t n, off_t offset, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_WRITE, at, [&] { return ::pwrite(fd, buf, n, offset); }, detail::transferred);
+  return detail::on_fd(
+      fd, PFS_FILE_WRITE, at, [&] { return ::pwrite(fd, buf, n, offset); }, detail::transferred);
 }
 inline ssize_t readv(int fd, const iovec* iov, int count, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_READ, at, [&] { return ::readv(fd, iov, count); }, detail::transferred);
+  return detail::on_fd(
+      fd, PFS_FILE_READ, at, [&] { return ::readv(fd, iov, count); }, detail::transferred);
 }
 inline ssize_t writev(int fd, const iovec* iov, int count, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_WRITE, at, [&] { return ::writev(fd, iov, count); }, detail::transferred);
+  return detail::on_fd(
+      fd, PFS_FILE_WRITE, at, [&] { return ::writev(fd, iov, count); }, detail::transferred);
 }
 // lseek(fd, 0, SEEK_CUR) only asks where the file is: MySQL's "tell".
 inline off_t lseek(int fd, off_t offset, int whence, where at = where::current()) {
   const int op = (whence == SEEK_CUR && offset == 0) ? PFS_FILE_TELL : PFS_FILE_SEEK;
-  return detail::on_fd(fd, op, at, [&] { return ::lseek(fd, offset, whence); }, detail::none);
+  return detail::on_fd(
+      fd, op, at, [&] { return ::lseek(fd, offset, whence); }, detail::none);
 }
 inline int fsync(int fd, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_SYNC, at, [&] { return ::fsync(fd); }, detail::none);
+  return detail::on_fd(
+      fd, PFS_FILE_SYNC, at, [&] { return ::fsync(fd); }, detail::none);
 }
 inline int fdatasync(int fd, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_SYNC, at, [&] { return ::fdatasync(fd); }, detail::none);
+  return detail::on_fd(
+      fd, PFS_FILE_SYNC, at, [&] { return ::fdatasync(fd); }, detail::none);
 }
 inline int fstat(int fd, struct stat* st, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_STAT, at, [&] { return ::fstat(fd, st); }, detail::none);
+  return detail::on_fd(
+      fd, PFS_FILE_STAT, at, [&] { return ::fstat(fd, st); }, detail::none);
 }
 inline int ftruncate(int fd, off_t length, where at = where::current()) {
-  return detail::on_fd(fd, PFS_FILE_CHSIZE, at, [&] { return ::ftruncate(fd, length); }, detail::none);
+  return detail::on_fd(
+      fd, PFS_FILE_CHSIZE, at, [&] { return ::ftruncate(fd, length); }, detail::none);
 }
 
 // Operations on a path name (the file instance is found or created by name).
@@ -172,15 +185,18 @@ inline int fclose(FILE* f, where at = where::current()) {
   return detail::on_close(::fileno(f), at, [&] { return ::fclose(f); });
 }
 inline size_t fread(void* ptr, size_t size, size_t n, FILE* f, where at = where::current()) {
-  return detail::on_fd(::fileno(f), PFS_FILE_READ, at, [&] { return ::fread(ptr, size, n, f); },
-                       [size](size_t items) { return static_cast<std::int64_t>(items * size); });
+  return detail::on_fd(
+      ::fileno(f), PFS_FILE_READ, at, [&] { return ::fread(ptr, size, n, f); },
+      [size](size_t items) { return static_cast<std::int64_t>(items * size); });
 }
 inline size_t fwrite(const void* ptr, size_t size, size_t n, FILE* f, where at = where::current()) {
-  return detail::on_fd(::fileno(f), PFS_FILE_WRITE, at, [&] { return ::fwrite(ptr, size, n, f); },
-                       [size](size_t items) { return static_cast<std::int64_t>(items * size); });
+  return detail::on_fd(
+      ::fileno(f), PFS_FILE_WRITE, at, [&] { return ::fwrite(ptr, size, n, f); },
+      [size](size_t items) { return static_cast<std::int64_t>(items * size); });
 }
 inline int fflush(FILE* f, where at = where::current()) {
-  return detail::on_fd(::fileno(f), PFS_FILE_FLUSH, at, [&] { return ::fflush(f); }, detail::none);
+  return detail::on_fd(
+      ::fileno(f), PFS_FILE_FLUSH, at, [&] { return ::fflush(f); }, detail::none);
 }
 
 }  // namespace pfs::file

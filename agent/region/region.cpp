@@ -415,7 +415,9 @@ region_map region_map::create(const std::string& path, const region_sizes& sizes
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) {
-    err = open_error(tmp, errno);
+    const int e = errno;
+    err = open_error(path, e);
+    err.message = "could not create region \"" + path + "\": " + errno_text(e);
     return out;
   }
   auto fail = [&](const std::string& what, int e) {

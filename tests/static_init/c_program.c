@@ -1,6 +1,6 @@
 /* A C program that instruments its mutex before main, from a constructor function
  * (C's way to run code at start-up), with the static agent (tests/test_static_init.cpp).
- * Locks it LOCKS times (default 10); prints agent_active=0|1. */
+ * Locks it LOCKS times (default 10); prints agent_active=0|1 and init_from_env=0|-1. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,5 +26,6 @@ int main(void) {
     pthread_mutex_unlock(&lock);
   }
   printf("agent_active=%d\n", pfs_active());
+  printf("init_from_env=%d\n", pfs_init_from_env()); /* 0, or -1 when the agent could not start */
   return 0;
 }

@@ -22,7 +22,6 @@
 #include <functional>
 #include <mutex>
 #include <shared_mutex>
-#include <source_location>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -32,6 +31,7 @@
 #include "agent/provider/event_path.h"
 #include "agent/provider/pfs_c.h"
 #include "agent/provider/pfs_work.h"
+#include "agent/provider/source_location.h"
 #include "agent/region/region.h"
 
 namespace pfs {
@@ -115,7 +115,7 @@ class mutex {
   mutex(const mutex&) = delete;
   mutex& operator=(const mutex&) = delete;
 
-  void lock(std::source_location at = std::source_location::current()) {
+  void lock(pfs::source_location at = pfs::source_location::current()) {
     if (!(*flags_ & PFS_ENABLED)) [[likely]] {
       m_.lock();
       return;
@@ -135,7 +135,7 @@ class mutex {
     m_.lock();
     detail::end_mutex_wait(l, 0);
   }
-  bool try_lock(std::source_location at = std::source_location::current()) {
+  bool try_lock(pfs::source_location at = pfs::source_location::current()) {
     if (!(*flags_ & PFS_ENABLED)) [[likely]]
       return m_.try_lock();
     detail::wait_locker l;
@@ -168,22 +168,22 @@ class shared_mutex {
   shared_mutex(const shared_mutex&) = delete;
   shared_mutex& operator=(const shared_mutex&) = delete;
 
-  void lock(std::source_location at = std::source_location::current()) {
+  void lock(pfs::source_location at = pfs::source_location::current()) {
     acquire(
         PFS_OP_WRITE_LOCK, at, [this] { return m_.try_lock(); }, [this] { m_.lock(); });
   }
-  bool try_lock(std::source_location at = std::source_location::current()) {
+  bool try_lock(pfs::source_location at = pfs::source_location::current()) {
     return try_acquire(PFS_OP_TRY_WRITE_LOCK, at, [this] { return m_.try_lock(); });
   }
   void unlock() {
     if (*flags_ & PFS_ENABLED) detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock();
   }
-  void lock_shared(std::source_location at = std::source_location::current()) {
+  void lock_shared(pfs::source_location at = pfs::source_location::current()) {
     acquire(
         PFS_OP_READ_LOCK, at, [this] { return m_.try_lock_shared(); }, [this] { m_.lock_shared(); });
   }
-  bool try_lock_shared(std::source_location at = std::source_location::current()) {
+  bool try_lock_shared(pfs::source_location at = pfs::source_location::current()) {
     return try_acquire(PFS_OP_TRY_READ_LOCK, at, [this] { return m_.try_lock_shared(); });
   }
   void unlock_shared() {
@@ -194,7 +194,7 @@ class shared_mutex {
  private:
   // As pfs::mutex::lock: timed from before the first try.
   template <class Try, class Block>
-  void acquire(int op, const std::source_location& at, Try&& try_real, Block&& block_real) {
+  void acquire(int op, const pfs::source_location& at, Try&& try_real, Block&& block_real) {
     if (!(*flags_ & PFS_ENABLED)) [[likely]] {
       block_real();
       return;
@@ -214,7 +214,7 @@ class shared_mutex {
     detail::end_rwlock_wait(l, 0);
   }
   template <class Try>
-  bool try_acquire(int op, const std::source_location& at, Try&& try_real) {
+  bool try_acquire(int op, const pfs::source_location& at, Try&& try_real) {
     if (!(*flags_ & PFS_ENABLED)) [[likely]]
       return try_real();
     detail::wait_locker l;
@@ -232,7 +232,7 @@ class shared_mutex {
 // Scoped guards that carry the caller's source line into the wait.
 class lock_guard {
  public:
-  explicit lock_guard(mutex& m, std::source_location at = std::source_location::current()) : m_(m) {
+  explicit lock_guard(mutex& m, pfs::source_location at = pfs::source_location::current()) : m_(m) {
     m_.lock(at);
   }
   ~lock_guard() { m_.unlock(); }
@@ -245,7 +245,7 @@ class lock_guard {
 
 class unique_lock {
  public:
-  explicit unique_lock(mutex& m, std::source_location at = std::source_location::current()) : m_(&m) {
+  explicit unique_lock(mutex& m, pfs::source_location at = pfs::source_location::current()) : m_(&m) {
     m_->lock(at);
     owns_ = true;
   }
@@ -254,7 +254,7 @@ class unique_lock {
   }
   unique_lock(const unique_lock&) = delete;
   unique_lock& operator=(const unique_lock&) = delete;
-  void lock(std::source_location at = std::source_location::current()) {
+  void lock(pfs::source_location at = pfs::source_location::current()) {
     m_->lock(at);
     owns_ = true;
   }
@@ -321,19 +321,19 @@ class condition_variable {
     cv_.notify_all();
   }
 
-  void wait(unique_lock& lock, std::source_location at = std::source_location::current()) {
+  void wait(unique_lock& lock, pfs::source_location at = pfs::source_location::current()) {
     instrumented(lock, PFS_OP_WAIT, at, [&](std::unique_lock<std::mutex>& native) {
       cv_.wait(native);
       return true;
     });
   }
   template <class Predicate>
-  void wait(unique_lock& lock, Predicate pred, std::source_location at = std::source_location::current()) {
+  void wait(unique_lock& lock, Predicate pred, pfs::source_location at = pfs::source_location::current()) {
     while (!pred()) wait(lock, at);
   }
   template <class Clock, class Duration>
   std::cv_status wait_until(unique_lock& lock, const std::chrono::time_point<Clock, Duration>& t,
-                            std::source_location at = std::source_location::current()) {
+                            pfs::source_location at = pfs::source_location::current()) {
     std::cv_status status = std::cv_status::no_timeout;
     instrumented(lock, PFS_OP_TIMED_WAIT, at, [&](std::unique_lock<std::mutex>& native) {
       status = cv_.wait_until(native, t);
@@ -343,19 +343,19 @@ class condition_variable {
   }
   template <class Clock, class Duration, class Predicate>
   bool wait_until(unique_lock& lock, const std::chrono::time_point<Clock, Duration>& t, Predicate pred,
-                  std::source_location at = std::source_location::current()) {
+                  pfs::source_location at = pfs::source_location::current()) {
     while (!pred())
       if (wait_until(lock, t, at) == std::cv_status::timeout) return pred();
     return true;
   }
   template <class Rep, class Period>
   std::cv_status wait_for(unique_lock& lock, const std::chrono::duration<Rep, Period>& d,
-                          std::source_location at = std::source_location::current()) {
+                          pfs::source_location at = pfs::source_location::current()) {
     return wait_until(lock, std::chrono::steady_clock::now() + d, at);
   }
   template <class Rep, class Period, class Predicate>
   bool wait_for(unique_lock& lock, const std::chrono::duration<Rep, Period>& d, Predicate pred,
-                std::source_location at = std::source_location::current()) {
+                pfs::source_location at = pfs::source_location::current()) {
     return wait_until(lock, std::chrono::steady_clock::now() + d, std::move(pred), at);
   }
 
@@ -363,7 +363,7 @@ class condition_variable {
   // Waits on the native mutex inside pfs::mutex (adopted, then released back to
   // the pfs::unique_lock), so the mutex's owner column stays right.
   template <class F>
-  void instrumented(unique_lock& lock, int op, const std::source_location& at, F&& real) {
+  void instrumented(unique_lock& lock, int op, const pfs::source_location& at, F&& real) {
     mutex& m = *lock.get_mutex();
     std::unique_lock<std::mutex> native(m.native(), std::adopt_lock);
     if (!(*flags_ & PFS_ENABLED)) [[likely]] {

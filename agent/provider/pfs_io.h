@@ -27,13 +27,13 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <source_location>
 
 #include "agent/provider/pfs_c.h"
+#include "agent/provider/source_location.h"
 
 namespace pfs::file {
 
-using where = std::source_location;
+using where = pfs::source_location;
 
 inline pfs_key register_class(const char* category, const char* name) {
   return pfs_register_file(category, name);
@@ -213,7 +213,7 @@ inline pfs_table* declare(pfs_key key, const char* schema, const char* name, boo
 class io {
  public:
   io(pfs_table* table, int op, unsigned index = 0, unsigned flags = 0,
-     std::source_location at = std::source_location::current())
+     pfs::source_location at = pfs::source_location::current())
       : rec_(pfs_start_table_io_wait(&l_, table, op, index, flags, at.file_name(), at.line()) != 0) {}
   ~io() { end(); }
   io(const io&) = delete;

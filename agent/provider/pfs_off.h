@@ -10,12 +10,12 @@
 #include <cstdint>
 #include <mutex>
 #include <shared_mutex>
-#include <source_location>
 #include <string>
 #include <thread>
 
 #include "agent/provider/pfs_c.h"
 #include "agent/provider/pfs_work.h"
+#include "agent/provider/source_location.h"
 #include "agent/region/region.h"  // region_sizes, region_map: types only
 
 namespace pfs {
@@ -61,8 +61,8 @@ class mutex : public std::mutex {
  public:
   mutex(const char*, const char*) {}
   explicit mutex(pfs_key) {}
-  void lock(std::source_location = std::source_location::current()) { std::mutex::lock(); }
-  bool try_lock(std::source_location = std::source_location::current()) { return std::mutex::try_lock(); }
+  void lock(pfs::source_location = pfs::source_location::current()) { std::mutex::lock(); }
+  bool try_lock(pfs::source_location = pfs::source_location::current()) { return std::mutex::try_lock(); }
   std::mutex& native() { return *this; }
   pfs_sync* psi() const { return nullptr; }
 };
@@ -71,29 +71,29 @@ class shared_mutex : public std::shared_mutex {
  public:
   shared_mutex(const char*, const char*) {}
   explicit shared_mutex(pfs_key) {}
-  void lock(std::source_location = std::source_location::current()) { std::shared_mutex::lock(); }
-  bool try_lock(std::source_location = std::source_location::current()) {
+  void lock(pfs::source_location = pfs::source_location::current()) { std::shared_mutex::lock(); }
+  bool try_lock(pfs::source_location = pfs::source_location::current()) {
     return std::shared_mutex::try_lock();
   }
-  void lock_shared(std::source_location = std::source_location::current()) {
+  void lock_shared(pfs::source_location = pfs::source_location::current()) {
     std::shared_mutex::lock_shared();
   }
-  bool try_lock_shared(std::source_location = std::source_location::current()) {
+  bool try_lock_shared(pfs::source_location = pfs::source_location::current()) {
     return std::shared_mutex::try_lock_shared();
   }
 };
 
 class lock_guard : public std::lock_guard<std::mutex> {
  public:
-  explicit lock_guard(mutex& m, std::source_location = std::source_location::current())
+  explicit lock_guard(mutex& m, pfs::source_location = pfs::source_location::current())
       : std::lock_guard<std::mutex>(m) {}
 };
 
 class unique_lock : public std::unique_lock<std::mutex> {
  public:
-  explicit unique_lock(pfs::mutex& m, std::source_location = std::source_location::current())
+  explicit unique_lock(pfs::mutex& m, pfs::source_location = pfs::source_location::current())
       : std::unique_lock<std::mutex>(m), m_(&m) {}
-  void lock(std::source_location = std::source_location::current()) { std::unique_lock<std::mutex>::lock(); }
+  void lock(pfs::source_location = pfs::source_location::current()) { std::unique_lock<std::mutex>::lock(); }
   pfs::mutex* get_mutex() const { return m_; }
 
  private:
@@ -106,31 +106,31 @@ class condition_variable : public std::condition_variable {
  public:
   condition_variable(const char*, const char*) {}
   explicit condition_variable(pfs_key) {}
-  void wait(unique_lock& l, std::source_location = std::source_location::current()) {
+  void wait(unique_lock& l, pfs::source_location = pfs::source_location::current()) {
     std::condition_variable::wait(l);
   }
   template <class Predicate>
-  void wait(unique_lock& l, Predicate pred, std::source_location = std::source_location::current()) {
+  void wait(unique_lock& l, Predicate pred, pfs::source_location = pfs::source_location::current()) {
     std::condition_variable::wait(l, std::move(pred));
   }
   template <class Clock, class Duration>
   std::cv_status wait_until(unique_lock& l, const std::chrono::time_point<Clock, Duration>& t,
-                            std::source_location = std::source_location::current()) {
+                            pfs::source_location = pfs::source_location::current()) {
     return std::condition_variable::wait_until(l, t);
   }
   template <class Clock, class Duration, class Predicate>
   bool wait_until(unique_lock& l, const std::chrono::time_point<Clock, Duration>& t, Predicate pred,
-                  std::source_location = std::source_location::current()) {
+                  pfs::source_location = pfs::source_location::current()) {
     return std::condition_variable::wait_until(l, t, std::move(pred));
   }
   template <class Rep, class Period>
   std::cv_status wait_for(unique_lock& l, const std::chrono::duration<Rep, Period>& d,
-                          std::source_location = std::source_location::current()) {
+                          pfs::source_location = pfs::source_location::current()) {
     return std::condition_variable::wait_for(l, d);
   }
   template <class Rep, class Period, class Predicate>
   bool wait_for(unique_lock& l, const std::chrono::duration<Rep, Period>& d, Predicate pred,
-                std::source_location = std::source_location::current()) {
+                pfs::source_location = pfs::source_location::current()) {
     return std::condition_variable::wait_for(l, d, std::move(pred));
   }
 };

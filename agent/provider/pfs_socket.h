@@ -19,13 +19,13 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <source_location>
 
 #include "agent/provider/pfs_c.h"
+#include "agent/provider/source_location.h"
 
 namespace pfs::socket {
 
-using where = std::source_location;
+using where = pfs::source_location;
 
 inline pfs_key register_class(const char* category, const char* name) {
   return pfs_register_socket(category, name);

@@ -14,10 +14,10 @@
 #pragma once
 
 #include <cstdint>
-#include <source_location>
 #include <string_view>
 
 #include "agent/provider/pfs_c.h"
+#include "agent/provider/source_location.h"
 
 namespace pfs {
 
@@ -51,7 +51,7 @@ class stage_class {
 class statement {
  public:
   explicit statement(const statement_class& c, const char* schema = nullptr,
-                     std::source_location at = std::source_location::current())
+                     pfs::source_location at = pfs::source_location::current())
       : level_(c.enabled() ? pfs_statement_start(c.key(), schema, at.file_name(), at.line()) : 0) {}
   ~statement() { end(); }
   statement(const statement&) = delete;
@@ -88,7 +88,7 @@ class statement {
 // rule); the destructor then does nothing.
 class stage {
  public:
-  explicit stage(const stage_class& c, std::source_location at = std::source_location::current())
+  explicit stage(const stage_class& c, pfs::source_location at = pfs::source_location::current())
       : event_id_(c.enabled() ? pfs_stage_start(c.key(), at.file_name(), at.line()) : 0) {}
   ~stage() { end(); }
   stage(const stage&) = delete;
@@ -106,7 +106,7 @@ class stage {
 };
 
 // Moves the thread to a stage without a scope (MySQL's THD_STAGE_INFO).
-inline void set_stage(const stage_class& c, std::source_location at = std::source_location::current()) {
+inline void set_stage(const stage_class& c, pfs::source_location at = pfs::source_location::current()) {
   pfs_stage_start(c.key(), at.file_name(), at.line());
 }
 
@@ -117,7 +117,7 @@ enum class isolation { read_uncommitted = 1, read_committed = 2, repeatable_read
 class transaction {
  public:
   explicit transaction(bool read_only = false, isolation level = isolation::repeatable_read,
-                       bool autocommit = false, std::source_location at = std::source_location::current())
+                       bool autocommit = false, pfs::source_location at = pfs::source_location::current())
       : active_(pfs_transaction_start(read_only ? 1 : 0, static_cast<int>(level), autocommit ? 1 : 0,
                                       at.file_name(), at.line()) != 0) {}
   ~transaction() {
@@ -154,7 +154,7 @@ class transaction {
 // The calling thread waits for work (between requests): an 'idle' wait.
 class idle_wait {
  public:
-  explicit idle_wait(std::source_location at = std::source_location::current())
+  explicit idle_wait(pfs::source_location at = pfs::source_location::current())
       : recording_(pfs_start_idle_wait(&locker_, at.file_name(), at.line()) != 0) {}
   ~idle_wait() {
     if (recording_) pfs_end_idle_wait(&locker_);

@@ -50,13 +50,15 @@ echo "pkg-config --cflags --libs perfschema-shared: $(pkg-config --cflags --libs
 gcc tests/consumer_c/consumer.c $(pkg-config --cflags --libs perfschema-shared) -o "$WORK/pc_consumer_c_shared"
 unset PKG_CONFIG_PATH
 
-# The shared programs load the installed libperfschema.so.0 and have no agent of their own.
+# The shared programs load the installed libperfschema.so.0 and have no agent of
+# their own. (grep -c, not -q: -q stops reading and pipefail sees nm's SIGPIPE.)
 for p in pc_consumer_c_shared cmake-c-shared/pfs_consumer_c; do
   check "$p needs the installed libperfschema.so.0" \
-    "LD_LIBRARY_PATH='$shared/lib' ldd '$WORK/$p' | grep -qF 'libperfschema.so.0 => $shared/lib/libperfschema.so.0'"
-  check "and has no agent linked in" "! nm '$WORK/$p' | grep -q ' T pfs_init_from_env$'"
+    "[ \"\$(LD_LIBRARY_PATH='$shared/lib' ldd '$WORK/$p' | grep -cF 'libperfschema.so.0 => $shared/lib/libperfschema.so.0')\" = 1 ]"
+  check "and has no agent linked in" "[ \"\$(nm '$WORK/$p' | grep -c ' T pfs_init_from_env$')\" = 0 ]"
 done
-check "the static C program has the agent linked in" "nm '$WORK/pc_consumer_c' | grep -q ' T pfs_init_from_env$'"
+check "the static C programs have the agent linked in" \
+  "[ \"\$(nm '$WORK/pc_consumer_c' '$WORK/cmake-c/pfs_consumer_c' | grep -c ' T pfs_init_from_env$')\" = 2 ]"
 
 run_consumer() {  # program, region, locks
   PFS_REGION="$2" PFS_REGION_MODE=0644 PFS_INSTRUMENT='%=ON' LD_LIBRARY_PATH="$shared/lib" "$1" "$3" >/dev/null

@@ -68,7 +68,7 @@ PFS_REGION="$work/cc.pfs" PFS_INSTRUMENT='%=ON' "$work/consumer_c/pfs_consumer_c
 PFS_REGION="$work/pc.pfs" PFS_INSTRUMENT='%=ON' "$work/pc_consumer_c" 400 >/dev/null
 [ "$("$work/consumer/pfs_consumer_reader" "$work/cc.pfs" wait/synch/mutex/consumer_c/orders_lock)" = count_star=300 ] &&
   [ "$("$work/consumer/pfs_consumer_reader" "$work/pc.pfs" wait/synch/mutex/consumer_c/orders_lock)" = count_star=400 ] &&
-  ldd "$work/pc_consumer_c" | grep -q 'libperfschema.so.0 => /usr/lib/' ||
+  [ "$(ldd "$work/pc_consumer_c" | grep -c 'libperfschema.so.0 => /usr/lib/')" = 1 ] ||
   { echo "FAILED: the C consumer programs' waits" >&2; exit 1; }
 echo "ok: find_package and pkg-config against /usr (C++ and C, static and libperfschema.so)"
 if [ -n "${PFS_DEB_DIR:-}" ]; then mkdir -p "$PFS_DEB_DIR" && cp "$work"/*.deb "$PFS_DEB_DIR"/; fi

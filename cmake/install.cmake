@@ -1,7 +1,7 @@
 # Install rules: static libraries, headers under include/perfschema/ (included by
 # their path in the tree: "agent/provider/pfs.h"), the exported CMake package and
-# the pkg-config files. scripts/install_test.sh builds a project outside the tree
-# against them both ways.
+# the pkg-config files. scripts/install_test.sh builds projects outside the tree
+# (tests/consumer in C++, tests/consumer_c in C) against them every way.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -41,7 +41,11 @@ install(FILES ${CMAKE_BINARY_DIR}/perfschemaConfig.cmake ${CMAKE_BINARY_DIR}/per
 # --prefix, a package's staging directory, /usr all work).
 file(RELATIVE_PATH PFS_PC_UP /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" PFS_PC_UP "${PFS_PC_UP}")
-foreach(pc perfschema perfschema-reader)
+set(PFS_PC_FILES perfschema perfschema-reader)
+if(PFS_SHARED)
+  list(APPEND PFS_PC_FILES perfschema-shared)  # libperfschema.so
+endif()
+foreach(pc ${PFS_PC_FILES})
   configure_file(${PROJECT_SOURCE_DIR}/cmake/${pc}.pc.in ${CMAKE_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()

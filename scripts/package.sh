@@ -3,8 +3,9 @@
 # (tracked files, as they are now), checks them with lintian (no errors allowed),
 # installs them with apt-get, runs the demo against the installed files
 # (DEMO_INSTALLED=1: /usr/bin/pfs_demo, the packaged extension), builds
-# tests/consumer against the installed library (find_package and pkg-config in
-# /usr), then removes the packages again. The .deb files stay in PFS_DEB_DIR if set.
+# tests/consumer and tests/consumer_c against the installed library (find_package
+# and pkg-config in /usr; the C program also against libperfschema.so), then
+# removes the packages again. The .deb files stay in PFS_DEB_DIR if set.
 # Usage (as root): bash scripts/package.sh    (a few minutes: it builds everything)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +59,17 @@ PFS_REGION="$work/p.pfs" PFS_INSTRUMENT='%=ON' "$work/pc_consumer" 100 >/dev/nul
 [ "$("$work/consumer/pfs_consumer_reader" "$work/c.pfs" wait/synch/mutex/consumer/orders_lock)" = count_star=200 ] &&
   [ "$("$work/consumer/pfs_consumer_reader" "$work/p.pfs" wait/synch/mutex/consumer/orders_lock)" = count_star=100 ] ||
   { echo "FAILED: the consumer programs' waits" >&2; exit 1; }
-echo "ok: find_package and pkg-config against /usr"
+# The C program: a C-only CMake project (static agent) and gcc with perfschema-shared.pc.
+cmake -S tests/consumer_c -B "$work/consumer_c" >/dev/null
+cmake --build "$work/consumer_c" >/dev/null
+# shellcheck disable=SC2046
+gcc tests/consumer_c/consumer.c $(pkg-config --cflags --libs perfschema-shared) -o "$work/pc_consumer_c"
+PFS_REGION="$work/cc.pfs" PFS_INSTRUMENT='%=ON' "$work/consumer_c/pfs_consumer_c" 300 >/dev/null
+PFS_REGION="$work/pc.pfs" PFS_INSTRUMENT='%=ON' "$work/pc_consumer_c" 400 >/dev/null
+[ "$("$work/consumer/pfs_consumer_reader" "$work/cc.pfs" wait/synch/mutex/consumer_c/orders_lock)" = count_star=300 ] &&
+  [ "$("$work/consumer/pfs_consumer_reader" "$work/pc.pfs" wait/synch/mutex/consumer_c/orders_lock)" = count_star=400 ] &&
+  [ "$(ldd "$work/pc_consumer_c" | grep -c 'libperfschema.so.0 => /usr/lib/')" = 1 ] ||
+  { echo "FAILED: the C consumer programs' waits" >&2; exit 1; }
+echo "ok: find_package and pkg-config against /usr (C++ and C, static and libperfschema.so)"
 if [ -n "${PFS_DEB_DIR:-}" ]; then mkdir -p "$PFS_DEB_DIR" && cp "$work"/*.deb "$PFS_DEB_DIR"/; fi
 echo "=== package check passed"

@@ -58,6 +58,7 @@ struct agent_state {
   std::string region_pattern;
   bool remove_at_exit = false;
   bool trace_all = false;
+  bool allow_unsafe_dir = false;  // PFS_ALLOW_UNSAFE_DIR: create files in directories others control
 
   std::mutex registry_mutex;  // class registration, setup from the agent API (never on the event path)
   std::vector<instrument_rule> rules;

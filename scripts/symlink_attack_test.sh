@@ -65,17 +65,22 @@ expect_planted() {  # scenario, path: still what the attacker put there
 }
 # Plants, as the attacker, for every name on stdin: a symbolic link to a root
 # file, a FIFO or a file of the attacker's with a second (hard) link, in turn.
+# One process (the system python3): a shell loop would use up the very pids it
+# plants for.
 plant() {
-  "${attacker[@]}" bash -c '
-    i=0
-    while read -r name; do
-      case $((i % 3)) in
-        0) ln -s "$1/victim$((i % 3 + 1))" "$name" ;;
-        1) mkfifo "$name" ;;
-        2) echo planted >"$name.own" && ln "$name.own" "$name" ;;
-      esac
-      i=$((i + 1))
-    done' plant "$secret"
+  "${attacker[@]}" /usr/bin/python3 -c '
+import os, sys
+for i, name in enumerate(sys.stdin.read().split()):
+    kind = i % 3
+    if kind == 0:
+        os.symlink(sys.argv[1] + "/victim%d" % (i // 3 % 3 + 1), name)
+    elif kind == 1:
+        os.mkfifo(name)
+    else:
+        with open(name + ".own", "w") as f:
+            f.write("planted\n")
+        os.link(name + ".own", name)
+' "$secret"
 }
 next_pid=$(($(cat /proc/sys/kernel/ns_last_pid) + 1))
 pids() { seq "$next_pid" $((next_pid + ${1:-3000})); }

@@ -55,6 +55,7 @@ PfsCoreErrorKind kind_of(region_errc code) noexcept {
     case region_errc::changed:
       return PFS_CORE_CHANGED;
     case region_errc::not_regular:
+    case region_errc::unsafe:  // a symbolic link or hard link where a region file was expected
       return PFS_CORE_WRONG_TYPE;
     case region_errc::io:
     case region_errc::in_use:

@@ -57,8 +57,16 @@ int extra_column_count(const reader::table_def& t) noexcept;
 PfsCoreError skip_warning(const std::string& file, const PfsCoreError& why) noexcept;
 
 // The files of a region directory taken for regions (regular files but hidden ones
-// and "*.tmp"), in name order; false and *err if it cannot be listed.
-bool list_region_files(const std::string& dir, std::vector<std::string>& files, PfsCoreError* err);
+// and the agent's temporary files), in name order; false and *err if it cannot be
+// listed. Unless the directory's server follows symbolic links, symbolic links and
+// hard links (more than one link) are left out, and added to *refused (if not
+// null) with the reason, for a warning.
+bool list_region_files(const std::string& dir, std::vector<std::string>& files, PfsCoreError* err,
+                       std::vector<std::pair<std::string, region_error>>* refused = nullptr);
+
+// The server option follow_symlinks of the server that reads path, or of the
+// region directory that holds it (core_symlinks.cpp); false if never set.
+bool follows_symlinks(const std::string& path) noexcept;
 
 }  // namespace pfs::fdw
 

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "agent/region/safe_files.h"
 #include "fdw/core_internal.h"
 
 namespace pfs::fdw {
@@ -45,12 +46,15 @@ bool same_identity(const mapped_region& r, const struct stat& st) noexcept {
 // True when path still names the file r maps, unchanged.
 bool same_file(const mapped_region& r, const std::string& path) noexcept {
   struct stat st {};
-  if (r.path != path || r.reader->region().lost() || stat(path.c_str(), &st) != 0) return false;
+  // lstat unless links are followed: a file replaced by a link is opened again, and refused.
+  if (r.path != path || r.reader->region().lost() ||
+      (follows_symlinks(path) ? stat(path.c_str(), &st) : lstat(path.c_str(), &st)) != 0)
+    return false;
   return same_identity(r, st);
 }
 
 std::shared_ptr<mapped_region> open_region(const std::string& path, region_error& e) {
-  auto reader = reader::region_reader::open(path, false, e);
+  auto reader = reader::region_reader::open(path, false, e, follows_symlinks(path));
   if (reader == nullptr) return nullptr;
   auto r = std::make_shared<mapped_region>();
   // The identity of the file actually mapped (it may have been replaced since path
@@ -111,14 +115,32 @@ region_member damaged_member(const std::string& file, const region_error& e) {
 }
 
 // A file of a region directory that is not taken for a region: hidden files, and
-// the copy a forked child builds before it renames it to its region's name.
-bool skipped_name(std::string_view name) {
-  return name.empty() || name.front() == '.' || name.ends_with(".tmp");
+// the copies the agent builds before it renames them to a region's name.
+bool skipped_name(const char* name) {
+  return name[0] == '\0' || name[0] == '.' || safe_files::is_temporary_name(name);
+}
+
+region_error refused_link(const std::string& file, bool symlink) {
+  region_error e = symlink ? symbolic_link_refused(file) : region_error{};
+  if (!symlink) {
+    e.code = region_errc::unsafe;
+    e.message = "region file \"" + file + "\" is a hard link";
+    e.detail = "It has more than one link: another name of it may be in a directory others write to.";
+    e.hint =
+        "Let the instrumented program create the file in this directory, or allow links with the "
+        "server option follow_symlinks 'true'.";
+  } else {
+    e.hint =
+        "Let the instrumented program create the file in this directory, or allow symbolic links with "
+        "the server option follow_symlinks 'true'.";
+  }
+  return e;
 }
 
 }  // namespace
 
-bool list_region_files(const std::string& dir, std::vector<std::string>& files, PfsCoreError* err) {
+bool list_region_files(const std::string& dir, std::vector<std::string>& files, PfsCoreError* err,
+                       std::vector<std::pair<std::string, region_error>>* refused) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) {
     const int e = errno;
@@ -137,17 +159,27 @@ bool list_region_files(const std::string& dir, std::vector<std::string>& files, 
     }
     return false;
   }
+  const bool follow = follows_symlinks(dir);
   while (const dirent* entry = readdir(d)) {
     if (skipped_name(entry->d_name)) continue;
     std::string file = dir;
     if (file.back() != '/') file += '/';
     file += entry->d_name;
     struct stat st {};
-    if (stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;  // gone, or not a file
+    if (lstat(file.c_str(), &st) != 0) continue;  // gone
+    if (!follow && (S_ISLNK(st.st_mode) || (S_ISREG(st.st_mode) && st.st_nlink > 1))) {
+      if (refused != nullptr) refused->emplace_back(file, refused_link(file, S_ISLNK(st.st_mode)));
+      continue;
+    }
+    if (S_ISLNK(st.st_mode) && stat(file.c_str(), &st) != 0) continue;  // a dangling link
+    if (!S_ISREG(st.st_mode)) continue;                                 // not a file
     files.push_back(std::move(file));
   }
   closedir(d);
   std::sort(files.begin(), files.end());
+  if (refused != nullptr)
+    std::sort(refused->begin(), refused->end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
   return true;
 }
 
@@ -156,7 +188,8 @@ namespace {
 // The members of a directory now: unchanged files keep their mapping.
 bool refresh_directory(PfsCoreRegion& r, PfsCoreError* err) {
   std::vector<std::string> files;
-  if (!list_region_files(r.path, files, err)) return false;
+  std::vector<std::pair<std::string, region_error>> refused;
+  if (!list_region_files(r.path, files, err, &refused)) return false;
   std::unordered_map<std::string, std::shared_ptr<mapped_region>> mapped;
   for (region_member& m : r.members)
     if (m.region != nullptr) mapped.emplace(m.file, std::move(m.region));
@@ -174,6 +207,9 @@ bool refresh_directory(PfsCoreRegion& r, PfsCoreError* err) {
     else if (e.code != region_errc::not_found)  // removed since it was listed
       members.push_back(damaged_member(file, e));
   }
+  for (const auto& [file, why] : refused) members.push_back(damaged_member(file, why));
+  std::stable_sort(members.begin(), members.end(),
+                   [](const region_member& a, const region_member& b) { return a.file < b.file; });
   r.members = std::move(members);
   return true;
 }

@@ -70,7 +70,7 @@ const std::vector<directory_region>* regions_of(const std::string& dir, std::uin
     std::shared_ptr<reader::region_reader> read_only;
     if (r == nullptr) {  // a region SQL shows but cannot change: a change naming it fails
       region_error e;
-      read_only = reader::region_reader::open(file, false, e);
+      read_only = reader::region_reader::open(file, false, e, follows_symlinks(file));
       if (read_only == nullptr) continue;  // damaged: its rows were never shown
     }
     d.writable = r != nullptr;

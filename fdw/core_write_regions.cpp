@@ -14,7 +14,8 @@ writable_cache& writables() noexcept {
 
 static bool same_file(const mapped_region& r) {
   struct stat st {};
-  if (stat(r.path.c_str(), &st) != 0) return false;
+  // lstat unless links are followed: a file replaced by a link is opened again, and refused.
+  if ((follows_symlinks(r.path) ? stat(r.path.c_str(), &st) : lstat(r.path.c_str(), &st)) != 0) return false;
   return st.st_dev == r.dev && st.st_ino == r.ino && st.st_size == r.size;
 }
 
@@ -66,7 +67,7 @@ mapped_region* writable_region(const std::string& path, PfsCoreWriteError* err) 
     c.erase(it);
   }
   region_error e;
-  auto reader = reader::region_reader::open(path, true, e);
+  auto reader = reader::region_reader::open(path, true, e, follows_symlinks(path));
   if (reader == nullptr) {
     if (e.code == region_errc::permission || e.code == region_errc::io)
       if (read_only_error(path, err)) return nullptr;

@@ -5,8 +5,11 @@
  *
  * Servers have one of two options: "region", the path of the region file an
  * instrumented process writes, or "region_directory", a directory whose
- * region files (one per process) are read as one.  Foreign tables have one
- * option, "table": the performance_schema table they show.
+ * region files (one per process) are read as one, and "follow_symlinks"
+ * (boolean, default false): whether a region path that is a symbolic link is
+ * followed, and whether a directory's symbolic links and hard links are read
+ * (else they are skipped with a warning).  Foreign tables have one option,
+ * "table": the performance_schema table they show.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,6 +37,7 @@ typedef struct PfsOption
 static const PfsOption valid_options[] = {
 	{"region", ForeignServerRelationId},
 	{"region_directory", ForeignServerRelationId},
+	{"follow_symlinks", ForeignServerRelationId},
 	{"table", ForeignTableRelationId},
 	{NULL, InvalidOid}
 };
@@ -141,6 +145,7 @@ perfschema_fdw_validator(PG_FUNCTION_ARGS)
 	char	   *region = NULL;
 	char	   *directory = NULL;
 	char	   *table = NULL;
+	DefElem    *follow = NULL;
 	ListCell   *cell;
 
 	foreach(cell, options)
@@ -161,6 +166,13 @@ perfschema_fdw_validator(PG_FUNCTION_ARGS)
 			reject_duplicate(directory);
 			directory = defGetString(def);
 			check_region("region_directory", directory, true);
+		}
+		else if (strcmp(def->defname, "follow_symlinks") == 0)
+		{
+			reject_duplicate((const char *) follow);
+			follow = def;
+			/* like file_fdw's boolean options: true/false/on/off, else an error */
+			(void) defGetBoolean(def);
 		}
 		else if (strcmp(def->defname, "table") == 0)
 		{
@@ -202,6 +214,7 @@ pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts)
 
 	memset(opts, 0, sizeof(*opts));
 	opts->serverid = server->serverid;
+	opts->follow_symlinks = false;
 	opts->table = -1;
 	foreach(lc, server->options)
 	{
@@ -214,6 +227,8 @@ pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts)
 			opts->region = defGetString(def);
 			opts->directory = true;
 		}
+		else if (strcmp(def->defname, "follow_symlinks") == 0)
+			opts->follow_symlinks = defGetBoolean(def);
 	}
 	foreach(lc, table->options)
 	{
@@ -229,6 +244,8 @@ pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts)
 				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
 				 errmsg("foreign table \"%s\" lacks the \"region\", \"region_directory\" or \"table\" option",
 						get_rel_name(foreigntableid))));
+	/* before anything opens the region: the core looks it up by path */
+	pfs_core_set_follow_symlinks(opts->region, opts->follow_symlinks);
 	opts->table = pfs_core_table_find(opts->table_name);
 	if (opts->table < 0)
 		check_table(opts->table_name);

@@ -47,7 +47,8 @@ typedef enum PfsCoreErrorKind
 	PFS_CORE_INTERRUPTED,		/* the interrupt flag was raised mid-scan or
 								 * mid-wait */
 	PFS_CORE_CHANGED,			/* the file shrank while it was read */
-	PFS_CORE_WRONG_TYPE,		/* a directory, FIFO, socket or device */
+	PFS_CORE_WRONG_TYPE,		/* a directory, FIFO, socket or device, or a
+								 * symbolic or hard link not followed */
 	PFS_CORE_LOCK_TIMEOUT,		/* the setup lock was not free in time */
 	PFS_CORE_INTERNAL			/* a bug: unexpected exception, bad argument */
 } PfsCoreErrorKind;
@@ -117,10 +118,12 @@ extern PfsCoreRegion *pfs_core_region_get(uint32_t key, const char *path,
 										  PfsCoreError *err) PFS_CORE_NOEXCEPT;
 /*
  * The regions of the directory at path (server option region_directory), with
- * the same cache: every regular file in it but hidden ones (".name") and
- * "*.tmp", listed again at each call, each mapped while it is unchanged.  A
- * file that is not a readable region is kept as a damaged member (see
- * pfs_core_region_damage): scans skip it.  NULL and *err only when the
+ * the same cache: every regular file in it but hidden ones (".name") and the
+ * agent's temporary files ("*.tmp", "*.tmp.XXXXXXXX"), listed again at each
+ * call, each mapped while it is unchanged.  A file that is not a readable
+ * region, and a symbolic link or hard link unless the server follows symbolic
+ * links, is kept as a damaged member (see pfs_core_region_damage): scans skip
+ * it with a warning.  NULL and *err only when the
  * directory itself cannot be listed.
  */
 extern PfsCoreRegion *pfs_core_region_directory_get(uint32_t key, const char *path,
@@ -138,6 +141,14 @@ extern bool pfs_core_check_region_directory(const char *path, PfsCoreError *err)
  * missing file is accepted: the program may create it later.  Never blocks.
  */
 extern bool pfs_core_check_region_path(const char *path, PfsCoreError *err) PFS_CORE_NOEXCEPT;
+/*
+ * Server option follow_symlinks of the server whose region (or region
+ * directory) is path: the core opens that path, and the files of that
+ * directory, through a symbolic link (and takes the directory's hard links)
+ * only when follow is true.  Set whenever a server's options are resolved,
+ * before any call that names the path.
+ */
+extern void pfs_core_set_follow_symlinks(const char *path, bool follow) PFS_CORE_NOEXCEPT;
 /* Unmaps every cached region (server options changed or a server dropped). */
 extern void pfs_core_region_forget_all(void) PFS_CORE_NOEXCEPT;
 /* Number of regions mapped now (for tests). */

@@ -28,6 +28,7 @@ typedef struct PfsTableOptions
 	char	   *region;			/* server option "region": the file's path, or
 								 * "region_directory": the directory's */
 	bool		directory;		/* region is a directory of region files */
+	bool		follow_symlinks;	/* server option "follow_symlinks" */
 	char	   *table_name;		/* foreign table option "table" */
 	int			table;			/* its index in the core's catalogue */
 } PfsTableOptions;

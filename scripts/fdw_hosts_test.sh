@@ -20,19 +20,23 @@ clusters_init "$work"
 pids=()
 trap 'for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; clusters_stop_all; rm -rf "$work"' EXIT
 
+# The regions in a directory of the programs' user (root): the clusters' directory
+# belongs to postgres, and the agent refuses to create files in another user's
+# directory (docs/security.md).
+mkdir -m 755 "$work/regions"
 for h in host1 host2 host3; do
   # Each program's probe thread logs when live/probe_lock's flags change (CLOCK_REALTIME).
-  PFS_REGION="$work/$h.pfs" build/tools/pfs_live --hot-threads=1 --slow=0 --probe-file="$work/$h.probe" \
+  PFS_REGION="$work/regions/$h.pfs" build/tools/pfs_live --hot-threads=1 --slow=0 --probe-file="$work/$h.probe" \
     >"$work/$h.out" 2>&1 &
   pids+=($!)
   cluster_start "$h" || fail "cluster $h did not start"
 done
 cluster_start central || fail "the central cluster did not start"
 for h in host1 host2 host3; do
-  for _ in $(seq 100); do [ -s "$work/$h.pfs" ] && break; sleep 0.05; done
+  for _ in $(seq 100); do [ -s "$work/regions/$h.pfs" ] && break; sleep 0.05; done
   port_var=PORT_$h
   "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$work" -p "${!port_var}" -U postgres -d postgres \
-    -v region="$work/$h.pfs" <<'SQL'
+    -v region="$work/regions/$h.pfs" <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION perfschema_fdw;
 CREATE SERVER app FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region :'region');

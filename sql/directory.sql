@@ -8,7 +8,7 @@
 --
 -- The fixture tool writes regions of exited processes with the pids it is given.
 --
-\! rm -rf /tmp/perfschema_fdw_regress/dir && mkdir -m 0777 /tmp/perfschema_fdw_regress/dir
+\! rm -rf /tmp/perfschema_fdw_regress/dir && mkdir -m 1777 /tmp/perfschema_fdw_regress/dir
 \! build/tools/pfs_fixture --mode=0666 --pid=101 /tmp/perfschema_fdw_regress/dir/app.101.pfs
 \! build/tools/pfs_fixture --mode=0666 --pid=102 /tmp/perfschema_fdw_regress/dir/app.102.pfs
 \! build/tools/pfs_fixture --mode=0666 --pid=103 /tmp/perfschema_fdw_regress/dir/app.103.pfs

@@ -5,7 +5,7 @@
 -- discarded at rollback, seen by its own later reads).
 --
 -- The test writes its own region, writable by the server's OS user.  A second
--- server reads the same file through a symbolic link: it shows what the file
+-- server reads the same file through a symbolic link (follow_symlinks): it shows what the file
 -- holds, i.e. what the instrumented process sees (pending changes are kept per
 -- region path, so they do not show there).
 --
@@ -14,7 +14,7 @@
 CREATE SERVER pfs_modify FOREIGN DATA WRAPPER perfschema_fdw
   OPTIONS (region '/tmp/perfschema_fdw_regress/modify.region');
 CREATE SERVER pfs_file FOREIGN DATA WRAPPER perfschema_fdw
-  OPTIONS (region '/tmp/perfschema_fdw_regress/modify-file.region');
+  OPTIONS (region '/tmp/perfschema_fdw_regress/modify-file.region', follow_symlinks 'true');
 CREATE SCHEMA psw;
 IMPORT FOREIGN SCHEMA performance_schema FROM SERVER pfs_modify INTO psw;
 CREATE SCHEMA file;

@@ -10,7 +10,7 @@
 CREATE SERVER pfs_truncate FOREIGN DATA WRAPPER perfschema_fdw
   OPTIONS (region '/tmp/perfschema_fdw_regress/truncate.region');
 CREATE SERVER pfs_truncate_file FOREIGN DATA WRAPPER perfschema_fdw
-  OPTIONS (region '/tmp/perfschema_fdw_regress/truncate-file.region');
+  OPTIONS (region '/tmp/perfschema_fdw_regress/truncate-file.region', follow_symlinks 'true');
 CREATE SCHEMA pst;
 IMPORT FOREIGN SCHEMA performance_schema FROM SERVER pfs_truncate INTO pst;
 CREATE SCHEMA file;

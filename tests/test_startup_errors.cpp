@@ -46,7 +46,7 @@ std::vector<bad_setting> bad_settings() {
       {"a region in a directory that does not exist",
        {},
        "/nonexistent/app.pfs",
-       "\"/nonexistent/app.pfs\": No such file or directory",
+       "could not create region \"/nonexistent/app.pfs\"",
        false},
       {"an instrument rule of unknown value",
        {"PFS_INSTRUMENT=%=MAYBE"},

@@ -27,6 +27,7 @@
 // Defaults when the variables are not set: PFS_INSTRUMENT='%=ON', and the region
 // mode 0660 with the group of --group (default "postgres" when that group exists),
 // so the PostgreSQL server can write the setup.
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -190,7 +191,9 @@ void probe(const std::string& path) {
   const pfs_key key = pfs_register_mutex("live", "probe_lock");
   pfs::mutex m(key);
   const volatile unsigned char* flags = pfs_class_flags(key);
-  FILE* out = std::fopen(path.c_str(), "a");
+  // O_NOFOLLOW: a link planted at the path is not written through (issue 42).
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+  FILE* out = fd >= 0 ? fdopen(fd, "a") : nullptr;
   if (out == nullptr) {
     std::perror(path.c_str());
     std::exit(1);
@@ -231,7 +234,8 @@ void burst(objects& o, const settings& s) {
   for (int i = 0; i < s.burst_threads; ++i) threads.emplace_back(burst_worker, std::ref(o), s.burst_ops);
   for (auto& t : threads) t.join();
   const std::string done = s.burst_file + ".done";
-  if (FILE* f = std::fopen(done.c_str(), "w")) std::fclose(f);
+  const int fd = ::open(done.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0) ::close(fd);
 }
 
 // A cycle of n threads over n locks: thread k holds lock k, then waits for lock

@@ -59,9 +59,13 @@ void fork_child() {
     say("pfs_preload: forked child records into ", r.path, "\n");
   else if (r.outcome == fork_outcome::no_pattern)
     say("pfs_preload: forked child records nothing: PFS_REGION has no %p, and the region is the parent's\n");
-  else if (r.outcome == fork_outcome::failed)
-    say("pfs_preload: forked child records nothing: could not create ",
-        r.path[0] != '\0' ? r.path : "its region", r.error == ENOSPC ? " (no space left on device)\n" : "\n");
+  else if (r.outcome == fork_outcome::failed) {
+    // strerrordesc_np: a static text, no locale, safe in a fork child.
+    const char* why = r.reason != nullptr ? r.reason : strerrordesc_np(r.error);
+    say("pfs_preload: forked child records nothing: could not create region \"",
+        r.path[0] != '\0' ? r.path : "(its region)", "\": ");
+    say(why != nullptr ? why : "unknown error", "\n");
+  }
 }
 
 __attribute__((constructor)) void preload_start() {

@@ -332,7 +332,7 @@ bool init(const options& opts) {
     region_path = expanded.c_str();
   }
   region_error err;
-  a->region = region_map::create(region_path, opts.sizes, opts.mode, err);
+  a->region = region_map::create(region_path, opts.sizes, opts.mode, err, opts.allow_unsafe_dir);
   if (err) {
     fail(err.message + (err.detail.empty() ? "" : ": " + err.detail));
     return false;
@@ -400,6 +400,7 @@ bool init(const options& opts) {
   for (int k = 0; k < 8; ++k) g_hot.converters[k] = {h.timers[k].base, h.timers[k].mult, h.timers[k].shift};
   a->remove_at_exit = opts.remove_at_exit;
   a->trace_all = opts.trace_all;
+  a->allow_unsafe_dir = opts.allow_unsafe_dir;
   if (!opts.trace_dir.empty()) {
     trace_dir() = opts.trace_dir;
   } else {

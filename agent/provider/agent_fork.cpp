@@ -21,15 +21,17 @@
 
 #include "agent/provider/agent_internal.h"
 #include "agent/provider/trace.h"
+#include "agent/region/safe_files.h"
 #include "agent/region/setup.h"
 #include "agent/region/work_layout.h"
 
 namespace pfs::detail {
 namespace {
 
-fork_report g_report{fork_outcome::not_recording, 0, ""};
+fork_report g_report{fork_outcome::not_recording, 0, "", nullptr};
 char g_child_path[4096];
-char g_child_tmp[4096 + 8];
+char g_child_dir[4096];
+char g_child_tmp[256 + 32];  // a file name and the random suffix
 
 void prepare() {
   agent_state* a = g_agent;
@@ -115,43 +117,68 @@ void stop_recording() {
   tls_context = no_context();
 }
 
+// The child's region is made where another user may have planted names
+// (safe_files.h): in its directory (opened without following a symbolic link and
+// checked), under a random name, renamed to the expanded pattern unless a symbolic
+// link, hard link or other file waits there.
 void child() {
   unlock_all();
   agent_state* a = g_agent;
-  g_report = {fork_outcome::not_recording, 0, ""};
+  g_report = {fork_outcome::not_recording, 0, "", nullptr};
   if (a == nullptr || !agent_running()) return;
   if (a->region_pattern.empty()) {
     g_report.outcome = fork_outcome::no_pattern;
     stop_recording();
     return;
   }
+  const auto failed = [](int error, const char* reason) {
+    g_report = {fork_outcome::failed, error, g_child_path, reason};
+    stop_recording();
+  };
   const std::size_t n = sizeof(g_child_path);
   if (!expand_region_path(a->region_pattern.c_str(), static_cast<long>(getpid()), g_child_path, n)) {
-    g_report = {fork_outcome::failed, ENAMETOOLONG, ""};
-    stop_recording();
+    g_child_path[0] = '\0';
+    failed(ENAMETOOLONG, nullptr);
     return;
   }
-  const std::size_t len = std::strlen(g_child_path);
-  std::memcpy(g_child_tmp, g_child_path, len);
-  std::memcpy(g_child_tmp + len, ".tmp", 5);
-  g_report.path = g_child_path;
+  const char* base = safe_files::split_path(g_child_path, g_child_dir, sizeof(g_child_dir));
+  if (base == nullptr) {
+    failed(ENAMETOOLONG, nullptr);
+    return;
+  }
+  const int dir_fd = safe_files::open_directory(g_child_dir);
+  if (dir_fd < 0) {
+    failed(errno, errno == ELOOP ? "its directory is a symbolic link" : nullptr);
+    return;
+  }
+  const char* refused = safe_files::unsafe_directory(dir_fd, a->allow_unsafe_dir);
+  if (refused == nullptr) refused = safe_files::unsafe_destination(dir_fd, base);
+  if (refused != nullptr) {
+    close(dir_fd);
+    failed(EEXIST, refused);
+    return;
+  }
   thread_context* me = tls_context;
   if (me == no_context()) me = nullptr;
   tls_context = no_context();
-  if (!a->region.move_to_copy(g_child_tmp)) {
-    g_report = {fork_outcome::failed, errno, g_child_path};
-    stop_recording();
+  if (!a->region.move_to_copy(dir_fd, base, g_child_tmp, sizeof(g_child_tmp))) {
+    const int e = errno;
+    close(dir_fd);
+    failed(e, nullptr);
     return;
   }
   g_trace_stopped = true;
   make_region_the_childs(*a, me);
-  if (!a->region.publish_copy(g_child_tmp, g_child_path)) {
-    g_report = {fork_outcome::failed, errno, g_child_path};
-    unlink(g_child_tmp);
-    stop_recording();
+  if (!a->region.publish_copy(dir_fd, g_child_tmp, base, g_child_path, &refused)) {
+    const int e = errno;
+    unlinkat(dir_fd, g_child_tmp, 0);
+    close(dir_fd);
+    failed(e, refused);
     return;
   }
+  close(dir_fd);
   g_report.outcome = fork_outcome::own_region;
+  g_report.path = g_child_path;
   tls_context = me;
   restart_cycle_watch_in_child(*a->header);
 }

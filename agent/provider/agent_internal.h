@@ -63,8 +63,9 @@ struct agent_state {
   // ns; tries are rate-limited, each reads the file's header), and whether the
   // loss was said.
   std::atomic<std::uint64_t> next_reattach_ns{0};
-  bool loss_reported = false;  // under reattach_mutex
-  std::mutex reattach_mutex;   // only ever try_lock'ed (fork prepare: lock), a leaf
+  bool loss_reported = false;     // under reattach_mutex
+  std::mutex reattach_mutex;      // only ever try_lock'ed (fork prepare: lock), a leaf
+  bool allow_unsafe_dir = false;  // PFS_ALLOW_UNSAFE_DIR: create files in directories others control
 
   std::mutex registry_mutex;  // class registration, setup from the agent API (never on the event path)
   std::vector<instrument_rule> rules;

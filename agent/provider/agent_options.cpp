@@ -111,6 +111,7 @@ options options::from_environment(std::string* error) {
   if (const char* v = std::getenv("PFS_REMOVE_REGION_AT_EXIT")) o.remove_at_exit = std::strcmp(v, "1") == 0;
   if (const char* v = std::getenv("PFS_TRACE_DIR")) o.trace_dir = v;
   if (const char* v = std::getenv("PFS_TRACE_ALL")) o.trace_all = std::strcmp(v, "1") == 0;
+  if (const char* v = std::getenv("PFS_ALLOW_UNSAFE_DIR")) o.allow_unsafe_dir = std::strcmp(v, "1") == 0;
   if (const char* v = std::getenv("PFS_TIMER_WATCH")) {
     if (!strcasecmp(v, "auto"))
       o.cycle_watch = -1;

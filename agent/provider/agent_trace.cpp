@@ -18,6 +18,7 @@
 #include "agent/provider/agent_internal.h"
 #include "agent/provider/io_path.h"
 #include "agent/provider/trace.h"
+#include "agent/region/safe_files.h"
 #include "agent/region/setup.h"
 
 namespace pfs::detail {
@@ -161,10 +162,58 @@ void trace_failed(thread_context& t, trace_file& f) {
   }
 }
 
+// Says once per process why a trace file was refused (the first refusal is
+// enough to find the planted file; the rest count in trace_errors).
+void say_refused(const std::string& path, const char* why) {
+  static bool said = false;
+  if (__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) return;
+  const std::string line = "perfschema: not tracing into \"" + path + "\": " + why + "\n";
+  [[maybe_unused]] const ssize_t w = ::write(2, line.data(), line.size());
+}
+
+// The trace file of a thread, opened so that a name planted by another user in the
+// trace directory (a symbolic link, a hard link, a FIFO) is never written through
+// (safe_files.h): a new file is created with O_EXCL; a file there already is
+// truncated only if it is a regular file of ours with one link.
+int open_trace_file(const std::string& dir, const std::string& name, bool allow_unsafe_dir) {
+  const std::string path = dir + "/" + name;
+  const int dir_fd = safe_files::open_directory(dir.c_str());
+  if (dir_fd < 0) {
+    if (errno == ELOOP || errno == ENOTDIR)
+      say_refused(path, "its directory is a symbolic link or not a directory");
+    return -1;
+  }
+  if (const char* unsafe = safe_files::unsafe_directory(dir_fd, allow_unsafe_dir)) {
+    ::close(dir_fd);
+    say_refused(path,
+                (std::string("its directory is not safe: ") + unsafe + " (PFS_ALLOW_UNSAFE_DIR=1 allows it)")
+                    .c_str());
+    return -1;
+  }
+  const char* why = nullptr;
+  int fd = openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+  if (fd < 0 && errno == EEXIST) {
+    // Looked at before it is opened: opening a FIFO or a device has effects.
+    why = safe_files::unsafe_destination(dir_fd, name.c_str(), true);
+    if (why == nullptr)
+      fd = openat(dir_fd, name.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 && why == nullptr && errno == ELOOP) why = "it is a symbolic link";  // swapped meanwhile
+    if (fd >= 0 && (why = safe_files::unsafe_open_file(fd, true)) == nullptr && ftruncate(fd, 0) != 0)
+      why = "it could not be truncated";
+    if (why != nullptr && fd >= 0) {
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::close(dir_fd);
+  if (why != nullptr) say_refused(path, why);
+  return fd;
+}
+
 bool open_trace(thread_context& t, trace_file& f) {
   const std::string actor = actor_name(*t.rec);
-  const std::string path = trace_dir() + "/thread." + actor + "." + std::to_string(t.thread_id);
-  f.fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+  f.fd = open_trace_file(trace_dir(), "thread." + actor + "." + std::to_string(t.thread_id),
+                         g_agent->allow_unsafe_dir);
   if (f.fd < 0) return false;
   f.buffer = new (std::nothrow) char[kBufferSize];
   if (f.buffer == nullptr) return false;

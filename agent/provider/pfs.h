@@ -55,6 +55,10 @@ struct options {
   bool remove_at_exit = false;  // PFS_REMOVE_REGION_AT_EXIT=1: unlink the file at shutdown
   std::string trace_dir;        // PFS_TRACE_DIR: trace files' directory (default: the region's)
   bool trace_all = false;       // PFS_TRACE_ALL=1: every enabled instrument starts TRACE_ENABLED
+  // PFS_ALLOW_UNSAFE_DIR=1: create the region and trace files even in a directory
+  // writable by other users without the sticky bit, or owned by another user
+  // (docs/security.md). Symbolic links and planted files are refused regardless.
+  bool allow_unsafe_dir = false;
   // PFS_TIMER_WATCH: auto (-1: check CYCLE's rate where the kernel clock source is not
   // tsc), off (0), on (1); PFS_TIMER_WATCH_INTERVAL_MS: between two checks (10..60000).
   int cycle_watch = -1;

@@ -31,6 +31,7 @@ struct options {
   bool remove_at_exit = false;
   std::string trace_dir;
   bool trace_all = false;
+  bool allow_unsafe_dir = false;
   static options from_environment(std::string* error = nullptr) {
     (void)error;
     return {};

@@ -26,12 +26,14 @@ void mark_untracked_fd(int fd);
 // What the agent did in the child of a fork (agent_fork.cpp), for the interposer's
 // PFS_PRELOAD_VERBOSE: recorded into its own region (PFS_REGION has %p), stopped
 // because there is no %p (the region is the parent's), or stopped because its
-// region could not be made (error: errno).
+// region could not be made (error: errno; reason: why it was refused, e.g. "it is
+// a symbolic link", or nullptr).
 enum class fork_outcome { not_recording, own_region, no_pattern, failed };
 struct fork_report {
   fork_outcome outcome;
   int error;
-  const char* path;  // the child's region path ("" if none)
+  const char* path;    // the child's region path ("" if none)
+  const char* reason;  // a static text, or nullptr
 };
 const fork_report& last_fork_report();
 

@@ -150,12 +150,12 @@ int column_index(const table_def& t, std::string_view name) noexcept {
 region_reader::region_reader(std::unique_ptr<impl> p) noexcept : impl_(std::move(p)) {}
 region_reader::~region_reader() = default;
 
-std::unique_ptr<region_reader> region_reader::open(const std::string& path, bool writable,
-                                                   region_error& err) noexcept {
+std::unique_ptr<region_reader> region_reader::open(const std::string& path, bool writable, region_error& err,
+                                                   bool follow_symlinks) noexcept {
   try {
     err = {};
     auto p = std::make_unique<impl>();
-    p->map = region_map::open(path, writable, err);
+    p->map = region_map::open(path, writable, err, follow_symlinks);
     if (err) return nullptr;
     if (!p->map.valid()) {
       err = internal_error("the region could not be mapped");

@@ -369,9 +369,10 @@ class region_reader {
   region_reader& operator=(const region_reader&) = delete;
 
   // Maps and validates the region (region_map::open), then copies and re-checks its
-  // array directory. nullptr and err set on failure (err.code ok otherwise).
-  static std::unique_ptr<region_reader> open(const std::string& path, bool writable,
-                                             region_error& err) noexcept;
+  // array directory. nullptr and err set on failure (err.code ok otherwise). A
+  // symbolic link is refused unless follow_symlinks.
+  static std::unique_ptr<region_reader> open(const std::string& path, bool writable, region_error& err,
+                                             bool follow_symlinks = false) noexcept;
 
   // Replaces out with a consistent copy of every row of t (one pass over the arrays,
   // each row seqlock/version-checked). t must be an entry of tables() (it is

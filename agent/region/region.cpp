@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "agent/region/fault_guard.h"
+#include "agent/region/safe_files.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
 
@@ -392,13 +393,53 @@ void region_map::reset() noexcept {
 }
 
 region_map region_map::create(const std::string& path, const region_sizes& sizes, unsigned mode,
-                              region_error& err) {
+                              region_error& err, bool allow_unsafe_dir) {
   err = {};
   region_map out;
+  const std::string what = "could not create region \"" + path + "\"";
+  std::string dir(path.size() + 2, '\0');
+  const char* base = safe_files::split_path(path.c_str(), dir.data(), dir.size());
+  if (base == nullptr) {
+    err = make_error(region_errc::io, what + ": the path names no file");
+    return out;
+  }
+  dir.resize(std::strlen(dir.c_str()));
+  const int dir_fd = safe_files::open_directory(dir.c_str());
+  if (dir_fd < 0) {
+    const int e = errno;
+    if (e == ELOOP || e == ENOTDIR)
+      err = make_error(region_errc::unsafe, what + ": its directory \"" + dir + "\" is not a directory",
+                       "The directory is a symbolic link or not a directory; the agent does not follow "
+                       "a symbolic link there.",
+                       "Give the real directory in PFS_REGION.");
+    else
+      err = make_error(e == ENOENT ? region_errc::not_found : region_errc::io,
+                       what + ": could not open its directory \"" + dir + "\": " + errno_text(e));
+    return out;
+  }
+  struct dir_closer {
+    int fd;
+    ~dir_closer() { close(fd); }
+  } closer{dir_fd};
+  if (const char* why = safe_files::unsafe_directory(dir_fd, allow_unsafe_dir)) {
+    // The reason in the message (without its "it "): last_error() shows message and detail only.
+    err = make_error(region_errc::unsafe, what + ": its directory \"" + dir + "\" " + (why + 3),
+                     "Set PFS_ALLOW_UNSAFE_DIR=1 to create it there anyway.",
+                     "Use a directory only the program's user can write to (see docs/security.md).");
+    return out;
+  }
+  if (const char* why = safe_files::unsafe_destination(dir_fd, base)) {
+    err = make_error(region_errc::unsafe, what + ": " + why,
+                     "The agent neither follows nor replaces a symbolic link, a hard link of another "
+                     "user's file or anything but a regular file at the region path.",
+                     "Remove it, or give another PFS_REGION.");
+    return out;
+  }
   // Refuse to replace the region of a live provider.
-  int old = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  int old = openat(dir_fd, base, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
   if (old >= 0) {
-    bool alive = ofd_locked_by_other(old, kAliveLockByte);
+    bool alive =
+        safe_files::unsafe_open_file(old, false) == nullptr && ofd_locked_by_other(old, kAliveLockByte);
     close(old);
     if (alive) {
       err = make_error(region_errc::in_use, "region file \"" + path + "\" belongs to a running process",
@@ -412,44 +453,48 @@ region_map region_map::create(const std::string& path, const region_sizes& sizes
   clamped.clamp();
   array_desc arrays[kArrayCount];
   const std::uint64_t file_size = plan_layout(clamped, arrays);
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  std::string tmp(std::strlen(base) + 32, '\0');
+  int fd = safe_files::create_unique(dir_fd, base, O_RDWR, tmp.data(), tmp.size());
   if (fd < 0) {
     const int e = errno;
     err = open_error(path, e);
-    err.message = "could not create region \"" + path + "\": " + errno_text(e);
+    err.message = what + ": " + errno_text(e);
     return out;
   }
-  auto fail = [&](const std::string& what, int e) {
-    err = make_error(region_errc::io, what + " \"" + tmp + "\": " + errno_text(e));
+  tmp.resize(std::strlen(tmp.c_str()));
+  auto fail = [&](const std::string& step, int e) {
+    err = make_error(region_errc::io, what + ": " + step + ": " + errno_text(e),
+                     "The file being built was \"" + dir + "/" + tmp + "\"; it was removed.");
     close(fd);
-    unlink(tmp.c_str());
+    unlinkat(dir_fd, tmp.c_str(), 0);
     return region_map{};
   };
   // fchmod after open: the umask must not narrow the mode the user asked for.
-  if (fchmod(fd, static_cast<mode_t>(mode)) != 0) return fail("could not set mode of region file", errno);
+  if (fchmod(fd, static_cast<mode_t>(mode)) != 0) return fail("could not set its mode", errno);
   if (int e = posix_fallocate(fd, 0, static_cast<off_t>(file_size)); e != 0)
-    return fail("could not reserve " + std::to_string(file_size) + " bytes for region file", e);
-  void* base = mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (base == MAP_FAILED) return fail("could not map region file", errno);
+    return fail("could not reserve " + std::to_string(file_size) + " bytes", e);
+  void* base_addr = mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (base_addr == MAP_FAILED) return fail("could not map it", errno);
   if (!ofd_lock(fd, kAliveLockByte, F_WRLCK, false)) {
     int e = errno;
-    munmap(base, file_size);
-    return fail("could not lock region file", e);
+    munmap(base_addr, file_size);
+    return fail("could not lock it", e);
   }
-  auto& h = *static_cast<region_header*>(base);
+  auto& h = *static_cast<region_header*>(base_addr);
   init_header(h, clamped, file_size);
   std::memcpy(h.arrays, arrays, sizeof(arrays));
   store_release(h.ready, 1u);
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
+  // renameat replaces whatever was planted at base since the check; it never
+  // follows it.
+  if (renameat(dir_fd, tmp.c_str(), dir_fd, base) != 0) {
     int e = errno;
-    munmap(base, file_size);
-    return fail("could not rename region file to \"" + path + "\"", e);
+    munmap(base_addr, file_size);
+    return fail("could not rename it into place", e);
   }
-  out.base_ = base;
+  out.base_ = base_addr;
   out.size_ = file_size;
   out.fd_ = fd;
-  out.guard_slot_ = fault_guard::watch(base, file_size, PROT_READ | PROT_WRITE);
+  out.guard_slot_ = fault_guard::watch(base_addr, file_size, PROT_READ | PROT_WRITE);
   out.creation_time_ns_ = h.creation_time_ns;
   out.writable_ = true;
   out.path_ = path;
@@ -547,14 +592,15 @@ region_error region_map::validate(const void* base, std::size_t size) {
   return {};
 }
 
-region_map region_map::open(const std::string& path, bool writable, region_error& err) {
+region_map region_map::open(const std::string& path, bool writable, region_error& err, bool follow_symlinks) {
   err = {};
   region_map out;
   // O_NONBLOCK: opening a FIFO must not wait for a writer; anything but a regular
   // file is refused right after.
-  int fd = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  int fd = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+                                    (follow_symlinks ? 0 : O_NOFOLLOW));
   if (fd < 0) {
-    err = open_error(path, errno);
+    err = errno == ELOOP && !follow_symlinks ? symbolic_link_refused(path) : open_error(path, errno);
     return out;
   }
   struct stat st {};
@@ -622,6 +668,14 @@ region_error changed_while_read(const std::string& path) {
                     "region file to anyone but the program and the database server.");
 }
 
+region_error symbolic_link_refused(const std::string& path) {
+  return make_error(region_errc::unsafe, "region file \"" + path + "\" is a symbolic link",
+                    "Symbolic links are not followed: whoever can write to the link's directory "
+                    "could point it at another file.",
+                    "Name the region file itself, or allow symbolic links (perfschema_fdw: server "
+                    "option follow_symlinks 'true').");
+}
+
 region_error not_a_regular_file(const std::string& path, unsigned mode) {
   const char* what = S_ISDIR(mode)    ? "a directory"
                      : S_ISFIFO(mode) ? "a FIFO"
@@ -656,19 +710,19 @@ bool region_map::remap_if_restored() {
   return true;
 }
 
-bool region_map::move_to_copy(const char* tmp) {
+bool region_map::move_to_copy(int dir_fd, const char* base, char* tmp, std::size_t tmp_cap) {
   if (base_ == nullptr || fd_ < 0 || !writable_) {
     errno = EBADF;
     return false;
   }
   struct stat st {};
   if (fstat(fd_, &st) != 0) return false;
-  const int fd = ::open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int fd = safe_files::create_unique(dir_fd, base, O_RDWR, tmp, tmp_cap);
   if (fd < 0) return false;
   const auto fail = [&] {
     const int e = errno;
     ::close(fd);
-    unlink(tmp);
+    unlinkat(dir_fd, tmp, 0);
     errno = e;
     return false;
   };
@@ -690,8 +744,14 @@ bool region_map::move_to_copy(const char* tmp) {
   return true;
 }
 
-bool region_map::publish_copy(const char* tmp, const char* path) {
-  if (rename(tmp, path) != 0) return false;
+bool region_map::publish_copy(int dir_fd, const char* tmp, const char* base, const char* path,
+                              const char** refused) {
+  *refused = safe_files::unsafe_destination(dir_fd, base);
+  if (*refused != nullptr) {
+    errno = EEXIST;
+    return false;
+  }
+  if (renameat(dir_fd, tmp, dir_fd, base) != 0) return false;
   creation_time_ns_ = header().creation_time_ns;
   path_.assign(path);  // glibc's malloc is usable in fork child handlers
   return true;

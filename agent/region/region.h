@@ -78,6 +78,7 @@ enum class region_errc {
   in_use,       // (create) another live process owns the path
   changed,      // the file was truncated or shrunk while mapped (fault_guard)
   not_regular,  // a directory, FIFO, socket or device
+  unsafe,       // refused: a symbolic link, a hard link, or a directory others control
 };
 
 struct region_error {
@@ -90,6 +91,8 @@ struct region_error {
 
 // The error of a read that faulted because the file shrank under the mapping.
 region_error changed_while_read(const std::string& path);
+// The error for a path that is a symbolic link a reader does not follow.
+region_error symbolic_link_refused(const std::string& path);
 // The error for a path that names a directory, FIFO, socket or device (st_mode).
 region_error not_a_regular_file(const std::string& path, unsigned mode);
 
@@ -107,12 +110,19 @@ class region_map {
   // disk cannot SIGBUS the provider later), initializes header and arrays, takes
   // the alive lock, and only then renames it into place, so readers never see a
   // half-built region. Refuses a path whose current file belongs to a live provider.
+  // Nothing is opened through a name another user could have planted (safe_files.h):
+  // the file is made under a random name with O_EXCL and renamed into place; a
+  // path that is a symbolic link, a hard link of another user's file or not a
+  // regular file is refused, and so is a directory writable by others without the
+  // sticky bit or owned by another user, unless allow_unsafe_dir.
   static region_map create(const std::string& path, const region_sizes& sizes, unsigned mode,
-                           region_error& err);
+                           region_error& err, bool allow_unsafe_dir = false);
 
   // Maps an existing region and validates it (magic, version, every array inside
-  // the file, strides known). writable: map read-write (setup changes).
-  static region_map open(const std::string& path, bool writable, region_error& err);
+  // the file, strides known). writable: map read-write (setup changes). A symbolic
+  // link is refused (region_errc::unsafe) unless follow_symlinks.
+  static region_map open(const std::string& path, bool writable, region_error& err,
+                         bool follow_symlinks = false);
 
   // Validates a header against a buffer of the given size (also used by the
   // fuzz tests on in-memory images).
@@ -155,14 +165,17 @@ class region_map {
   bool remap_if_restored();
 
   // In the child of a fork (for one region per process): the parent's region, which
-  // the child shares, is replaced by a copy of it in a new file at `tmp` (the same
-  // mode and group), mapped at the same address, so that every pointer into the
-  // region stays valid and now points into the child's own file; the child holds
-  // its alive lock. publish_copy then renames it to its path once the child has
-  // made it its own. System calls only, no allocation: both run in a fork child
-  // handler. False (errno set) if it could not: the mapping is then the parent's.
-  bool move_to_copy(const char* tmp);
-  bool publish_copy(const char* tmp, const char* path);
+  // the child shares, is replaced by a copy of it in a new file of the directory
+  // dir_fd (the same mode and group), made under a random name beginning with base
+  // (written to tmp, safe_files::create_unique), mapped at the same address, so that
+  // every pointer into the region stays valid and now points into the child's own
+  // file; the child holds its alive lock. publish_copy then renames it to base once
+  // the child has made it its own, unless base is a symbolic link, a hard link of
+  // another user's file or not a regular file (*refused says why, errno EEXIST).
+  // System calls only, no allocation: both run in a fork child handler. False
+  // (errno set) if it could not: the mapping is then the parent's.
+  bool move_to_copy(int dir_fd, const char* base, char* tmp, std::size_t tmp_cap);
+  bool publish_copy(int dir_fd, const char* tmp, const char* base, const char* path, const char** refused);
 
   // Removes the file from the file system (the mapping stays valid).
   void unlink_file() const;

@@ -120,7 +120,7 @@ for kind in link fifo hardlink; do
   esac
   PFS_REGION="$name" run_preload "$work/err2" /bin/true
   [ "$status" = 0 ] || fail "2: /bin/true exited with $status ($kind)"
-  expect_said "2 ($kind)" "$work/err2" "pfs_preload: agent not started: could not create region \"$name\": it is"
+  expect_said "2 ($kind)" "$work/err2" "perfschema: agent not started: could not create region \"$name\": it is"
   expect_planted 2 "$name"
 done
 "${attacker[@]}" ln -s "$secret/victim2" "$shared/demo.pfs"

@@ -691,7 +691,7 @@ typedef enum PfsRowChange
  * check_trace_privilege
  *		Setting TRACE_ENABLED of a setup_actors row to YES makes the instrumented
  *		program write trace files on this host, so it takes what writing server
- *		files takes (seed 004: MySQL's FILE privilege), not only UPDATE on the
+ *		files takes (WL#4878: MySQL's FILE privilege), not only UPDATE on the
  *		table.  Called after the core normalized the row ('yes' is 'YES' then);
  *		the error aborts the transaction, which discards the recorded change.
  */

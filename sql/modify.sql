@@ -257,7 +257,7 @@ CLOSE cur;
 ROLLBACK;
 
 --
--- The seed's "save a setup and reload it later"
+-- WL#2360's "save a setup and reload it later"
 --
 CREATE TABLE saved AS SELECT * FROM psw.setup_instruments;
 UPDATE psw.setup_instruments SET enabled = 'NO', timed = 'NO', trace_enabled = 'NO';
@@ -290,7 +290,7 @@ UPDATE psw.setup_instruments SET timed = 'NO' WHERE name = 'wait/synch/cond/app/
 RESET ROLE;
 SELECT name, enabled, timed FROM file.setup_instruments WHERE name LIKE 'wait/synch/cond/%';
 -- turning tracing on writes files on the server: UPDATE on setup_actors is not
--- enough, it takes pg_write_server_files (seed 004: MySQL's FILE privilege)
+-- enough, it takes pg_write_server_files (WL#4878, trace: MySQL's FILE privilege)
 GRANT UPDATE, INSERT, DELETE ON psw.setup_actors TO regress_pfs_dba;
 SET ROLE regress_pfs_dba;
 INSERT INTO psw.setup_actors (host, "user", role, trace_enabled) VALUES ('t', 't', 't', 'YES');

@@ -94,7 +94,7 @@ TEST(Agent, StartupRulesSetFlags) {
     pfs_register_mutex("app", "timed");
     pfs_register_mutex("app", "counted");
     pfs_register_cond("app", "c");
-    pfs_register_rwlock("app", "rw");  // no rule matches: off, as the seed says
+    pfs_register_rwlock("app", "rw");  // no rule matches: off, as MySQL 8.0 ships it
     EXPECT_EQ(pfs::test::find_class(r, "wait/synch/mutex/app/timed")->flags, kFlagEnabled | kFlagTimed);
     EXPECT_EQ(pfs::test::find_class(r, "wait/synch/mutex/app/counted")->flags, kFlagEnabled);
     EXPECT_EQ(pfs::test::find_class(r, "wait/synch/cond/app/c")->flags, 0);

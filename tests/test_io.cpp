@@ -165,7 +165,7 @@ TEST(FileIo, FullArraysCountLostAndIoStillWorks) {
 }
 
 // With no PFS_INSTRUMENT rule, table io is on and timed (MySQL's
-// wait/io/table/sql/handler YES YES, seed 003) while other waits are off.
+// wait/io/table/sql/handler YES YES, WL#4895) while other waits are off.
 TEST(TableIo, TheHandlerInstrumentIsOnAndTimedByDefault) {
   in_child([] {
     options o = small_options("tableio_default");

@@ -246,7 +246,7 @@ TEST_F(Preload, EveryCallRecordedWithResultsAndErrnoUntouched) {
   EXPECT_TRUE(lock_source);
   EXPECT_TRUE(file_source);
   // Every acquisition is timed from before its first try, taken then or not
-  // (seed 000): no lock or try-lock wait of 0, and MIN_TIMER_WAIT above 0.
+  // (WL#2360): no lock or try-lock wait of 0, and MIN_TIMER_WAIT above 0.
   int untimed = 0, locks = 0;
   for (auto& e : t.rows("events_waits_history_long")) {
     const std::string op = e["operation"].null ? std::string() : e["operation"].s;

@@ -1,4 +1,4 @@
-// The service table for plugins (pfs_service.h, seed 002's PSI service): the
+// The service table for plugins (pfs_service.h, MySQL's PSI service): the
 // versions the agent knows, and a plugin loaded with dlopen that records waits
 // through it without any link with the agent.
 #include <dlfcn.h>

@@ -119,7 +119,7 @@ TEST(Trace, ExactLinesForAScriptedWorkload) {
 }
 
 // PFS_TRACE_ALL=1 traces from the first event: the default actor row starts with
-// TRACE_ENABLED YES (seed 004).
+// TRACE_ENABLED YES (WL#4878).
 TEST(Trace, TraceAllTracesFromTheFirstEvent) {
   const std::string dir = make_dir("trace_all");
   in_child([&] {

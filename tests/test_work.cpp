@@ -299,7 +299,7 @@ TEST(Work, EachKindHasItsOwnTimer) {
     const auto rows = scan("setup_timers");
     ASSERT_EQ(rows.size(), 5u);
     EXPECT_EQ(S(rows[3], "name"), "statement");
-    EXPECT_EQ(S(rows[3], "timer_name"), "NANOSECOND");  // seed 001's default
+    EXPECT_EQ(S(rows[3], "timer_name"), "NANOSECOND");  // MySQL 8.0's default (setup_timers)
     ASSERT_TRUE(setup::set_timer(m, setup::kTimerStatement, timers::timer_kind::microsecond));
     EXPECT_EQ(S(scan("setup_timers")[3], "timer_name"), "MICROSECOND");
     EXPECT_EQ(S(scan("setup_timers")[2], "timer_name"), "NANOSECOND");  // stage unchanged

@@ -421,7 +421,7 @@ template <sync_kind Kind, class Obj, class Try, class Block>
   if (tls_context == nullptr) [[unlikely]]
     register_thread_busy();
   prefetch_event_slots();
-  // Timed from before the first try (seed 000), taken then or not.
+  // Timed from before the first try (WL#2360), taken then or not.
   const std::uint8_t timer = wait_timer_of(s);
   const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
   int rc = try_fn(object);

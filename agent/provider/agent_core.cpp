@@ -118,7 +118,7 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full) {
     if ((load_acquire(c.lock) & kStateMask) != kStateAllocated) {
       // Classes are never freed, so the first free slot ends the search.
       // MySQL's defaults where no rule matches: statements, transactions, idle
-      // and table io (wait/io/table/sql/handler YES YES, seed 003) on and timed;
+      // and table io (wait/io/table/sql/handler YES YES, WL#4895) on and timed;
       // the other waits and stages off.
       bool enabled =
           kind == kKindStatement || kind == kKindTransaction || kind == kKindIdle || kind == kKindTable;
@@ -412,7 +412,7 @@ bool init(const options& opts) {
   init_sockets(*a, opts.sizes);
   init_work(*a);
   // MySQL's default setup_actors and setup_objects rows. PFS_TRACE_ALL=1 traces
-  // from the first event (seed 004: enabled means traced before the first user),
+  // from the first event (WL#4878: enabled means traced before the first user),
   // so the default actor row starts with TRACE_ENABLED YES too.
   setup::insert_actor(a->region, "%", "%", "%", true, true, a->trace_all);
   setup::insert_default_objects(a->region);

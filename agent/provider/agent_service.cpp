@@ -1,5 +1,5 @@
 // pfs_get_interface: the versioned service table of pfs_service.h, for plugins
-// that are loaded at run time (seed 002's PSI service).
+// that are loaded at run time (MySQL's PSI service, the instrumentation interface).
 #include "agent/provider/pfs_service.h"
 
 namespace {

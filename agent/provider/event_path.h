@@ -65,8 +65,8 @@ struct thread_context {
   thread_record* rec = nullptr;
   // events_waits_current: the thread's wait_stack_depth slots start at stack_base;
   // running waits nest from stack on, with room for stack_room of them. stack is
-  // stack_base + 1 while the latest completed table io is kept in slot 0 (seed
-  // 003's row #2), until the next table io.
+  // stack_base + 1 while the latest completed table io is kept in slot 0 (WL#4895's
+  // row #2), until the next table io.
   wait_record* stack = nullptr;
   wait_record* stack_base = nullptr;
   std::uint32_t stack_room = 0;
@@ -495,7 +495,7 @@ inline std::uint64_t end_wait(wait_locker& l, bool shared_stats) {
   return ps;
 }
 
-// A lock acquisition is timed from before its first attempt (seed 000: "about to
+// A lock acquisition is timed from before its first attempt (WL#2360: "about to
 // acquire" to "finished acquiring"), whether or not it then has to wait: the
 // start read, taken before begin_wait knows the event's timer (the interposer
 // tries the lock first), or now.

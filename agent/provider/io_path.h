@@ -117,7 +117,7 @@ inline void reset_wait_frame(thread_context& t) {
   t.stack_room = g_hot.stack_depth;
 }
 
-// A top-level table io just completed in slot 0: it stays there (seed 003: the
+// A top-level table io just completed in slot 0: it stays there (WL#4895: the
 // latest table io is a second row of events_waits_current) and the waits that
 // follow use the slots above it, until the next table io.
 inline void keep_table_io(wait_locker& l) {

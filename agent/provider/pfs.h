@@ -129,7 +129,7 @@ class mutex {
       m_.lock();
       return;
     }
-    // Timed from before the first try, taken then or not (seed 000).
+    // Timed from before the first try, taken then or not (WL#2360).
     detail::start_timer(l);
     if (m_.try_lock()) {
       detail::mutex_instant(l, true, at.file_name(), at.line());

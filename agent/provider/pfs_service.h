@@ -1,4 +1,4 @@
-/* The instrumentation service for dynamically loaded plugins (seed 002's PSI
+/* The instrumentation service for dynamically loaded plugins (MySQL's PSI
  * service): a versioned table of the C ABI's functions that a plugin obtains at
  * run time, so it needs no link with the agent and keeps working with newer ones.
  *

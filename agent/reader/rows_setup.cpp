@@ -55,7 +55,7 @@ void scanner::setup_actors() {
 // the region (what its raw values are converted with; NULL where the provider
 // could not use the timer). TIMER_RESOLUTION and TIMER_OVERHEAD are this host's,
 // measured by the reader: the resolution once per process, the overhead at every
-// scan (seed 000: the table is recomputed at each SELECT); NULL where this
+// scan (WL#2360: the table is recomputed at each SELECT); NULL where this
 // process cannot read the timer.
 void scanner::performance_timers() {
   for (int k = 1; k < timers::timer_kind_count; ++k) {

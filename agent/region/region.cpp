@@ -286,7 +286,7 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
       h.timers[static_cast<int>(timers::timer_kind::nanosecond)].available ? timers::timer_kind::nanosecond
                                                                            : timers::timer_kind::microsecond);
   h.idle_timer = h.stage_timer = h.statement_timer = h.transaction_timer = work_timer;
-  // The wait consumers on (MySQL 5.5's defaults, as the seeds); those of the units
+  // The wait consumers on (MySQL 5.5's defaults, as WL#2360); those of the units
   // of work as MySQL 8.0 ships them: statements and transactions current and
   // history, and statements_digest, on; stages, the long histories of statements
   // and transactions, and events_statements_cpu off.

@@ -123,7 +123,7 @@ int consumer_from_name(std::string_view name) {
 std::uint8_t class_derived(const region_header& h, std::uint8_t flags) {
   if (!consumer_on(h, kConsumerGlobalInstrumentation) || (flags & kFlagEnabled) == 0) return 0;
   std::uint8_t d = flags & (kFlagEnabled | kFlagTimed | kFlagTraced);
-  // Each summary consumer feeds its own table (seed 000: a consumer turned off
+  // Each summary consumer feeds its own table (WL#2360: a consumer turned off
   // freezes its table): the instances, and the threads' global statistics.
   if (consumer_on(h, kConsumerWaitsSummaryByInstance)) d |= kFlagInstanceStats;
   if (consumer_on(h, kConsumerWaitsSummaryByEventName)) d |= kFlagEventNameStats;

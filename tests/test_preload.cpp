@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "agent/reader/reader.h"
+#include "tests/preload_util.h"
 #include "tests/process_util.h"
 // The call-site resolver (module, symbol, names) is tested in-process too: it has
 // no interposed function and needs only the agent library.
@@ -43,14 +44,6 @@ using namespace pfs_test;
 using pfs::reader::region_reader;
 using pfs::reader::row;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr const char kSanitizerRuntime[] = "libasan.so";
-#elif defined(__SANITIZE_THREAD__)
-constexpr const char kSanitizerRuntime[] = "libtsan.so";
-#else
-constexpr const char kSanitizerRuntime[] = "";
-#endif
-constexpr bool kSanitized = sizeof(kSanitizerRuntime) > 1;
 #if defined(__SANITIZE_THREAD__)
 constexpr bool kTsan = true;
 #else
@@ -61,24 +54,7 @@ std::string build_dir() { return PFS_BUILD_DIR; }
 std::string preload_path() { return build_dir() + "/agent/libpfs_preload.so"; }
 std::string program(const std::string& name) { return build_dir() + "/tests/preload_programs/" + name; }
 
-// The sanitizer runtime this process runs with (it must precede the interposer).
-std::string sanitizer_runtime() {
-  if (!kSanitized) return {};
-  std::string found;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* data) {
-        if (info->dlpi_name != nullptr && std::strstr(info->dlpi_name, kSanitizerRuntime) != nullptr)
-          *static_cast<std::string*>(data) = info->dlpi_name;
-        return 0;
-      },
-      &found);
-  return found;
-}
-
-std::string ld_preload() {
-  const std::string rt = sanitizer_runtime();
-  return rt.empty() ? preload_path() : rt + ":" + preload_path();
-}
+std::string ld_preload() { return with_sanitizer_runtime(preload_path()); }
 
 // s is prefix followed by "0x" and hex digits, then (if more is not empty) more
 // and "0x" and hex digits again: "pl_calls:main+0x1a", "test_preload:0x1c40+0x1f".

@@ -92,15 +92,22 @@ class page:
         raise page_failed("%s:%d: %s\n%s" % (self.rel, line, what, output[-4000:]))
 
     def run(self, line, argv, stdin=None, timeout=600):
-        proc = subprocess.Popen(argv, cwd=self.work, env=self.env, stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                start_new_session=True)
-        self.groups.append(proc.pid)
-        try:
-            out, _ = proc.communicate(stdin, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            self.fail(line, "timed out after %d s: %s" % (timeout, " ".join(argv)))
+        # The output goes to a file, not a pipe: a process a block leaves in the
+        # background keeps its stdout/stderr open, and a pipe would then never end.
+        with tempfile.TemporaryFile(mode="w+") as out_file:
+            proc = subprocess.Popen(argv, cwd=self.work, env=self.env,
+                                    stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                                    stdout=out_file, stderr=subprocess.STDOUT, text=True,
+                                    start_new_session=True)
+            self.groups.append(proc.pid)
+            try:
+                proc.communicate(stdin, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                out_file.seek(0)
+                self.fail(line, "timed out after %d s: %s" % (timeout, " ".join(argv)), out_file.read())
+            out_file.seek(0)
+            out = out_file.read()
         if proc.returncode != 0:
             self.fail(line, "exit status %d: %s" % (proc.returncode, " ".join(argv[:3])), out)
         self.last_output = out

@@ -10,7 +10,7 @@ source scripts/fdw_live_common.sh
 
 if [ "${1:-}" != "--session" ]; then
   # Everything the pages use: the tools, the interposer, the extension.
-  live_build pfs_demo pfs_top pfs_trace_merge pfs_flamegraph pfs_preload
+  live_build pfs_demo pfs_top pfs_trace_merge pfs_flamegraph pfs_preload pfs_prefork
   exec pg_virtualenv -t bash "$0" --session "$@"
 fi
 shift

@@ -40,6 +40,9 @@ if [ -f Makefile.pgxs ]; then
   echo "=== perfschema_fdw: build, install, pg_regress"
   bash scripts/fdw_check.sh | tee build/fdw_check.log
   passed=$((passed + $(sed -n 's/.*All \([0-9]*\) tests passed.*/\1/p' build/fdw_check.log | tail -1)))
+  # The docs: every fenced block of README.md and docs/*.md, run (quick and full).
+  echo "=== docs: scripts/doc_check.sh"
+  bash scripts/doc_check.sh
 fi
 if [ -z "${PFS_TEST_QUICK:-}" ]; then
   # The Debian packages: built, lintian, installed, the demo on the installed files.

@@ -1,7 +1,7 @@
 // The table registry (agent/reader/tables.cpp) is the one description of every
 // table. This test checks what follows from it elsewhere:
-// - the README's table list (between the "tables: begin/end" markers) is the one
-//   the registry gives (PFS_README_RECORD=1 rewrites it after a change);
+// - docs/tables.md's table list (between the "tables: begin/end" markers) is the
+//   one the registry gives (PFS_README_RECORD=1 rewrites it after a change);
 // - every write rule names columns the table has, and every column SQL writes has a
 //   column rule (its domain and default);
 // - ids and order agree, names are unique and lower case.
@@ -46,7 +46,7 @@ std::string table_list() {
 }
 
 TEST(Tables, ReadmeListsTheRegistry) {
-  const std::string path = std::string(PFS_SOURCE_DIR) + "/README.md";
+  const std::string path = std::string(PFS_SOURCE_DIR) + "/docs/tables.md";
   std::ifstream in(path);
   ASSERT_TRUE(in.good()) << path;
   std::stringstream all;
@@ -54,15 +54,15 @@ TEST(Tables, ReadmeListsTheRegistry) {
   std::string readme = all.str();
   const std::string begin = "<!-- tables: begin -->\n", end = "<!-- tables: end -->";
   const std::size_t b = readme.find(begin), e = readme.find(end);
-  ASSERT_NE(b, std::string::npos) << "README.md has no " << begin;
-  ASSERT_NE(e, std::string::npos) << "README.md has no " << end;
+  ASSERT_NE(b, std::string::npos) << "docs/tables.md has no " << begin;
+  ASSERT_NE(e, std::string::npos) << "docs/tables.md has no " << end;
   const std::string listed = readme.substr(b + begin.size(), e - b - begin.size());
   if (std::getenv("PFS_README_RECORD") != nullptr) {
     readme.replace(b + begin.size(), e - b - begin.size(), table_list());
     std::ofstream(path) << readme;
     GTEST_SKIP() << "rewrote the table list of " << path;
   }
-  EXPECT_EQ(listed, table_list()) << "README.md's table list is not the registry's: run test_tables with "
+  EXPECT_EQ(listed, table_list()) << "docs/tables.md's table list is not the registry's: run test_tables with "
                                      "PFS_README_RECORD=1";
 }
 

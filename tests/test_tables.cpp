@@ -62,8 +62,9 @@ TEST(Tables, ReadmeListsTheRegistry) {
     std::ofstream(path) << readme;
     GTEST_SKIP() << "rewrote the table list of " << path;
   }
-  EXPECT_EQ(listed, table_list()) << "docs/tables.md's table list is not the registry's: run test_tables with "
-                                     "PFS_README_RECORD=1";
+  EXPECT_EQ(listed, table_list())
+      << "docs/tables.md's table list is not the registry's: run test_tables with "
+         "PFS_README_RECORD=1";
 }
 
 TEST(Tables, RulesNameColumnsOfTheirTable) {

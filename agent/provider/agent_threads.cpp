@@ -15,15 +15,24 @@
 namespace pfs::detail {
 namespace {
 
-// Threads without a slot (array full, agent stopped, forked child) use this
-// context: its record has no flags, so nothing is recorded for them.
-constinit thread_record g_no_record{};
-constexpr thread_context make_no_context() {
-  thread_context c;
-  c.rec = &g_no_record;
-  return c;
+// Threads without a slot (array full, agent stopped, region lost, forked child)
+// use a context of their own whose record has no flags, so nothing is recorded for
+// them; the event path still writes a few fields of a context (a lock's time, the
+// nesting), so it is one per thread, not shared. Thread-local, not on the event
+// path (which reads tls_context only), so the default TLS model: no static TLS
+// taken from a library loaded with dlopen. Trivially destructible: nothing runs
+// at thread exit.
+struct no_slot {
+  thread_record record;
+  thread_context context;
+};
+constinit thread_local no_slot tls_no_slot{};
+
+thread_context* no_slot_context() {
+  no_slot& s = tls_no_slot;
+  s.context.rec = &s.record;  // the address of a thread-local is not a constant
+  return &s.context;
 }
-constinit thread_context g_no_context = make_no_context();
 
 void release_current_thread();
 
@@ -50,8 +59,8 @@ void release_batch(thread_context& t) {
 
 void release_current_thread() {
   thread_context* t = tls_context;
-  tls_context = &g_no_context;
-  if (t == nullptr || t == &g_no_context || g_agent == nullptr) return;
+  tls_context = no_slot_context();
+  if (t == nullptr || t == tls_context || g_agent == nullptr) return;
   trace_close(t->trace);
   release_thread(*t);
 }
@@ -81,7 +90,7 @@ void release_thread(thread_context& context) {
   store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
 }
 
-thread_context* no_context() { return &g_no_context; }
+thread_context* no_context() { return no_slot_context(); }
 
 __attribute__((tls_model("initial-exec"))) constinit thread_local thread_context* tls_context = nullptr;
 // PARENT_THREAD_ID for this thread's record: the THREAD_ID of the thread that
@@ -90,9 +99,9 @@ __attribute__((tls_model("initial-exec"))) constinit thread_local std::uint64_t 
 
 thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
   agent_state* a = g_agent;
-  if (a == nullptr || !agent_running()) return &g_no_context;
+  if (a == nullptr || !agent_running()) return no_slot_context();
   // Lost: no slot now (tls_context stays unset), so a later event tries again.
-  if (!region_attached()) return &g_no_context;
+  if (!region_attached()) return no_slot_context();
   if (thread_class == 0) thread_class = register_class(kKindThread, "pfs", "unregistered");
 
   auto* records = a->region.array<thread_record>(kArrayThreads);
@@ -155,8 +164,8 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     return &t;
   }
   bump_lost(kLostThreadInstances);
-  tls_context = &g_no_context;
-  return &g_no_context;
+  tls_context = no_slot_context();
+  return tls_context;
 }
 
 namespace {

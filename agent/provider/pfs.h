@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/provider/class_flags.h"
 #include "agent/provider/event_path.h"
 #include "agent/provider/pfs_c.h"
 #include "agent/provider/pfs_work.h"
@@ -120,7 +121,7 @@ class mutex {
   mutex& operator=(const mutex&) = delete;
 
   void lock(pfs::source_location at = pfs::source_location::current()) {
-    if (!(*flags_ & PFS_ENABLED)) [[likely]] {
+    if (!detail::class_enabled(flags_)) [[likely]] {
       m_.lock();
       return;
     }
@@ -140,7 +141,7 @@ class mutex {
     detail::end_mutex_wait(l, 0);
   }
   bool try_lock(pfs::source_location at = pfs::source_location::current()) {
-    if (!(*flags_ & PFS_ENABLED)) [[likely]]
+    if (!detail::class_enabled(flags_)) [[likely]]
       return m_.try_lock();
     detail::wait_locker l;
     const bool rec = detail::begin_wait(l, detail::as_instance(psi_), PFS_OP_TRY_LOCK);
@@ -150,7 +151,7 @@ class mutex {
     return ok;
   }
   void unlock() {
-    if (*flags_ & PFS_ENABLED) detail::unlock_mutex(detail::as_instance(psi_));
+    if (detail::class_enabled(flags_)) detail::unlock_mutex(detail::as_instance(psi_));
     m_.unlock();
   }
   std::mutex& native() { return m_; }
@@ -180,7 +181,7 @@ class shared_mutex {
     return try_acquire(PFS_OP_TRY_WRITE_LOCK, at, [this] { return m_.try_lock(); });
   }
   void unlock() {
-    if (*flags_ & PFS_ENABLED) detail::unlock_rwlock(detail::as_instance(psi_));
+    if (detail::class_enabled(flags_)) detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock();
   }
   void lock_shared(pfs::source_location at = pfs::source_location::current()) {
@@ -191,7 +192,7 @@ class shared_mutex {
     return try_acquire(PFS_OP_TRY_READ_LOCK, at, [this] { return m_.try_lock_shared(); });
   }
   void unlock_shared() {
-    if (*flags_ & PFS_ENABLED) detail::unlock_rwlock(detail::as_instance(psi_));
+    if (detail::class_enabled(flags_)) detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock_shared();
   }
 
@@ -199,7 +200,7 @@ class shared_mutex {
   // As pfs::mutex::lock: timed from before the first try.
   template <class Try, class Block>
   void acquire(int op, const pfs::source_location& at, Try&& try_real, Block&& block_real) {
-    if (!(*flags_ & PFS_ENABLED)) [[likely]] {
+    if (!detail::class_enabled(flags_)) [[likely]] {
       block_real();
       return;
     }
@@ -219,7 +220,7 @@ class shared_mutex {
   }
   template <class Try>
   bool try_acquire(int op, const pfs::source_location& at, Try&& try_real) {
-    if (!(*flags_ & PFS_ENABLED)) [[likely]]
+    if (!detail::class_enabled(flags_)) [[likely]]
       return try_real();
     detail::wait_locker l;
     const bool rec = detail::begin_wait(l, detail::as_instance(psi_), op);
@@ -317,11 +318,11 @@ class condition_variable {
   condition_variable& operator=(const condition_variable&) = delete;
 
   void notify_one() noexcept {
-    if (*flags_ & PFS_ENABLED) pfs_signal_cond(psi_);
+    if (detail::class_enabled(flags_)) pfs_signal_cond(psi_);
     cv_.notify_one();
   }
   void notify_all() noexcept {
-    if (*flags_ & PFS_ENABLED) pfs_broadcast_cond(psi_);
+    if (detail::class_enabled(flags_)) pfs_broadcast_cond(psi_);
     cv_.notify_all();
   }
 
@@ -370,7 +371,7 @@ class condition_variable {
   void instrumented(unique_lock& lock, int op, const pfs::source_location& at, F&& real) {
     mutex& m = *lock.get_mutex();
     std::unique_lock<std::mutex> native(m.native(), std::adopt_lock);
-    if (!(*flags_ & PFS_ENABLED)) [[likely]] {
+    if (!detail::class_enabled(flags_)) [[likely]] {
       real(native);
     } else {
       pfs_wait_locker l;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "agent/provider/class_flags.h"
 #include "agent/provider/pfs_c.h"
 #include "agent/provider/source_location.h"
 
@@ -28,7 +29,7 @@ class statement_class {
   statement_class(const char* category, const char* name)
       : key_(pfs_register_statement(category, name)), flags_(pfs_class_flags(key_)) {}
   pfs_key key() const { return key_; }
-  bool enabled() const { return (*flags_ & PFS_ENABLED) != 0; }
+  bool enabled() const { return detail::class_enabled(flags_); }
 
  private:
   pfs_key key_;
@@ -40,7 +41,7 @@ class stage_class {
   stage_class(const char* category, const char* name)
       : key_(pfs_register_stage(category, name)), flags_(pfs_class_flags(key_)) {}
   pfs_key key() const { return key_; }
-  bool enabled() const { return (*flags_ & PFS_ENABLED) != 0; }
+  bool enabled() const { return detail::class_enabled(flags_); }
 
  private:
   pfs_key key_;

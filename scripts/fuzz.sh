@@ -38,5 +38,5 @@ fuzz pfs_fuzz_region build-fuzz/corpus tests/fuzz/corpus
 # The agent's own SIGBUS guard handles a region file that shrank: libFuzzer must not
 # take SIGBUS for a crash.
 echo "=== fuzzing a running provider whose region changes under it for $seconds s"
-fuzz pfs_fuzz_provider -handle_bus=0 build-fuzz/corpus-provider
+fuzz pfs_fuzz_provider -handle_bus=0 build-fuzz/corpus-provider tests/fuzz/corpus-provider
 echo "=== fuzzing passed"

@@ -133,6 +133,22 @@ TEST(RegionChanges, EveryEntryPointOfTheServiceTableHasAScenario) {
   EXPECT_EQ(all.size(), table.size());
 }
 
+// setup_timers' wait timer is a byte of the header that SQL may change: damaged, it
+// indexed the timer converters past their end when a traced wait was written
+// (found by pfs_fuzz_provider; tests/fuzz/corpus-provider/wait-timer-out-of-range).
+TEST(RegionChanges, AWaitTimerOutOfRangeIsNoTimer) {
+  pfs::options o = pfs::test::small_options("wait_timer");
+  o.trace_all = true;
+  pfs::test::in_child([&] {
+    ASSERT_TRUE(pfs::init(o)) << pfs::last_error();
+    pfs::mutex m{"changed", "timer"};
+    for (const int bad : {7, 8, 210, 255}) {
+      pfs::current_region()->header().wait_timer = static_cast<std::uint8_t>(bad);  // the file's byte
+      pfs::lock_guard g(m);
+    }
+  });
+}
+
 TEST(RegionChanges, TruncatedWhileMapped) { run_changed(change::truncate, false); }
 TEST(RegionChanges, EmptiedWhileMapped) { run_changed(change::empty, false); }
 TEST(RegionChanges, ReplacedWhileMapped) { run_changed(change::replace, false); }

@@ -133,10 +133,6 @@ std::uint64_t next_long_slot(std::uint64_t& counter) {
   return __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
 }
 
-// A timer kind from the shared header, as an index that cannot leave the
-// converters' array (0 = not timed).
-std::uint8_t timer_kind_of(std::uint8_t v) { return v < timers::timer_kind_count ? v : std::uint8_t{0}; }
-
 std::uint64_t elapsed_ps(std::uint8_t timer, std::uint64_t start, std::uint64_t end) {
   if (timer == 0 || end <= start) return 0;
   return g_hot.converters[timer].delta_to_pico(end - start);

@@ -156,6 +156,12 @@ inline thread_context* current_thread() {
   return t;
 }
 
+// A timer kind read from the region (setup_timers, which SQL may change, or a
+// record): anything but a known kind is none, never an index past the converters.
+inline std::uint8_t timer_kind_of(std::uint8_t v) {
+  return v < timers::timer_kind_count ? v : std::uint8_t{0};
+}
+
 inline std::uint32_t intern_source(thread_context& t, const char* file, unsigned line) {
   if (file == t.last_file && line == t.last_line) [[likely]]
     return t.last_source;
@@ -275,7 +281,7 @@ inline bool begin_wait_flags(wait_locker& l, std::uint32_t key, std::uint8_t cfl
   l.created = 0;
   l.contended = 0;
   wait_record& e = l.event;
-  e.timer = (cflags & kFlagTimed) ? load_relaxed(g_hot.header->wait_timer) : std::uint8_t{0};
+  e.timer = (cflags & kFlagTimed) ? timer_kind_of(load_relaxed(g_hot.header->wait_timer)) : std::uint8_t{0};
   e.operation = static_cast<std::uint8_t>(op);
   e.class_index = key;
   e.source_index = 0;  // set when a slot numbers the event (set_owner keeps it)
@@ -510,7 +516,7 @@ inline void start_timer(wait_locker& l, std::uint8_t timer, std::uint64_t start)
 inline std::uint8_t wait_timer_of(const sync_instance* s) {
   const std::uint32_t key = load_relaxed(s->class_index);
   if ((class_flags_of(key) & kFlagTimed) == 0) return 0;
-  return load_relaxed(g_hot.header->wait_timer);
+  return timer_kind_of(load_relaxed(g_hot.header->wait_timer));
 }
 
 // A wait that did not block (a try-lock, or a lock taken at the first try): its

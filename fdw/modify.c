@@ -796,8 +796,9 @@ execute_row_change(EState *estate, ResultRelInfo *rinfo, PfsRowChange change,
 
 /*
  * pfsExecForeignInsert
- *		Record the insertion of a setup_actors or setup_objects row (NULL
- *		columns take MySQL's defaults).
+ *		Record the insertion of a setup_actors or setup_objects row (columns
+ *		the INSERT leaves out take MySQL's defaults; a NULL it names is an
+ *		error).
  */
 static TupleTableSlot *
 pfsExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,

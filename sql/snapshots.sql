@@ -93,9 +93,11 @@ CREATE TABLE fold.events_stages_current (LIKE fold.events_stages_history_long);
 CREATE TABLE fold.events_statements_history_long (thread_id bigint, event_id bigint, event_name text);
 CREATE TABLE fold.events_statements_history (LIKE fold.events_statements_history_long);
 CREATE TABLE fold.events_statements_current (LIKE fold.events_statements_history_long);
+CREATE TABLE fold.events_waits_current (LIKE fold.events_waits_history_long);
 -- statement 10 > stage 11 > wait 12: all held; stage 21 > wait 22: its statement 20
 -- is gone; wait 32: its stage 31 is gone; wait 42: its statement 40 is gone; wait
--- 50 nests in nothing
+-- 50 nests in nothing; wait 13 in wait 12, wait 72 in the running wait 71 (current)
+-- in stage 11: with wait 12; wait 62 in wait 61, gone
 INSERT INTO fold.events_statements_history_long VALUES (1, 10, 'statement/app/query');
 INSERT INTO fold.events_stages_history_long VALUES (1, 11, 'stage/app/reading', 10, 'STATEMENT'),
   (1, 21, 'stage/app/reading', 20, 'STATEMENT');
@@ -104,7 +106,11 @@ INSERT INTO fold.events_waits_history_long VALUES
   (1, 22, 'wait/io/file/app/data', 'db.cpp:1', 200, 21, 'STAGE'),
   (1, 32, 'wait/io/file/app/data', 'db.cpp:1', 30, 31, 'STAGE'),
   (1, 42, 'wait/io/file/app/data', 'db.cpp:1', 4, 40, 'STATEMENT'),
-  (1, 50, 'wait/synch/mutex/app/lock', 'db.cpp:9', 5, NULL, NULL);
+  (1, 50, 'wait/synch/mutex/app/lock', 'db.cpp:9', 5, NULL, NULL),
+  (1, 13, 'wait/synch/mutex/app/lock', 'db.cpp:9', 6000, 12, 'WAIT'),
+  (1, 62, 'wait/synch/mutex/app/lock', 'db.cpp:9', 70000, 61, 'WAIT'),
+  (1, 72, 'wait/synch/mutex/app/lock', 'db.cpp:9', 800000, 71, 'WAIT');
+INSERT INTO fold.events_waits_current VALUES (1, 71, 'wait/synch/cond/app/ready', 'db.cpp:5', NULL, 11, 'STAGE');
 SELECT stack, picoseconds FROM perfschema_folded_waits('fold');
 
 SET client_min_messages = warning;

@@ -12,6 +12,19 @@
 
 #include "optimizer/pathnode.h"
 
+/*
+ * The columns an INSERT names (a Bitmapset offset by
+ * FirstLowInvalidHeapAttributeNumber): PG16 moved them from the RangeTblEntry
+ * to its RTEPermissionInfo.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "parser/parse_relation.h"
+#define pfs_inserted_cols(root, rte) \
+	(getRTEPermissionInfo((root)->parse->rteperminfos, (rte))->insertedCols)
+#else
+#define pfs_inserted_cols(root, rte) ((rte)->insertedCols)
+#endif
+
 /* PG16 moved the varlena macros (SET_VARSIZE) out of postgres.h. */
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"

@@ -65,15 +65,16 @@ bool pfs_core_write_update(const char* path, int table, const PfsCoreValue* old_
   });
 }
 
-bool pfs_core_write_insert(const char* path, int table, PfsCoreValue* row, bool skip_duplicate, bool* skipped,
-                           int level, std::uint32_t cid, PfsCoreWriteError* err) noexcept {
+bool pfs_core_write_insert(const char* path, int table, PfsCoreValue* row, const bool* named,
+                           bool skip_duplicate, bool* skipped, int level, std::uint32_t cid,
+                           PfsCoreWriteError* err) noexcept {
   using namespace pfs::fdw;
   using namespace pfs::fdw::write;
   clear_write_error(err);
   return guarded(&err->error, false, [&] {
     return is_region_directory(path)
-               ? directory_insert(path, table, row, skip_duplicate, skipped, level, cid, err)
-               : insert_row(path, table, row, skip_duplicate, skipped, level, cid, err);
+               ? directory_insert(path, table, row, named, skip_duplicate, skipped, level, cid, err)
+               : insert_row(path, table, row, named, skip_duplicate, skipped, level, cid, err);
   });
 }
 

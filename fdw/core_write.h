@@ -147,8 +147,9 @@ bool replay_key(std::set<std::string>& present, const pending_op& op, const tabl
                 std::uint64_t capacity, const char* table_name, bool& skip, PfsCoreWriteError* err);
 bool update_row(const char* path, int table, const PfsCoreValue* old_row, PfsCoreValue* new_row,
                 const bool* set, int level, std::uint32_t cid, PfsCoreWriteError* err);
-bool insert_row(const char* path, int table, PfsCoreValue* row, bool skip_duplicate, bool* skipped, int level,
-                std::uint32_t cid, PfsCoreWriteError* err);
+// named: the columns the INSERT names (nullptr: none); NULL there is an error.
+bool insert_row(const char* path, int table, PfsCoreValue* row, const bool* named, bool skip_duplicate,
+                bool* skipped, int level, std::uint32_t cid, PfsCoreWriteError* err);
 bool delete_row(const char* path, int table, const PfsCoreValue* old_row, int level, std::uint32_t cid,
                 PfsCoreWriteError* err);
 bool truncate_table(const char* path, int table, int level, std::uint32_t cid, PfsCoreWriteError* err);
@@ -163,8 +164,8 @@ bool commit(const volatile sig_atomic_t* interrupt, std::uint32_t timeout_ms, Pf
 bool is_region_directory(const char* path);
 bool directory_update(const char* dir, int table, const PfsCoreValue* old_row, PfsCoreValue* new_row,
                       const bool* set, int level, std::uint32_t cid, PfsCoreWriteError* err);
-bool directory_insert(const char* dir, int table, PfsCoreValue* row, bool skip_duplicate, bool* skipped,
-                      int level, std::uint32_t cid, PfsCoreWriteError* err);
+bool directory_insert(const char* dir, int table, PfsCoreValue* row, const bool* named, bool skip_duplicate,
+                      bool* skipped, int level, std::uint32_t cid, PfsCoreWriteError* err);
 bool directory_delete(const char* dir, int table, const PfsCoreValue* old_row, int level, std::uint32_t cid,
                       PfsCoreWriteError* err);
 bool directory_truncate(const char* dir, int table, int level, std::uint32_t cid, PfsCoreWriteError* err);

@@ -144,20 +144,22 @@ bool directory_update(const char* dir, int table, const PfsCoreValue* old_row, P
   return update_row(d->file.c_str(), table, old_row, new_row, set, level, cid, err);
 }
 
-bool directory_insert(const char* dir, int table, PfsCoreValue* row, bool skip_duplicate, bool* skipped,
-                      int level, std::uint32_t cid, PfsCoreWriteError* err) {
+bool directory_insert(const char* dir, int table, PfsCoreValue* row, const bool* named, bool skip_duplicate,
+                      bool* skipped, int level, std::uint32_t cid, PfsCoreWriteError* err) {
   const auto* regions = regions_of(dir, cid, err);
   if (regions == nullptr) return false;
   if (!row[process_column(table)].isnull) {
     const directory_region* d = region_of_row(dir, *regions, table, row, err);
-    return d != nullptr && insert_row(d->file.c_str(), table, row, skip_duplicate, skipped, level, cid, err);
+    return d != nullptr &&
+           insert_row(d->file.c_str(), table, row, named, skip_duplicate, skipped, level, cid, err);
   }
   // No process named: a row in every region (skipped only where every one has it).
   if (!all_writable(*regions, err)) return false;
   bool all_skipped = !regions->empty();
   for (const directory_region& d : *regions) {
     bool one_skipped = false;
-    if (!insert_row(d.file.c_str(), table, row, skip_duplicate, &one_skipped, level, cid, err)) return false;
+    if (!insert_row(d.file.c_str(), table, row, named, skip_duplicate, &one_skipped, level, cid, err))
+      return false;
     all_skipped = all_skipped && one_skipped;
   }
   if (skipped != nullptr) *skipped = all_skipped;

@@ -305,8 +305,8 @@ bool update_row(const char* path, int table, const PfsCoreValue* old_row, PfsCor
   return true;
 }
 
-bool insert_row(const char* path, int table, PfsCoreValue* row, bool skip_duplicate, bool* skipped, int level,
-                std::uint32_t cid, PfsCoreWriteError* err) {
+bool insert_row(const char* path, int table, PfsCoreValue* row, const bool* named, bool skip_duplicate,
+                bool* skipped, int level, std::uint32_t cid, PfsCoreWriteError* err) {
   const table_rules* r;
   const reader::table_def* t;
   if (skipped != nullptr) *skipped = false;
@@ -321,6 +321,15 @@ bool insert_row(const char* path, int table, PfsCoreValue* row, bool skip_duplic
   op.cid = cid;
   for (std::size_t c = 0; c < t->columns.size(); ++c) {
     const char* name = t->columns[c].name;
+    // A column the INSERT leaves out takes MySQL's default; one it names must not
+    // be NULL (MySQL's columns are NOT NULL; an UPDATE to NULL is the same error).
+    if (row[c].isnull && named != nullptr && named[c]) {
+      write_error(err, kNotNullViolation,
+                  "null value in column " + dq(name) + " of performance_schema table " + dq(t->name) +
+                      " violates not-null constraint",
+                  {}, "Leave the column out of the INSERT to get its default, " + dq(default_of(name)) + ".");
+      return false;
+    }
     if (row[c].isnull) set_static(row[c], default_of(name));
     if (!check_value(*t, static_cast<int>(c), row[c], region, err)) return false;
     if (!listed(r->keys, name)) op.set.emplace_back(static_cast<int>(c), from_core(row[c], true));

@@ -68,7 +68,8 @@ typedef struct PfsModifyState
 	int			ncolumns;		/* columns of the region table */
 	int		   *core_attr;		/* slot attribute of each region column, or -1 */
 	PfsCoreColumnType *types;	/* the type of each region column */
-	bool	   *set;			/* UPDATE: is the column in the SET list */
+	bool	   *set;			/* UPDATE: is the column in the SET list; INSERT:
+								 * in the column list (none for COPY) */
 	AttrNumber	wholerow;		/* UPDATE, DELETE: junk column of the old row */
 	bool		skip_duplicate; /* INSERT ... ON CONFLICT DO NOTHING */
 	int			trace_column;	/* setup_actors: trace_enabled's region column, else -1 */
@@ -497,7 +498,9 @@ updatable_columns(int table)
 /*
  * pfsPlanForeignModify
  *		UPDATE: refuse the columns MySQL does not let change; pass on the
- *		columns set.  INSERT: note ON CONFLICT DO NOTHING.
+ *		columns set.  INSERT: pass on the columns it names (a NULL there is an
+ *		error, a column left out takes MySQL's default); note ON CONFLICT DO
+ *		NOTHING.
  */
 static List *
 pfsPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
@@ -538,7 +541,20 @@ pfsPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 		}
 		table_close(rel, NoLock);
 	}
-	else if (plan->operation == CMD_INSERT && plan->onConflictAction == ONCONFLICT_NOTHING)
+	if (plan->operation == CMD_INSERT)
+	{
+		Bitmapset  *cols = pfs_inserted_cols(root, rte);
+		int			k = -1;
+
+		while ((k = bms_next_member(cols, k)) >= 0)
+		{
+			AttrNumber	attno = k + FirstLowInvalidHeapAttributeNumber;
+
+			if (attno > InvalidAttrNumber)
+				updated = lappend_int(updated, attno);
+		}
+	}
+	if (plan->operation == CMD_INSERT && plan->onConflictAction == ONCONFLICT_NOTHING)
 		skip_duplicate = true;
 	else if (plan->onConflictAction != ONCONFLICT_NONE)
 		ereport(ERROR,
@@ -751,7 +767,7 @@ execute_row_change(EState *estate, ResultRelInfo *rinfo, PfsRowChange change,
 	switch (change)
 	{
 		case PFS_ROW_INSERT:
-			ok = pfs_core_write_insert(region, table, state->new_row, state->skip_duplicate,
+			ok = pfs_core_write_insert(region, table, state->new_row, state->set, state->skip_duplicate,
 									   &skipped, level, cid, &err);
 			break;
 		case PFS_ROW_UPDATE:
@@ -780,8 +796,9 @@ execute_row_change(EState *estate, ResultRelInfo *rinfo, PfsRowChange change,
 
 /*
  * pfsExecForeignInsert
- *		Record the insertion of a setup_actors or setup_objects row (NULL
- *		columns take MySQL's defaults).
+ *		Record the insertion of a setup_actors or setup_objects row (columns
+ *		the INSERT leaves out take MySQL's defaults; a NULL it names is an
+ *		error).
  */
 static TupleTableSlot *
 pfsExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,

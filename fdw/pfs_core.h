@@ -339,13 +339,15 @@ extern bool pfs_core_write_update(const char *path, int table, const PfsCoreValu
 								  int level, uint32_t cid,
 								  PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
 /*
- * INSERT of one row (setup_actors, setup_objects).  NULL values take MySQL's
- * defaults; the row is normalized in place.  A row whose key is already
+ * INSERT of one row (setup_actors, setup_objects).  A column the INSERT names
+ * (named[c], or none when named is NULL: COPY) must not be NULL, as in MySQL
+ * and as in an UPDATE; a column it leaves out (NULL) takes MySQL's default.
+ * The row is normalized in place.  A row whose key is already
  * visible to the transaction is a unique violation, or, with skip_duplicate
  * (ON CONFLICT DO NOTHING), sets *skipped and records nothing.
  */
 extern bool pfs_core_write_insert(const char *path, int table, PfsCoreValue *row,
-								  bool skip_duplicate, bool *skipped,
+								  const bool *named, bool skip_duplicate, bool *skipped,
 								  int level, uint32_t cid,
 								  PfsCoreWriteError *err) PFS_CORE_NOEXCEPT;
 /* DELETE of the row whose key old_row holds. */

@@ -7,7 +7,8 @@
 # one frame redrawn in place; then -b (batch) with psql's -h -p -U -d on the
 # deadlocked program must print plain frames with its waits and its lock waits.
 # The timeline from SQL (scripts/timeline.sql) of a short pfs_demo run is checked
-# here too: its statements, stages and waits nest by time.
+# here too: its statements, stages and waits nest by time, and its statements keep
+# the program's schema.
 # Usage (as root): bash scripts/fdw_top_test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -100,7 +101,8 @@ CREATE SCHEMA timeline;
 IMPORT FOREIGN SCHEMA performance_schema FROM SERVER timeline INTO timeline;
 SQL
 psql -X -q -At -v ON_ERROR_STOP=1 -v schema=timeline -f scripts/timeline.sql -o "$WORK/demo.json"
-python3 scripts/timeline_check.py "$WORK/demo.json" --nesting
+# (pfs_demo's statements run in schema demo: the timeline must say so)
+python3 scripts/timeline_check.py "$WORK/demo.json" --nesting --schema demo
 verdict=$(bash scripts/timeline_browser_check.sh "$WORK/demo.json") || fail "chromium: $verdict"
 echo "ok: headless chromium loads pfs_demo's timeline: $verdict"
 
@@ -119,5 +121,23 @@ if build/tools/pfs_top -b -n 1 -s no_such_schema >"$WORK/bad.out" 2>&1; then
   fail "pfs_top accepted a schema without the tables"
 fi
 check "a schema without the tables is an error: $(head -1 "$WORK/bad.out")" "grep -q 'no_such_schema' \"$WORK/bad.out\""
+
+# --- without the sys views: the lock waits section says which call makes them
+q "CREATE SCHEMA no_views"
+build/tools/pfs_top -b -n 1 -i 0.2 -S no_views >"$WORK/no_views.txt"
+echo "--- pfs_top -b -n 1 -S no_views:"
+cat "$WORK/no_views.txt"
+check "without sys views: run SELECT perfschema_create_views('no_views', 'ps')" \
+  "grep -qF \"run SELECT perfschema_create_views('no_views', 'ps')\" \"$WORK/no_views.txt\""
+check "without sys views: no raw SQL error (LINE 1:)" "! grep -q 'LINE 1' \"$WORK/no_views.txt\""
+
+# --- a program that has exited (the timeline's pfs_demo run): said, with its pid
+exited_pid=$(q "SELECT variable_value FROM timeline.status WHERE variable_name = 'pid'")
+build/tools/pfs_top -b -n 1 -i 0.2 -s timeline >"$WORK/exited.txt"
+echo "--- pfs_top -b -n 1 -s timeline (pfs_demo has exited):"
+cat "$WORK/exited.txt"
+check "an exited program is said: the program (pid $exited_pid) has exited" \
+  "grep -qF 'the program (pid $exited_pid) has exited' \"$WORK/exited.txt\""
+check "the live program is not said to have exited" "! grep -q 'has exited' \"$WORK/batch.txt\""
 
 echo "=== fdw_top_test: all checks passed"

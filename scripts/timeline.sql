@@ -17,16 +17,18 @@ SELECT json_build_object('displayTimeUnit', 'ns', 'traceEvents', coalesce(json_a
                                  'args', json_build_object('name', name || ' ' || thread_id)) AS e
           FROM :"schema".threads
         UNION ALL
-        SELECT json_build_object('ph', 'X', 'cat', 'statement', 'name', coalesce(digest_text, event_name),
-                                 'pid', thread_id, 'tid', thread_id,
-                                 'ts', timer_start / 1000000.0, 'dur', timer_wait / 1000000.0,
-                                 'args', json_build_object('event_id', event_id, 'event_name', event_name,
-                                                           'source', source, 'sql_text', sql_text,
-                                                           'current_schema', current_schema,
-                                                           'rows_sent', rows_sent,
-                                                           'rows_examined', rows_examined))
-          FROM :"schema".events_statements_history_long
-         WHERE end_event_id IS NOT NULL AND timer_start IS NOT NULL AND timer_wait IS NOT NULL
+        SELECT json_build_object('ph', 'X', 'cat', 'statement', 'name', coalesce(s.digest_text, s.event_name),
+                                 'pid', s.thread_id, 'tid', s.thread_id,
+                                 'ts', s.timer_start / 1000000.0, 'dur', s.timer_wait / 1000000.0,
+                                 'args', json_build_object('event_id', s.event_id, 'event_name', s.event_name,
+                                                           'source', s.source, 'sql_text', s.sql_text,
+                                                           -- qualified: bare current_schema is
+                                                           -- PostgreSQL's function
+                                                           'current_schema', s.current_schema,
+                                                           'rows_sent', s.rows_sent,
+                                                           'rows_examined', s.rows_examined))
+          FROM :"schema".events_statements_history_long s
+         WHERE s.end_event_id IS NOT NULL AND s.timer_start IS NOT NULL AND s.timer_wait IS NOT NULL
         UNION ALL
         SELECT json_build_object('ph', 'X', 'cat', 'stage', 'name', event_name,
                                  'pid', thread_id, 'tid', thread_id,

@@ -3,7 +3,7 @@
 scripts/timeline.sql) against the waits it must hold.
 
 Usage: timeline_check.py TIMELINE.json EXPECTED.csv [--only-expected-threads]
-       timeline_check.py TIMELINE.json --nesting
+       timeline_check.py TIMELINE.json --nesting [--schema NAME]
 
 EXPECTED.csv: thread_id,event_id,timer_start,timer_wait (picoseconds), one row per
 finished wait. The JSON must parse; its "wait" complete events (of the expected
@@ -13,8 +13,10 @@ microseconds, exactly. With --nesting (a timeline of scripts/timeline.sql): it m
 hold statements, stages and waits, and every event whose parent (args.nesting_event_id,
 same thread) is in it must lie within the parent's time, exactly (so the program's
 waits must use the timer of its stages and statements: PFS_WAIT_TIMER=NANOSECOND;
-the timers' baselines agree only to about a microsecond). Prints "ok: ..."
-lines; exits 1 at the first failure."""
+the timers' baselines agree only to about a microsecond). With --schema NAME too:
+every statement's args.current_schema must be NAME, the program's CURRENT_SCHEMA
+(not PostgreSQL's current_schema). Prints "ok: ..." lines; exits 1 at the first
+failure."""
 import csv
 import decimal
 import json
@@ -72,11 +74,23 @@ def check_nesting(events):
     ok(f"{nested} events lie within their parent's time (largest overhang {worst * million:.0f} ps)")
 
 
+def check_schema(events, schema):
+    statements = [e for e in events if e.get("ph") == "X" and e.get("cat") == "statement"]
+    if not statements:
+        fail("no statement in the timeline")
+    other = {e["args"].get("current_schema") for e in statements} - {schema}
+    if other:
+        fail(f"statements with current_schema {sorted(map(str, other))}, not the program's {schema!r}")
+    ok(f"the {len(statements)} statements keep the program's current_schema {schema!r}")
+
+
 def main():
     path = sys.argv[1]
     events = load(path)
     if sys.argv[2] == "--nesting":
         check_nesting(events)
+        if "--schema" in sys.argv[3:]:
+            check_schema(events, sys.argv[sys.argv.index("--schema") + 1])
         return
     expected_path = sys.argv[2]
     only_expected = "--only-expected-threads" in sys.argv[3:]

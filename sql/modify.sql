@@ -135,6 +135,14 @@ INSERT INTO psw.setup_actors (host, "user", role, enabled) VALUES ('db2', 'bob',
 INSERT INTO psw.setup_actors (host, "user", role) VALUES ('', 'bob', '%');
 INSERT INTO psw.setup_actors (host, "user", role) VALUES (repeat('h', 64), 'bob', '%');
 \echo :LAST_ERROR_SQLSTATE
+-- a NULL the INSERT names is an error, as in UPDATE ... SET enabled = NULL (MySQL's
+-- columns are NOT NULL); only a column left out takes MySQL's default
+INSERT INTO psw.setup_actors (host, "user", role) VALUES (NULL, 'bob', '%');
+\echo :LAST_ERROR_SQLSTATE
+INSERT INTO psw.setup_actors VALUES ('db2', 'bob', '%', NULL, 'YES', 'NO');
+INSERT INTO psw.setup_actors (host, "user", role, history) SELECT 'db2', 'bob', '%', NULL;
+UPDATE psw.setup_actors SET enabled = NULL WHERE "user" = 'bob';
+SELECT count(*) AS bob_rows FROM psw.setup_actors WHERE "user" = 'bob';
 UPDATE psw.setup_actors SET enabled = 'no', trace_enabled = 'yes' WHERE "user" = 'bob' RETURNING *;
 UPDATE psw.setup_actors SET history = 'nope';
 SELECT * FROM file.setup_actors ORDER BY host, "user", role;

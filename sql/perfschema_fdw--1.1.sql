@@ -529,7 +529,8 @@ $function$;
 COMMENT ON FUNCTION perfschema_create_delta_views(name) IS
   'creates the views waits_delta and file_io_delta of a history schema filled by perfschema_snapshot';
 
--- Drops the snapshots older than keep (and their rows); returns how many.
+-- Drops the snapshots older than keep (and their rows); returns how many. keep
+-- must be positive: zero or less would drop every snapshot.
 CREATE FUNCTION perfschema_snapshot_retention(keep interval, history_schema name DEFAULT 'perfschema_history')
 RETURNS bigint
 LANGUAGE plpgsql
@@ -538,6 +539,13 @@ AS $function$
 DECLARE
   dropped bigint;
 BEGIN
+  IF keep <= interval '0' THEN
+    RAISE EXCEPTION 'retention interval must be positive: %', keep
+      USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'Snapshots older than the interval are dropped: this one would drop every snapshot.',
+            HINT = format('Give how long to keep the snapshots, such as ''7 days''; to drop them all, DELETE FROM %I.snapshots.',
+                          history_schema);
+  END IF;
   IF to_regclass(format('%I.snapshots', history_schema)) IS NULL THEN
     RETURN 0;
   END IF;
@@ -557,6 +565,11 @@ COMMENT ON FUNCTION perfschema_snapshot_retention(interval, name) IS
 -- "thread class;statement;stage;wait event;source" (levels a wait does not have
 -- are left out) with the picoseconds its waits in events_waits_history_long took.
 -- The lines flame graph tools read: SELECT stack || ' ' || picoseconds FROM ...
+-- A wait inside another wait is in the stage and statement of its outermost wait.
+-- A wait whose stage or statement (or outer wait) the histories no longer hold
+-- (history_long keeps more waits than stages, and more stages than statements) is
+-- left out, so that a code path never shows at two depths; a notice says how many
+-- were.
 CREATE FUNCTION perfschema_folded_waits(foreign_schema name)
 RETURNS TABLE (stack text, picoseconds numeric)
 LANGUAGE plpgsql
@@ -564,6 +577,12 @@ SET search_path = pg_catalog, pg_temp
 AS $function$
 DECLARE
   has_work boolean;
+  outer_waits text;
+  orphan boolean;
+  waits bigint;
+  all_waits bigint := 0;
+  left_out bigint := 0;
+  left_out_ps numeric := 0;
 BEGIN
   IF to_regclass(format('%I.events_waits_history_long', foreign_schema)) IS NULL THEN
     RAISE EXCEPTION 'schema "%" has no table events_waits_history_long', foreign_schema
@@ -574,17 +593,24 @@ BEGIN
                       'events_statements_history_long', 'events_statements_history',
                       'events_statements_current']) AS t
    WHERE to_regclass(format('%I.%I', foreign_schema, t)) IS NOT NULL;
-  -- ';' separates frames: a name that holds one shows ':' instead.
-  RETURN QUERY EXECUTE format($$
+  -- The waits an outer wait is looked up in (the tables there are).
+  SELECT string_agg(format('SELECT thread_id, event_id, nesting_event_id, nesting_event_type FROM %I.%I',
+                           foreign_schema, t), ' UNION ALL ')
+    INTO outer_waits
+    FROM unnest(ARRAY['events_waits_history_long', 'events_waits_history', 'events_waits_current']) AS t
+   WHERE to_regclass(format('%I.%I', foreign_schema, t)) IS NOT NULL;
+  -- ';' separates frames: a name that holds one shows ':' instead. orphan: the
+  -- wait's outer wait, its stage, or the statement of its stage or its own, is gone.
+  FOR stack, picoseconds, waits, orphan IN EXECUTE format($$
     SELECT concat_ws(';', replace(coalesce(t.name, 'thread/unknown'), ';', ':'),
                           replace(st.event_name, ';', ':'), replace(sg.event_name, ';', ':'),
                           replace(w.event_name, ';', ':'), replace(w.source, ';', ':')),
-           sum(w.timer_wait)::numeric
-      FROM %1$I.events_waits_history_long w
+           sum(w.timer_wait)::numeric, count(*), %3$s
+      FROM %4$s w
       LEFT JOIN %1$I.threads t ON t.thread_id = w.thread_id
       %2$s
      WHERE w.timer_wait IS NOT NULL
-     GROUP BY 1
+     GROUP BY 1, 4
      ORDER BY 1$$, foreign_schema,
     -- A stage or statement is looked up in its current, history and history_long
     -- tables: the long history of waits may outlast that of stages.
@@ -606,7 +632,47 @@ BEGIN
             AND st.event_id = CASE WHEN w.nesting_event_type = 'STATEMENT' THEN w.nesting_event_id
                                    WHEN sg.nesting_event_type = 'STATEMENT' THEN sg.nesting_event_id END$$,
       foreign_schema)
-    ELSE $$CROSS JOIN (SELECT NULL::text AS event_name) sg CROSS JOIN (SELECT NULL::text AS event_name) st$$ END);
+    ELSE $$CROSS JOIN (SELECT NULL::text AS event_name) sg CROSS JOIN (SELECT NULL::text AS event_name) st$$ END,
+    CASE WHEN has_work THEN $$coalesce(w.nesting_event_type = 'WAIT', false)
+                             OR coalesce(w.nesting_event_type = 'STAGE' AND sg.event_id IS NULL, false)
+                             OR (coalesce(w.nesting_event_type = 'STATEMENT'
+                                          OR sg.nesting_event_type = 'STATEMENT', false)
+                                 AND st.event_id IS NULL)$$
+         ELSE 'false' END,
+    -- The waits with the nesting of their outermost wait (up: one row per step
+    -- out; the last step's nesting is WAIT when an outer wait is gone).
+    CASE WHEN has_work THEN format($$(
+      WITH RECURSIVE outer_wait AS (
+        SELECT DISTINCT ON (thread_id, event_id) thread_id, event_id, nesting_event_id, nesting_event_type
+          FROM (%2$s) a),
+      up AS (
+        SELECT l.thread_id, l.event_id, l.event_name, l.source, l.timer_wait, l.nesting_event_id,
+               l.nesting_event_type, 0 AS steps
+          FROM %1$I.events_waits_history_long l
+         WHERE l.timer_wait IS NOT NULL
+        UNION ALL
+        SELECT up.thread_id, up.event_id, up.event_name, up.source, up.timer_wait, o.nesting_event_id,
+               o.nesting_event_type, up.steps + 1
+          FROM up JOIN outer_wait o ON o.thread_id = up.thread_id AND o.event_id = up.nesting_event_id
+         WHERE up.nesting_event_type = 'WAIT' AND up.steps < 100)
+      SELECT DISTINCT ON (thread_id, event_id) * FROM up ORDER BY thread_id, event_id, steps DESC)$$,
+      foreign_schema, outer_waits)
+    ELSE format('%I.events_waits_history_long', foreign_schema) END)
+  LOOP
+    all_waits := all_waits + waits;
+    IF orphan THEN
+      left_out := left_out + waits;
+      left_out_ps := left_out_ps + picoseconds;
+    ELSE
+      RETURN NEXT;
+    END IF;
+  END LOOP;
+  IF left_out > 0 THEN
+    RAISE NOTICE 'left out % of % waits: their stage, statement or outer wait is no longer in the history', left_out, all_waits
+      USING DETAIL = format('The histories keep fewer stages and statements than waits; the waits left out took %s picoseconds.',
+                            left_out_ps),
+            HINT = 'Larger PFS_STAGES_HISTORY_LONG_SIZE and PFS_STATEMENTS_HISTORY_LONG_SIZE keep more of them.';
+  END IF;
 END
 $function$;
 

@@ -123,8 +123,8 @@ class FdwModifyTest : public testing::Test {
                     const std::string& path = "") {
     row_builder r(table_id::setup_actors);
     r.text("host", host).text("user", user).text("role", "%");
-    return pfs_core_write_insert((path.empty() ? path_ : path).c_str(), r.table(), r.data(), false, nullptr,
-                                 level, cid, &err_);
+    return pfs_core_write_insert((path.empty() ? path_ : path).c_str(), r.table(), r.data(), nullptr, false,
+                                 nullptr, level, cid, &err_);
   }
 
   std::string dir_, path_;
@@ -256,6 +256,37 @@ TEST_F(FdwModifyTest, InsertsAreCheckedAgainstTheRegionAndTheTransaction) {
   ASSERT_EQ(rows.size(), 3u);
   bool bob = false;
   for (const auto& r : rows) bob |= r[1].s == "bob" && r[3].s == "YES" && r[4].s == "YES" && r[5].s == "NO";
+  EXPECT_TRUE(bob);
+}
+
+// INSERT INTO setup_actors (host, "user", role, enabled) VALUES (NULL, ...): a NULL
+// in a column the INSERT names is an error, as an UPDATE to NULL and as in MySQL; a
+// column it leaves out takes MySQL's default.
+TEST_F(FdwModifyTest, InsertOfANamedNullIsAnError) {
+  row_builder zoe(table_id::setup_actors);
+  zoe.text("host", "localhost").text("user", "zo\u00eb").text("role", "\u65e5\u672c");
+  ASSERT_TRUE(pfs_core_write_delete(path_.c_str(), zoe.table(), zoe.data(), 1, 0, &err_));
+  row_builder r(table_id::setup_actors);
+  r.text("user", "bob").text("role", "%");
+  bool named[64] = {};
+  for (const char* c : {"host", "user", "role", "enabled"}) named[pfs_core_column_find(r.table(), c)] = true;
+  EXPECT_FALSE(pfs_core_write_insert(path_.c_str(), r.table(), r.data(), named, false, nullptr, 1, 0, &err_));
+  EXPECT_STREQ(err_.sqlstate, "23502");
+  EXPECT_STREQ(err_.error.message,
+               "null value in column \"host\" of performance_schema table \"setup_actors\" violates not-null "
+               "constraint");
+  EXPECT_STREQ(err_.error.hint, "Leave the column out of the INSERT to get its default, \"%\".");
+  r.text("host", "db1");  // enabled still NULL, and named
+  EXPECT_FALSE(pfs_core_write_insert(path_.c_str(), r.table(), r.data(), named, false, nullptr, 1, 0, &err_));
+  EXPECT_STREQ(err_.sqlstate, "23502");
+  EXPECT_NE(std::string(err_.error.message).find("\"enabled\""), std::string::npos) << err_.error.message;
+  named[pfs_core_column_find(r.table(), "enabled")] = false;  // left out: MySQL's default
+  ASSERT_TRUE(pfs_core_write_insert(path_.c_str(), r.table(), r.data(), named, false, nullptr, 1, 0, &err_))
+      << err_.error.message;
+  EXPECT_EQ(r.get("enabled"), "YES");
+  ASSERT_TRUE(pfs_core_write_commit(nullptr, 0, &err_)) << err_.error.message;
+  bool bob = false;
+  for (const auto& x : region_rows(table_id::setup_actors)) bob |= x[0].s == "db1" && x[1].s == "bob";
   EXPECT_TRUE(bob);
 }
 
@@ -488,15 +519,15 @@ TEST_F(FdwModifyTest, DirectoryChangesGoToTheRowsRegions) {
   row_builder actor(table_id::setup_actors);
   actor.text("host", "db9").text("user", "carol").text("role", "%");
   bool skipped = true;
-  ASSERT_TRUE(
-      pfs_core_write_insert(regions.c_str(), actor.table(), actor.data(), false, &skipped, 1, 2, &err_))
+  ASSERT_TRUE(pfs_core_write_insert(regions.c_str(), actor.table(), actor.data(), nullptr, false, &skipped, 1,
+                                    2, &err_))
       << err_.error.message;
   EXPECT_FALSE(skipped);
   // A process the directory does not have: an error naming it.
   row_builder stranger(table_id::setup_actors);
   stranger.text("host", "db9").text("user", "dave").text("role", "%").integer("process_id", 999);
-  EXPECT_FALSE(
-      pfs_core_write_insert(regions.c_str(), stranger.table(), stranger.data(), false, nullptr, 1, 3, &err_));
+  EXPECT_FALSE(pfs_core_write_insert(regions.c_str(), stranger.table(), stranger.data(), nullptr, false,
+                                     nullptr, 1, 3, &err_));
   EXPECT_NE(std::strstr(err_.error.message, "no region of process 999"), nullptr) << err_.error.message;
   // Changing where a row comes from: refused.
   new_row.integer("process_id", 101);

@@ -304,6 +304,10 @@ TEST(ReaderCatalog, TablesAndColumns) {
     for (std::size_t i = 0; i < waits.size(); ++i) EXPECT_EQ(T(id).columns[i].name, waits[i]);
   }
   EXPECT_EQ(reader::column_index(T(table_id::threads), "thread_os_id"), 16);  // MySQL 8.0's order
+  // MySQL 8.0's 23 columns of threads, then ours: the name the thread gave itself
+  EXPECT_EQ(reader::column_index(T(table_id::threads), "max_total_memory"), 22);
+  EXPECT_EQ(reader::column_index(T(table_id::threads), "thread_name"), 23);
+  EXPECT_EQ(T(table_id::threads).columns.size(), 24u);
   EXPECT_EQ(reader::column_index(T(table_id::threads), "nope"), -1);
   EXPECT_EQ(T(table_id::events_waits_summary_by_thread_by_event_name).columns.size(), 7u);
   EXPECT_STREQ(T(table_id::status).name, "status");
@@ -436,7 +440,8 @@ TEST_F(ReaderTest, PerformanceTimers) {
 TEST_F(ReaderTest, Threads) {
   ASSERT_NO_FATAL_FAILURE(create(small_sizes()));
   populate();
-  set_thread(2, 99, 3, kStateDirty);  // dirty: skipped, not counted
+  set_thread(2, 99, 3, kStateDirty);                                          // dirty: skipped, not counted
+  std::strcpy(map_.array<thread_record>(kArrayThreads)[1].name, "worker-1");  // register_thread's thread_name
   auto r = open_reader();
   auto rows = scan(*r, table_id::threads);
   ASSERT_EQ(rows.size(), 2u);
@@ -453,6 +458,7 @@ TEST_F(ReaderTest, Threads) {
   EXPECT_TRUE(IsText(a[14], "YES"));
   EXPECT_TRUE(IsNull(a[11]));  // parent_thread_id
   EXPECT_TRUE(IsInt(a[16], 1001));
+  EXPECT_TRUE(IsNull(a[23]));  // thread_name: the thread gave itself none
   const row& b = rows[1];
   EXPECT_TRUE(IsInt(b[0], 2));
   EXPECT_TRUE(IsText(b[1], "thread/pfs/unknown"));  // class_index 0
@@ -465,6 +471,7 @@ TEST_F(ReaderTest, Threads) {
   EXPECT_TRUE(IsText(b[14], "NO"));
   EXPECT_TRUE(IsInt(b[11], 1));
   EXPECT_TRUE(IsNull(b[16]));
+  EXPECT_TRUE(IsText(b[23], "worker-1"));  // thread_name
   EXPECT_EQ(r->torn_rows_skipped(), 0u);
 
   // Class indexes out of range, of a free class, or of a non-thread class.

@@ -8,6 +8,10 @@
 //     build/tools/pfs_flamegraph --title="Waits of my program" > waits.svg
 //
 // Lines that do not parse are counted and skipped (said on standard error).
+// perfschema_folded_waits() leaves out the waits whose stage, statement or outer
+// wait the histories no longer hold, so that a code path never shows at two depths
+// (thread;wait, thread;stage;wait, thread;statement;stage;wait); its notice, on
+// psql's standard error, says how many.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -118,7 +122,12 @@ int main(int argc, char** argv) {
     if (a.starts_with("--title=")) {
       title = std::string(a.substr(8));
     } else {
-      std::fprintf(stderr, "usage: pfs_flamegraph [--title=TEXT] < folded > graph.svg\n");
+      std::fprintf(stderr,
+                   "usage: pfs_flamegraph [--title=TEXT] < folded > graph.svg\n"
+                   "folded: \"frame;...;frame VALUE\" lines, as perfschema_folded_waits() gives them: it\n"
+                   "leaves out the waits whose stage, statement or outer wait the histories no\n"
+                   "longer hold (a notice says how many), so that a code path shows at one\n"
+                   "depth only\n");
       return 2;
     }
   }

@@ -63,6 +63,7 @@ struct thread_copy {
   fixed_str<kUserLen> user;
   fixed_str<kHostLen> host;
   fixed_str<kUserLen> role;
+  fixed_str<kThreadNameLen> name;  // the name the thread gave itself (threads.THREAD_NAME)
 };
 
 struct sync_copy {
@@ -107,6 +108,7 @@ inline rd read_thread(const thread_record& r, thread_copy& c, std::uint32_t* loc
         c.user.load(s.user);
         c.host.load(s.host);
         c.role.load(s.role);
+        c.name.load(s.name);
       },
       lock_out);
 }

@@ -282,7 +282,8 @@ class row_sink {
 // - threads(thread_id, name, type, processlist_user, processlist_host, role,
 //   instrumented, history, parent_thread_id, thread_os_id): name = the thread's class
 //   (kind thread) or 'thread/pfs/unknown'; user/host/role NULL when empty; parent and
-//   thread_os_id NULL when 0.
+//   thread_os_id NULL when 0. After MySQL 8.0's columns, thread_name: the name the
+//   thread gave itself (register_thread's thread_name), NULL when empty.
 // - events_waits_current / _history / _history_long(thread_id, event_id, end_event_id,
 //   event_name, source, timer_start, timer_end, timer_wait, spins, object_schema,
 //   object_name, index_name, object_type, object_instance_begin, nesting_event_id,

@@ -157,9 +157,10 @@ void scanner::threads() {
                     ? stable_text(std::string_view(kConnection[connection]))
                     : null_cell());
     x.push_back(nullable_int(t.os_thread_id));
-    x.push_back(null_cell());                               // resource_group
-    x.push_back(stable_text(std::string_view("PRIMARY")));  // execution_engine
-    for (int k = 0; k < 4; ++k) x.push_back(int_cell(0));   // memory: not instrumented
+    x.push_back(null_cell());                                             // resource_group
+    x.push_back(stable_text(std::string_view("PRIMARY")));                // execution_engine
+    for (int k = 0; k < 4; ++k) x.push_back(int_cell(0));                 // memory: not instrumented
+    x.push_back(t.name.empty() ? null_cell() : text_cell(t.name.str()));  // thread_name
   }
 }
 

@@ -314,7 +314,9 @@ const std::vector<table_entry>& registry() noexcept {
          I("parent_thread_id", true), T("role", true), T("instrumented"), T("history"),
          T("connection_type", true), I("thread_os_id", true), T("resource_group", true),
          T("execution_engine", true), I("controlled_memory"), I("max_controlled_memory"), I("total_memory"),
-         I("max_total_memory")},
+         I("max_total_memory"),
+         // not MySQL's: the name the thread gave itself (register_thread's thread_name)
+         T("thread_name", true)},
         "PFS_MAX_THREADS",
         [](scanner& s) { s.threads(); },
         [](const impl& r) { return r.threads; },

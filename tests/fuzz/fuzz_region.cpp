@@ -105,7 +105,7 @@ void fuzz_writes(PfsCoreRegion* region) {
   set_text(actor, actors, "user", "fuzz");
   set_text(actor, actors, "role", "%");
   bool skipped = false;
-  pfs_core_write_insert(g_path.c_str(), actors, actor.data(), true, &skipped, 1, 2, &werr);
+  pfs_core_write_insert(g_path.c_str(), actors, actor.data(), nullptr, true, &skipped, 1, 2, &werr);
   pfs_core_write_truncate(g_path.c_str(), history_long, 1, 3, &werr);
   pfs_core_write_commit(nullptr, 0, &werr);
   pfs_core_write_discard();

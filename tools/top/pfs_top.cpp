@@ -2,7 +2,9 @@
 // perfschema_fdw from PostgreSQL, refreshed like top(1). Every interval it reads
 // events_waits_summary_global_by_event_name and events_statements_summary_by_digest
 // and shows the growth since the previous read per second (count, time waited,
-// average), with the lock waits running now (perfschema_create_views' lock_waits).
+// average), with the lock waits running now (perfschema_create_views' lock_waits:
+// without it the section says which call makes it). A program that exited (status:
+// provider_alive 0) is said, with its pid, above the sections.
 //
 //   pfs_top [-h HOST] [-p PORT] [-U USER] [-d DB] [-s SCHEMA] [-S SYS_SCHEMA]
 //           [-N TOP] [-i SECONDS] [-n ITERATIONS] [-b]
@@ -113,7 +115,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     pfs::top::read_statements(db, o.schema, statements_now, f.statements_error);
-    pfs::top::read_lock_waits(db, o.sys_schema, o.top, f.lock_waits, f.lock_waits_error);
+    pfs::top::read_lock_waits(db, o.sys_schema, o.schema, o.top, f.lock_waits, f.lock_waits_error);
+    f.exited = pfs::top::exited_program(db, o.schema);
     const auto now = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(now - last).count();
     last = now;

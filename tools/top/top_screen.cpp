@@ -8,7 +8,7 @@ namespace pfs::top {
 namespace {
 
 void rate_section(std::vector<std::string>& lines, const char* title, const std::vector<rate>& rates,
-                  const std::string& error) {
+                  const std::string& error, const std::string& exited) {
   lines.emplace_back(title);
   if (!error.empty()) {
     lines.push_back("  (" + error + ")");
@@ -17,7 +17,9 @@ void rate_section(std::vector<std::string>& lines, const char* title, const std:
   char head[128];
   std::snprintf(head, sizeof head, "  %12s %12s %12s  %s", "count/s", "time/s", "avg", "name");
   lines.emplace_back(head);
-  if (rates.empty()) lines.emplace_back("  (none in this interval)");
+  if (rates.empty())
+    lines.push_back(exited.empty() ? "  (none in this interval)"
+                                   : "  (none in this interval: " + exited + ")");
   for (const rate& r : rates) {
     char line[128];
     std::snprintf(line, sizeof line, "  %12.1f %12s %12s  ", r.count_per_second,
@@ -63,9 +65,11 @@ std::string format_pico(double picoseconds) {
 }
 
 std::vector<std::string> render(const frame& f) {
-  std::vector<std::string> lines{f.header, ""};
+  std::vector<std::string> lines{f.header};
+  if (!f.exited.empty()) lines.push_back(f.exited + ": its counters no longer change");
+  lines.emplace_back("");
   rate_section(lines, "Top waits per second (events_waits_summary_global_by_event_name)", f.waits,
-               f.waits_error);
+               f.waits_error, f.exited);
   lines.emplace_back("");
   lines.emplace_back("Lock waits now (lock_waits)");
   if (!f.lock_waits_error.empty()) {
@@ -89,7 +93,7 @@ std::vector<std::string> render(const frame& f) {
   }
   lines.emplace_back("");
   rate_section(lines, "Top statements per second (events_statements_summary_by_digest)", f.statements,
-               f.statements_error);
+               f.statements_error, f.exited);
   return lines;
 }
 

@@ -25,6 +25,7 @@ std::string format_pico(double picoseconds);
 
 struct frame {
   std::string header;
+  std::string exited;  // "the program (pid N) has exited", or empty
   std::vector<rate> waits;
   std::string waits_error;
   table lock_waits;

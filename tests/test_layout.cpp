@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "agent/region/memory_layout.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/work_layout.h"
 
@@ -36,6 +37,7 @@ std::string layout_text() {
   PFS_FIELD(class_record, kind);
   PFS_FIELD(class_record, flags);
   PFS_FIELD(class_record, derived);
+  PFS_FIELD(class_record, traits);
   PFS_FIELD(class_record, stat);
   PFS_FIELD(class_record, name);
   PFS_RECORD(thread_record);
@@ -66,6 +68,10 @@ std::string layout_text() {
   PFS_FIELD(thread_record, idle);
   PFS_FIELD(thread_record, last_end_timer);
   PFS_FIELD(thread_record, last_statement_end);
+  PFS_FIELD(thread_record, controlled_memory);
+  PFS_FIELD(thread_record, max_controlled_memory);
+  PFS_FIELD(thread_record, total_memory);
+  PFS_FIELD(thread_record, max_total_memory);
   PFS_RECORD(wait_record);
   PFS_FIELD(wait_record, seq);
   PFS_FIELD(wait_record, state);
@@ -208,6 +214,22 @@ std::string layout_text() {
   PFS_FIELD(statement_stat, cpu_time);
   PFS_FIELD(statement_stat, lock_time_hi);
   PFS_FIELD(statement_stat, cpu_time_hi);
+  PFS_FIELD(statement_stat, max_controlled_memory);
+  PFS_FIELD(statement_stat, max_total_memory);
+  PFS_FIELD(statement_record, max_controlled_memory);
+  PFS_FIELD(statement_record, max_total_memory);
+  PFS_RECORD(memory_stat);
+  PFS_FIELD(memory_stat, count_alloc);
+  PFS_FIELD(memory_stat, count_free);
+  PFS_FIELD(memory_stat, bytes_alloc);
+  PFS_FIELD(memory_stat, bytes_free);
+  PFS_FIELD(memory_stat, low_count);
+  PFS_FIELD(memory_stat, high_count);
+  PFS_FIELD(memory_stat, low_bytes);
+  PFS_FIELD(memory_stat, high_bytes);
+  PFS_FIELD(memory_stat, claimed_count);
+  PFS_FIELD(memory_stat, claimed_bytes);
+  PFS_RECORD(memory_class_stat);
   PFS_RECORD(transaction_stat);
   PFS_FIELD(transaction_stat, all);
   PFS_FIELD(transaction_stat, read_write);

@@ -31,6 +31,12 @@
 
 namespace {
 
+// Columns that may hold a negative value: memory in use by a thread that freed what
+// others allocated (MySQL shows it so).
+bool signed_column(std::string_view name) {
+  return name.ends_with("_used") || name.find("memory") != std::string_view::npos;
+}
+
 using namespace pfs;
 using namespace pfs::layout;
 using pfs::reader::column_type;
@@ -260,7 +266,7 @@ void scan_all(region_reader& r) {
       for (std::size_t i = 0; i < x.size(); ++i) {
         if (x[i].null) {
           ASSERT_TRUE(t.columns[i].nullable) << t.name << "." << t.columns[i].name;
-        } else if (t.columns[i].type == column_type::int64) {
+        } else if (t.columns[i].type == column_type::int64 && !signed_column(t.columns[i].name)) {
           ASSERT_GE(x[i].i, 0) << t.name << "." << t.columns[i].name;
         }
       }

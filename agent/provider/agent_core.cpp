@@ -41,11 +41,13 @@ constexpr const char* kKindPrefix[] = {"",
                                        "statement/",
                                        "",
                                        "",
-                                       "wait/io/socket/"};
+                                       "wait/io/socket/",
+                                       "memory/"};
 constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,     kLostRwlockClasses,
                                     kLostCondClasses,      kLostFileClasses,      kLostTableClasses,
                                     kLostThreadClasses,    kLostStageClasses,     kLostStatementClasses,
-                                    kLostStatementClasses, kLostStatementClasses, kLostSocketClasses};
+                                    kLostStatementClasses, kLostStatementClasses, kLostSocketClasses,
+                                    kLostMemoryClasses};
 
 // A category is an identifier; a name may also hold "::", '.', '-' (MySQL has
 // names like THR_LOCK::mutex), and a stage name spaces ("waiting for lock").
@@ -103,12 +105,12 @@ bool region_attached() {
   return false;
 }
 
-pfs_key register_class(instrument_kind kind, const char* category, const char* name) {
+pfs_key register_class(instrument_kind kind, const char* category, const char* name, std::uint8_t traits) {
   if (!valid_part(category, false) || !valid_part(name, true, kind == kKindStage)) return 0;
-  return register_named_class(kind, std::string(kKindPrefix[kind]) + category + "/" + name);
+  return register_named_class(kind, std::string(kKindPrefix[kind]) + category + "/" + name, traits);
 }
 
-pfs_key register_named_class(instrument_kind kind, const std::string& full) {
+pfs_key register_named_class(instrument_kind kind, const std::string& full, std::uint8_t traits) {
   if (!region_attached()) return 0;
   agent_state* a = g_agent;
   if (full.size() >= kNameLen) return 0;
@@ -120,12 +122,13 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full) {
       // MySQL's defaults where no rule matches: statements, transactions, idle
       // and table io (wait/io/table/sql/handler YES YES, WL#4895) on and timed;
       // the other waits and stages off.
-      bool enabled =
-          kind == kKindStatement || kind == kKindTransaction || kind == kKindIdle || kind == kKindTable;
-      bool timed = enabled;
+      // Memory classes are on (MySQL 8.0's default) and never timed.
+      bool enabled = kind == kKindStatement || kind == kKindTransaction || kind == kKindIdle ||
+                     kind == kKindTable || kind == kKindMemory;
+      bool timed = enabled && kind != kKindMemory;
       if (const instrument_rule* r = match_rule(a->rules, full)) {
         enabled = r->enabled;
-        timed = r->timed;
+        timed = r->timed && kind != kKindMemory;
       }
       // Stages and statements index their per-thread statistics by their rank
       // among the classes of their kind.
@@ -135,11 +138,15 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full) {
         const std::uint32_t limit = kind == kKindStage ? a->max_stage_classes : a->max_statement_classes;
         if (next >= limit) break;
         kind_index = next++;
+      } else if (kind == kKindMemory) {
+        if (a->memory_classes >= a->max_memory_classes) break;
+        kind_index = a->memory_classes++;
       }
       setup_lock_guard setup(a->region);
       store_relaxed(c.lock, kStateDirty);
       c.kind = kind;
       c.kind_index = kind_index;
+      c.traits = traits;
       std::memcpy(c.name, full.c_str(), full.size() + 1);
       c.stat = wait_stat{0, 0, UINT64_MAX, 0, 0};
       const auto flags = static_cast<std::uint8_t>((enabled ? kFlagEnabled : 0) | (timed ? kFlagTimed : 0) |
@@ -411,6 +418,7 @@ bool init(const options& opts) {
   init_io(*a, opts.sizes);
   init_sockets(*a, opts.sizes);
   init_work(*a);
+  init_memory(*a);
   // MySQL's default setup_actors and setup_objects rows. PFS_TRACE_ALL=1 traces
   // from the first event (WL#4878: enabled means traced before the first user),
   // so the default actor row starts with TRACE_ENABLED YES too.
@@ -422,6 +430,7 @@ bool init(const options& opts) {
   static std::once_flag fork_handlers_once;
   std::call_once(fork_handlers_once, install_fork_handlers);
   register_work_classes(*g_agent);
+  register_memory_classes(*g_agent);
   store_release(g_hot.recording, true);
   if (opts.cycle_watch > 0 ||
       (opts.cycle_watch < 0 && timers::info(timers::timer_kind::cycle).needs_rate_checks))

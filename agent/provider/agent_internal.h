@@ -52,6 +52,8 @@ struct agent_state {
   std::uint32_t statement_classes = 0;
   std::uint32_t max_stage_classes = 0;  // copied from the header at start-up
   std::uint32_t max_statement_classes = 0;
+  std::uint32_t memory_classes = 0;  // memory classes registered (their kind_index)
+  std::uint32_t max_memory_classes = 0;
   pfs_key transaction_class = 0;  // atomic: set just after the agent is published
   pfs_key idle_class = 0;
   // PFS_REGION as given when it holds %p: a forked child records into its own
@@ -153,5 +155,17 @@ void init_work(agent_state& a);
 void register_work_classes(agent_state& a);
 void attach_work(agent_state& a, thread_context& t);
 void release_work(agent_state& a, thread_context& t);
+// Memory (agent_memory.cpp): set up at init (with the agent's own
+// memory/performance_schema/* classes once it is published), a thread's rows at its
+// registration and exit.
+void init_memory(agent_state& a);
+void register_memory_classes(agent_state& a);
+void attach_memory(agent_state& a, thread_context& t);
+void release_memory(agent_state& a, thread_context& t);
+// A statement of the thread started at stack level (1-based); at its end, the
+// thread's most controlled and total memory while it ran (its MAX_*_MEMORY).
+void statement_memory_begin(const thread_context& t, std::uint32_t level);
+void statement_memory_end(const thread_context& t, std::uint32_t level, std::int64_t& max_controlled,
+                          std::int64_t& max_total);
 
 }  // namespace pfs::detail

@@ -79,6 +79,7 @@ void release_thread(thread_context& context) {
   store_relaxed(r.work_derived, 0u);
   std::atomic_thread_fence(std::memory_order_release);
   release_work(*g_agent, *t);
+  release_memory(*g_agent, *t);
   // The thread's part of events_waits_summary_global_by_event_name moves to its
   // classes' buckets (its per-thread summaries leave with it, as in MySQL).
   for (std::uint32_t i = 0; t->global_stats != nullptr && i < g_agent->max_classes; ++i) {
@@ -152,6 +153,7 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     copy_field(r.role, kUserLen, "");
     for (std::uint64_t& h : r.horizon) store_relaxed(h, std::uint64_t{0});
     attach_work(*a, t);
+    attach_memory(*a, t);
     store_relaxed(r.derived, setup::thread_derived(a->region, r));
     store_relaxed(r.work_derived, setup::work_derived(a->region, r));
     store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);

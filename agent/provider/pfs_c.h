@@ -204,6 +204,37 @@ PFS_C_API void pfs_end_socket_close_wait(pfs_wait_locker* locker, int fd);
 PFS_C_API void pfs_destroy_socket(int fd);
 
 /* ---------------------------------------------------------------------------
+ * Memory (MySQL's psi_memory.h): classes memory/<category>/<name>, counted (never
+ * timed) per thread and class in memory_summary_by_thread_by_event_name and per
+ * class in memory_summary_global_by_event_name. Each call returns the key to pass
+ * to the block's later calls, 0 when the block is not counted (agent off, class
+ * disabled, thread not instrumented): a block counted at allocation is counted at
+ * free whatever the setup says then.
+ *
+ *   pfs_key cache = pfs_register_memory("app", "cache", 0);  // memory/app/cache
+ *   pfs_memory_owner owner;
+ *   pfs_key k = pfs_memory_alloc(cache, n, &owner);
+ *   void* p = malloc(n);
+ *   ...
+ *   pfs_memory_free(k, n, owner);
+ *   free(p);
+ *
+ * owner records the allocating thread: a block freed by another thread is counted
+ * in the freeing thread's row (as MySQL), and pfs_memory_claim moves a block to the
+ * calling thread (its old owner's row counts it freed). */
+typedef uint64_t pfs_memory_owner;
+/* flags of pfs_register_memory: */
+#define PFS_MEMORY_GLOBAL_ONLY 1 /* one global row only (MySQL's PSI_FLAG_ONLY_GLOBAL_STAT) */
+#define PFS_MEMORY_CONTROLLED 2  /* counts towards threads.CONTROLLED_MEMORY (PSI_FLAG_MEM_COLLECT) */
+PFS_C_API pfs_key pfs_register_memory(const char* category, const char* name, unsigned flags);
+PFS_C_API pfs_key pfs_memory_alloc(pfs_key key, size_t size, pfs_memory_owner* owner);
+/* A block of old_size bytes became new_size bytes (counted as a free and an alloc). */
+PFS_C_API pfs_key pfs_memory_realloc(pfs_key key, size_t old_size, size_t new_size, pfs_memory_owner* owner);
+/* The calling thread takes the block over; *owner becomes it. */
+PFS_C_API pfs_key pfs_memory_claim(pfs_key key, size_t size, pfs_memory_owner* owner);
+PFS_C_API void pfs_memory_free(pfs_key key, size_t size, pfs_memory_owner owner);
+
+/* ---------------------------------------------------------------------------
  * Units of work (MySQL's statements, stages and transactions). They belong to
  * the calling thread: each start is ended by the same thread. Waits of the thread
  * nest in its running stage, else its running statement; stages nest in the

@@ -177,6 +177,36 @@ PFS_C_API void pfs_end_socket_close_wait(pfs_wait_locker* locker, int fd) {
   (void)fd;
 }
 PFS_C_API void pfs_destroy_socket(int fd) { (void)fd; }
+PFS_C_API pfs_key pfs_register_memory(const char* category, const char* name, unsigned flags) {
+  (void)category;
+  (void)name;
+  (void)flags;
+  return 0;
+}
+PFS_C_API pfs_key pfs_memory_alloc(pfs_key key, size_t size, pfs_memory_owner* owner) {
+  (void)key;
+  (void)size;
+  if (owner) *owner = 0;
+  return 0;
+}
+PFS_C_API pfs_key pfs_memory_realloc(pfs_key key, size_t old_size, size_t new_size, pfs_memory_owner* owner) {
+  (void)key;
+  (void)old_size;
+  (void)new_size;
+  if (owner) *owner = 0;
+  return 0;
+}
+PFS_C_API pfs_key pfs_memory_claim(pfs_key key, size_t size, pfs_memory_owner* owner) {
+  (void)key;
+  (void)size;
+  (void)owner;
+  return 0;
+}
+PFS_C_API void pfs_memory_free(pfs_key key, size_t size, pfs_memory_owner owner) {
+  (void)key;
+  (void)size;
+  (void)owner;
+}
 PFS_C_API pfs_key pfs_register_table_io(const char* category) {
   (void)category;
   return 0;

@@ -13,9 +13,12 @@ namespace pfs::detail {
 
 // A class of the given kind named <kind prefix><category>/<name>; 0 when the agent is
 // off, the name invalid or the class array full (counted as lost).
-pfs_key register_class(layout::instrument_kind kind, const char* category, const char* name);
+pfs_key register_class(layout::instrument_kind kind, const char* category, const char* name,
+                       std::uint8_t traits = 0);
 // The same with the full name given (transaction, idle).
-pfs_key register_named_class(layout::instrument_kind kind, const std::string& full_name);
+// traits: class_record::traits (memory classes).
+pfs_key register_named_class(layout::instrument_kind kind, const std::string& full_name,
+                             std::uint8_t traits = 0);
 // An instance of class key for the object at identity; nullptr when not recorded
 // (counted as lost when the array is full).
 layout::sync_instance* create_instance(layout::instrument_kind kind, pfs_key key, const void* identity);

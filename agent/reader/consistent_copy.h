@@ -47,6 +47,7 @@ struct class_copy {
   std::uint32_t kind_index = 0;
   std::uint8_t kind = 0;
   std::uint8_t flags = 0;
+  std::uint8_t traits = 0;
   wait_stat stat{};
   fixed_str<kNameLen> name;
 };
@@ -63,7 +64,11 @@ struct thread_copy {
   fixed_str<kUserLen> user;
   fixed_str<kHostLen> host;
   fixed_str<kUserLen> role;
-  fixed_str<kThreadNameLen> name;  // the name the thread gave itself (threads.THREAD_NAME)
+  fixed_str<kThreadNameLen> name;      // the name the thread gave itself (threads.THREAD_NAME)
+  std::int64_t controlled_memory = 0;  // threads.CONTROLLED_MEMORY ... MAX_TOTAL_MEMORY
+  std::int64_t max_controlled_memory = 0;
+  std::int64_t total_memory = 0;
+  std::int64_t max_total_memory = 0;
 };
 
 struct sync_copy {
@@ -88,6 +93,7 @@ inline rd read_class(const class_record& r, class_copy& c) {
     c.kind = load_relaxed(s.kind);
     c.kind_index = load_relaxed(s.kind_index);
     c.flags = load_relaxed(s.flags);
+    c.traits = load_relaxed(s.traits);
     c.stat = load_stat(s.stat);
     c.name.load(s.name);
   });
@@ -108,6 +114,10 @@ inline rd read_thread(const thread_record& r, thread_copy& c, std::uint32_t* loc
         c.user.load(s.user);
         c.host.load(s.host);
         c.role.load(s.role);
+        c.controlled_memory = load_relaxed(s.controlled_memory);
+        c.max_controlled_memory = load_relaxed(s.max_controlled_memory);
+        c.total_memory = load_relaxed(s.total_memory);
+        c.max_total_memory = load_relaxed(s.max_total_memory);
         c.name.load(s.name);
       },
       lock_out);

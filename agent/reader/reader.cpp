@@ -81,6 +81,7 @@ region_error region_reader::impl::load_geometry() {
   statement_stride = statement_stride_for(static_cast<std::uint32_t>(text_length));
   max_sql_text_length = text_length;
   stage_classes = count(kArrayClassStageStats);
+  memory_classes = count(kArrayClassMemoryStats);
   statement_classes = count(kArrayClassStatementStats);
   stage_history = load_relaxed(h.stages_history_size);
   statement_stack = load_relaxed(h.statement_stack_depth);
@@ -95,6 +96,7 @@ region_error region_reader::impl::load_geometry() {
       (count(kArrayTransactionCurrent) == 0 || count(kArrayTransactionCurrent) == threads) &&
       u128{threads} * transaction_history == count(kArrayTransactionHistory) &&
       u128{threads} * stage_classes == count(kArrayThreadStageStats) &&
+      u128{threads} * memory_classes == count(kArrayThreadMemoryStats) &&
       u128{threads} * statement_classes == count(kArrayThreadStatementStats) &&
       (count(kArrayThreadTransactionStats) == 0 || count(kArrayThreadTransactionStats) == threads) &&
       (count(kArrayClassWaitHistograms) == 0 || count(kArrayClassWaitHistograms) == classes) &&

@@ -127,6 +127,9 @@ enum class table_id : std::uint32_t {
   socket_instances,
   socket_summary_by_instance,
   socket_summary_by_event_name,
+  // Memory (MySQL 5.7+).
+  memory_summary_global_by_event_name,
+  memory_summary_by_thread_by_event_name,
   count,
 };
 
@@ -164,6 +167,8 @@ enum truncate_effect : unsigned {
   kResetWaitHistograms = 1u << 27,      // events_waits_histogram_global_by_event_name
   kResetLockContention = 1u << 28,      // lock_contention_by_instance
   kResetSocket = 1u << 29,              // socket io summaries reset
+  kResetMemory = 1u << 30,              // memory summaries rebased (by thread and global)
+  kResetMemoryByThread = 1u << 31,      // by thread only (the pairs moved to the global rows)
 };
 
 // The changes SQL may make (write_rules::ops).

@@ -6,6 +6,7 @@
 
 #include "agent/reader/consistent_copy.h"
 #include "agent/reader/packed_rows.h"
+#include "agent/region/memory_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
@@ -34,7 +35,8 @@ struct region_reader::impl {
   std::uint64_t indexes_per_table = 0;   // index_stat slots per table share
   std::uint64_t statement_stride = 0;    // bytes per statement record (with its SQL_TEXT)
   std::uint64_t max_sql_text_length = 0;
-  std::uint64_t stage_classes = 0;  // per-thread statistics slots of stages, statements
+  std::uint64_t memory_classes = 0;  // per-thread memory statistics slots
+  std::uint64_t stage_classes = 0;   // per-thread statistics slots of stages, statements
   std::uint64_t statement_classes = 0;
   std::uint64_t stage_history = 0;  // per-thread ring and stack sizes
   std::uint64_t statement_stack = 0;
@@ -132,6 +134,8 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayFileWaitStats, sizeof(wait_stat), "file_wait_summaries"},
     {kArraySockets, sizeof(socket_instance), "socket_instances"},
     {kArraySocketWaitStats, sizeof(wait_stat), "socket_wait_summaries"},
+    {kArrayThreadMemoryStats, sizeof(memory_stat), "memory_summary_by_thread_by_event_name"},
+    {kArrayClassMemoryStats, sizeof(memory_class_stat), "memory_summary_global_by_event_name"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -147,7 +151,7 @@ inline constexpr const char* kLostNames[] = {
     "region_faults",         "stage_classes_lost",     "statement_classes_lost",
     "digest_lost",           "nested_statement_lost",  "work_call_errors",
     "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
-    "socket_classes_lost",   "socket_instances_lost",
+    "socket_classes_lost",   "socket_instances_lost",  "memory_classes_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -162,6 +166,7 @@ struct class_entry {
   std::uint32_t kind_index = 0;
   std::uint8_t kind = 0;
   std::uint8_t flags = 0;
+  std::uint8_t traits = 0;
   wait_stat stat{};
   std::string name;
 };
@@ -286,6 +291,7 @@ class scanner {
   void statements(int which);
   void transactions(int which);
   void stage_summaries(bool by_thread);
+  void memory_summaries(bool by_thread);  // rows_memory.cpp
   void statement_summaries(bool by_thread);
   void transaction_summaries(bool by_thread);
   void digests();

@@ -12,7 +12,8 @@ void scanner::setup_instruments() {
     auto& x = add_row();
     x.push_back(text_cell(std::string_view(c.name)));
     x.push_back(yes_no((c.flags & kFlagEnabled) != 0));
-    x.push_back(yes_no((c.flags & kFlagTimed) != 0));
+    // Memory instruments are counted, never timed: TIMED is NULL (MySQL 8.0).
+    x.push_back(c.kind == kKindMemory ? null_cell() : yes_no((c.flags & kFlagTimed) != 0));
     x.push_back(yes_no((c.flags & kFlagTraced) != 0));
   }
 }
@@ -157,9 +158,12 @@ void scanner::threads() {
                     ? stable_text(std::string_view(kConnection[connection]))
                     : null_cell());
     x.push_back(nullable_int(t.os_thread_id));
-    x.push_back(null_cell());                                             // resource_group
-    x.push_back(stable_text(std::string_view("PRIMARY")));                // execution_engine
-    for (int k = 0; k < 4; ++k) x.push_back(int_cell(0));                 // memory: not instrumented
+    x.push_back(null_cell());                               // resource_group
+    x.push_back(stable_text(std::string_view("PRIMARY")));  // execution_engine
+    x.push_back(int_cell_signed(t.controlled_memory));
+    x.push_back(int_cell_signed(t.max_controlled_memory));
+    x.push_back(int_cell_signed(t.total_memory));
+    x.push_back(int_cell_signed(t.max_total_memory));
     x.push_back(t.name.empty() ? null_cell() : text_cell(t.name.str()));  // thread_name
   }
 }
@@ -230,6 +234,7 @@ void scanner::load_classes() {
     e.valid = true;
     e.kind = c.kind;
     e.flags = c.flags;
+    e.traits = c.traits;
     e.stat = c.stat;
     e.kind_index = c.kind_index;
     e.name = c.name.str();

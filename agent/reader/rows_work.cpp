@@ -265,8 +265,8 @@ void scanner::emit_statement(const statement_record& c) {
   x.push_back(int_cell(c.nesting_level));
   x.push_back(nullable_int(c.statement_id));
   x.push_back(int_cell(c.cpu_time));
-  x.push_back(int_cell(0));  // max_controlled_memory
-  x.push_back(int_cell(0));  // max_total_memory
+  x.push_back(int_cell_signed(c.max_controlled_memory));
+  x.push_back(int_cell_signed(c.max_total_memory));
   x.push_back(stable_text(std::string_view("PRIMARY")));
 }
 

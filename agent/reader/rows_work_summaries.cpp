@@ -32,10 +32,12 @@ statement_stat load_statement_stat(const statement_stat& s) {
   o.rows_affected = load_relaxed(s.rows_affected);
   o.rows_sent = load_relaxed(s.rows_sent);
   o.rows_examined = load_relaxed(s.rows_examined);
+  o.max_controlled_memory = load_relaxed(s.max_controlled_memory);
+  o.max_total_memory = load_relaxed(s.max_total_memory);
   return o;
 }
 
-constexpr statement_stat kZeroStatement{kZeroStat, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+constexpr statement_stat kZeroStatement{kZeroStat, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 // a += b, 128 bits in (lo, hi) pairs.
 void add_wide(std::uint64_t& lo, std::uint64_t& hi, std::uint64_t b_lo, std::uint64_t b_hi) {
@@ -54,6 +56,9 @@ void add_statement_stat(statement_stat& into, const statement_stat& s) {
   into.rows_sent = sat_add(into.rows_sent, s.rows_sent);
   into.rows_examined = sat_add(into.rows_examined, s.rows_examined);
   add_wide(into.cpu_time, into.cpu_time_hi, s.cpu_time, s.cpu_time_hi);
+  if (s.max_controlled_memory > into.max_controlled_memory)
+    into.max_controlled_memory = s.max_controlled_memory;
+  if (s.max_total_memory > into.max_total_memory) into.max_total_memory = s.max_total_memory;
 }
 
 transaction_stat load_transaction_stat(const transaction_stat& s) {
@@ -78,8 +83,9 @@ void append_statement_cells(row_builder& x, const statement_stat& s) {
   for (int k = 0; k < 13; ++k)
     x.push_back(int_cell(0));  // sum_created_tmp_disk_tables ... no_good_index_used
   x.push_back(wide_cell(make_wide(s.cpu_time, s.cpu_time_hi)));
-  for (int k = 0; k < 3; ++k)
-    x.push_back(int_cell(0));  // max_controlled_memory, max_total_memory, count_secondary
+  x.push_back(int_cell_signed(s.max_controlled_memory));
+  x.push_back(int_cell_signed(s.max_total_memory));
+  x.push_back(int_cell(0));  // count_secondary
 }
 
 latency_histogram load_histogram(const latency_histogram& h) {

@@ -181,6 +181,16 @@ std::vector<column_def> with_stats(std::vector<column_def> key) {
   return key;
 }
 
+// memory_summary_*: the counts and the low/current/high marks (MySQL 8.0 order).
+std::vector<column_def> with_memory(std::vector<column_def> key) {
+  for (const char* n : {"count_alloc", "count_free", "sum_number_of_bytes_alloc", "sum_number_of_bytes_free"})
+    key.push_back(S(n));
+  for (const char* n : {"low_count_used", "current_count_used", "high_count_used", "low_number_of_bytes_used",
+                        "current_number_of_bytes_used", "high_number_of_bytes_used"})
+    key.push_back(I(n));
+  return key;
+}
+
 // Stat groups other than STAR: count_x, sum_timer_x, min_timer_x, avg_timer_x,
 // max_timer_x (column_def holds the name as a const char*: literals only).
 enum group_id { kGroupRead, kGroupWrite, kGroupMisc, kGroupFetch, kGroupInsert, kGroupUpdate, kGroupDelete };
@@ -284,7 +294,7 @@ const std::vector<table_entry>& registry() noexcept {
     };
     // clang-format off
     add(table_id::setup_instruments, "setup_instruments",
-        {T("name"), T("enabled"), T("timed"), T("trace_enabled")}, "PFS_MAX_CLASSES",
+        {T("name"), T("enabled"), T("timed", true), T("trace_enabled")}, "PFS_MAX_CLASSES",
         [](scanner& s) { s.setup_instruments(); },
         [](const impl& r) { return r.classes; },
         keyed({"name"}, {"enabled", "timed", "trace_enabled"}));
@@ -532,6 +542,16 @@ const std::vector<table_entry>& registry() noexcept {
         [](scanner& s) { s.socket_summary_by_event_name(); },
         [](const impl& r) { return r.classes; },
         truncatable(kResetSocket, kResetWait | kResetSocket));
+    add(table_id::memory_summary_global_by_event_name, "memory_summary_global_by_event_name",
+        with_memory({T("event_name")}), "PFS_MAX_MEMORY_CLASSES",
+        [](scanner& s) { s.memory_summaries(false); },
+        [](const impl& r) { return r.memory_classes; },
+        truncatable(kResetMemory, kResetMemory));
+    add(table_id::memory_summary_by_thread_by_event_name, "memory_summary_by_thread_by_event_name",
+        with_memory({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_MEMORY_CLASSES",
+        [](scanner& s) { s.memory_summaries(true); },
+        [](const impl& r) { return r.count(kArrayThreadMemoryStats); },
+        truncatable(kResetMemoryByThread, kResetMemoryByThread | kResetMemory));
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

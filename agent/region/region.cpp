@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "agent/region/fault_guard.h"
+#include "agent/region/memory_layout.h"
 #include "agent/region/safe_files.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
@@ -132,6 +133,8 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayFileWaitStats, s.max_files, sizeof(wait_stat)},
       {kArraySockets, s.max_sockets, sizeof(socket_instance)},
       {kArraySocketWaitStats, s.max_sockets, sizeof(wait_stat)},
+      {kArrayThreadMemoryStats, threads * s.max_memory_classes, sizeof(memory_stat)},
+      {kArrayClassMemoryStats, s.max_memory_classes, sizeof(memory_class_stat)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -178,6 +181,10 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
       return sizeof(contention_record);
     case kArraySockets:
       return sizeof(socket_instance);
+    case kArrayThreadMemoryStats:
+      return sizeof(memory_stat);
+    case kArrayClassMemoryStats:
+      return sizeof(memory_class_stat);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -249,6 +256,7 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.history_long_batch = history_long_batch_size(s.history_long_size);
   h.max_indexes_per_table = s.max_indexes_per_table;
   h.max_stage_classes = s.max_stage_classes;
+  h.max_memory_classes = s.max_memory_classes;
   h.max_statement_classes = s.max_statement_classes;
   h.stages_history_size = s.stages_history_size;
   h.statement_stack_depth = s.statement_stack_depth;
@@ -516,6 +524,8 @@ region_error region_map::validate(const void* base, std::size_t size) {
       h.arrays[kArrayClassTransactionStats].count != 1 || h.arrays[kArrayStatementHistogram].count != 1 ||
       h.arrays[kArrayClassWaitHistograms].count != h.max_classes ||
       h.arrays[kArrayWaitHistograms].count != h.wait_histograms ||
+      h.arrays[kArrayThreadMemoryStats].count != threads * h.max_memory_classes ||
+      h.arrays[kArrayClassMemoryStats].count != h.max_memory_classes ||
       h.arrays[kArrayDigests].count != (h.digest_size == 0 ? 0 : std::uint64_t{h.digest_size} + 1) ||
       (h.history_long_size != 0 &&
        (h.history_long_batch == 0 ||

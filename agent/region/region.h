@@ -35,6 +35,7 @@ struct region_sizes {
   // table are smaller than MySQL's so that the default region stays under 16 MiB
   // (status shows the bytes of every array).
   std::uint32_t max_stage_classes = 64;
+  std::uint32_t max_memory_classes = 64;  // memory/<category>/<name> classes (layout 5)
   std::uint32_t max_statement_classes = 32;
   std::uint32_t stages_history_size = 10;
   std::uint32_t stages_history_long_size = 5000;

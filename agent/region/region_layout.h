@@ -30,7 +30,7 @@
 namespace pfs::layout {
 
 inline constexpr char kMagic[8] = {'P', 'F', 'S', 'R', 'E', 'G', 'N', '1'};
-inline constexpr std::uint32_t kLayoutVersion = 4;
+inline constexpr std::uint32_t kLayoutVersion = 5;
 inline constexpr std::uint32_t kHeaderSize = 4096;
 inline constexpr std::uint64_t kAliveLockByte = 0;
 inline constexpr std::uint64_t kSetupLockByte = 1;
@@ -103,6 +103,9 @@ enum array_id : std::uint32_t {
   kArrayFileWaitStats = 38,    // wait_stat[max_files]
   kArraySockets = 39,          // socket_instance[max_sockets]
   kArraySocketWaitStats = 40,  // wait_stat[max_sockets]: sockets' rows of events_waits_summary_by_instance
+  // Layout 5: memory (memory_layout.h).
+  kArrayThreadMemoryStats = 41,  // memory_stat[max_threads * max_memory_classes]
+  kArrayClassMemoryStats = 42,   // memory_class_stat[max_memory_classes]
   kArrayCount = 48,
 };
 
@@ -172,6 +175,7 @@ enum lost_id : std::uint32_t {
   kLostLockContention,    // contended waits not counted in lock_contention_by_instance (table full)
   kLostSocketClasses,     // layout 4: socket classes and instances (a socket without a row)
   kLostSocketInstances,
+  kLostMemoryClasses,  // layout 5: memory classes beyond max_memory_classes
   kLostCount,
   kLostSlots = 32,
 };
@@ -190,6 +194,7 @@ enum instrument_kind : std::uint8_t {
   kKindTransaction = 9,  // transaction (one class)
   kKindIdle = 10,        // idle (one class): a thread waiting for work, recorded as a wait
   kKindSocket = 11,      // wait/io/socket/<category>/<name> (layout 4)
+  kKindMemory = 12,      // memory/<category>/<name> (layout 5): counted, never timed
 };
 
 // OPERATION values (wait_record::operation); names in the reader use MySQL's words.
@@ -287,10 +292,11 @@ struct class_record {
   std::uint8_t kind;     // instrument_kind
   std::uint8_t flags;    // setup_instruments ENABLED/TIMED as set (kFlagEnabled|kFlagTimed)
   std::uint8_t derived;  // flags AND global_instrumentation: what the hot path tests
-  std::uint8_t reserved;
-  std::uint32_t kind_index;  // stage, statement: 0-based among its kind's classes (per-kind stat arrays)
-  wait_stat stat;            // global statistics of exited threads (atomic adds)
-  char name[kNameLen];       // full taxonomy name, "wait/synch/mutex/<category>/<name>"
+  std::uint8_t traits;   // kind memory: kMemory* (fixed at registration)
+  std::uint32_t
+      kind_index;       // stage, statement, memory: 0-based among its kind's classes (per-kind stat arrays)
+  wait_stat stat;       // global statistics of exited threads (atomic adds)
+  char name[kNameLen];  // full taxonomy name, "wait/synch/mutex/<category>/<name>"
 };
 
 // Per-thread derived flags (thread_record::derived); recomputed by setup writers.
@@ -333,6 +339,13 @@ struct thread_record {
   std::uint8_t last_end_timer;   // timer of last_statement_end; 0 = none
   std::uint8_t pad_work[5];
   std::uint64_t last_statement_end;  // raw timer value at the end of its last statement
+  // Memory (layout 5), written by the thread: threads.CONTROLLED_MEMORY,
+  // MAX_CONTROLLED_MEMORY, TOTAL_MEMORY, MAX_TOTAL_MEMORY (bytes it holds now, and
+  // the most it held). Signed: a thread that frees what others allocated goes below 0.
+  std::int64_t controlled_memory;
+  std::int64_t max_controlled_memory;
+  std::int64_t total_memory;
+  std::int64_t max_total_memory;
 };
 
 // Per-thread derived flags of the units of work (thread_record::work_derived).
@@ -658,7 +671,7 @@ struct region_header {
   std::uint32_t history_long_size;
   std::uint32_t history_long_batch;  // slots per batch
   std::uint32_t max_indexes_per_table;
-  std::uint32_t pad_sizes;
+  std::uint32_t max_memory_classes;  // layout 5 (was padding)
   // Units of work.
   std::uint32_t max_stage_classes;
   std::uint32_t max_statement_classes;

@@ -47,6 +47,7 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_MAX_INDEXES_PER_TABLE", &max_indexes_per_table},
       {"PFS_SETUP_OBJECTS_SIZE", &setup_objects_size},
       {"PFS_MAX_STAGE_CLASSES", &max_stage_classes},
+      {"PFS_MAX_MEMORY_CLASSES", &max_memory_classes},
       {"PFS_MAX_STATEMENT_CLASSES", &max_statement_classes},
       {"PFS_STAGES_HISTORY_SIZE", &stages_history_size},
       {"PFS_STAGES_HISTORY_LONG_SIZE", &stages_history_long_size},

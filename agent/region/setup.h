@@ -122,6 +122,9 @@ void reset_table_summaries(const region_map& region);   // table_io_waits_summar
 void reset_stage_summaries(const region_map& region, bool by_thread);
 void reset_statement_summaries(const region_map& region, bool by_thread);
 void reset_transaction_summaries(const region_map& region, bool by_thread);
+// memory_summary_by_thread_by_event_name (by_thread) or ..._global_by_event_name:
+// the counts rebased, the low and high marks set to what is in use (setup_memory.cpp).
+void reset_memory_summaries(const region_map& region, bool by_thread);
 void reset_digest_histograms(const region_map& region);    // events_statements_histogram_by_digest
 void reset_statement_histogram(const region_map& region);  // events_statements_histogram_global
 void reset_wait_histograms(const region_map& region);      // events_waits_histogram_global_by_event_name

@@ -65,6 +65,9 @@ struct statement_stat {
   std::uint64_t cpu_time;
   std::uint64_t lock_time_hi;  // carries of lock_time and cpu_time (wide_sum.h; layout 4)
   std::uint64_t cpu_time_hi;
+  // Layout 5: the largest MAX_CONTROLLED_MEMORY / MAX_TOTAL_MEMORY of its statements.
+  std::int64_t max_controlled_memory;
+  std::int64_t max_total_memory;
 };
 
 // Transactions: STAR, READ_WRITE and READ_ONLY groups.
@@ -128,6 +131,9 @@ struct statement_record {
   std::uint8_t has_digest;  // digest holds a value
   std::uint8_t has_text;    // SQL_TEXT was given (else NULL)
   std::uint8_t pad0[2];
+  // Layout 5: the thread's most memory while the statement ran (bytes; running: so far).
+  std::int64_t max_controlled_memory;
+  std::int64_t max_total_memory;
   char returned_sqlstate[kSqlStateLen];
   std::uint8_t digest[kDigestLen];
   char current_schema[kObjectSchemaLen];

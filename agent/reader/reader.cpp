@@ -11,7 +11,7 @@
 #include <new>
 #include <utility>
 
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/fault_guard.h"
 
 namespace pfs::reader {

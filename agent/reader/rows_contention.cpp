@@ -4,7 +4,7 @@
 #include <string>
 #include <tuple>
 
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 

@@ -1,5 +1,5 @@
 // Row builders of the file io and table io tables.
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 

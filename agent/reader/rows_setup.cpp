@@ -1,5 +1,5 @@
 // Row builders of the setup tables, threads, performance_timers and status.
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/setup.h"
 #include "timers/timer_detail.h"
 

@@ -1,6 +1,6 @@
 // Row builders of the socket tables (MySQL 5.6+: socket_instances and the socket
 // summaries, which follow the file io pattern).
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 

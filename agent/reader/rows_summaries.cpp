@@ -1,5 +1,5 @@
 // Row builders of the events_waits_summary_* and the synch instance tables.
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/histogram.h"
 
 namespace pfs::reader::detail {

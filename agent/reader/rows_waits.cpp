@@ -1,5 +1,5 @@
 // Row builders of the events_waits_current, _history and _history_long.
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 

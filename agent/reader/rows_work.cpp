@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <unordered_map>
 
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 

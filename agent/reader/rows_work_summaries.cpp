@@ -5,7 +5,7 @@
 //
 // Global rows = the class's bucket of exited threads + every live thread's
 // statistics (a thread moves its statistics into the bucket when it exits).
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/histogram.h"
 
 namespace pfs::reader::detail {

@@ -5,7 +5,7 @@
 // validation and the README's table list (checked by tests/test_tables.cpp) all
 // follow from here: adding a table or a column is one edit here, plus its row
 // builder and its test.
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 namespace {

@@ -4,7 +4,7 @@
 // table registry (tables.cpp) says which builder makes which table.
 #pragma once
 
-#include "agent/reader/consistent_copy.h"
+#include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/packed_rows.h"
 #include "agent/region/region.h"
 #include "agent/region/work_layout.h"

@@ -171,7 +171,17 @@ perfschema_fdw_handler(PG_FUNCTION_ARGS)
 	routine->ExplainForeignScan = pfsExplainForeignScan;
 	routine->ImportForeignSchema = pfsImportForeignSchema;
 	routine->AnalyzeForeignTable = pfsAnalyzeForeignTable;
-	pfs_modify_register(routine);
+	routine->AddForeignUpdateTargets = pfsAddForeignUpdateTargets;
+	routine->PlanForeignModify = pfsPlanForeignModify;
+	routine->BeginForeignModify = pfsBeginForeignModify;
+	routine->ExecForeignInsert = pfsExecForeignInsert;
+	routine->ExecForeignUpdate = pfsExecForeignUpdate;
+	routine->ExecForeignDelete = pfsExecForeignDelete;
+	routine->EndForeignModify = pfsEndForeignModify;
+	routine->BeginForeignInsert = pfsBeginForeignInsert;
+	routine->EndForeignInsert = pfsEndForeignInsert;
+	routine->IsForeignRelUpdatable = pfsIsForeignRelUpdatable;
+	routine->ExecForeignTruncate = pfsExecForeignTruncate;
 
 	PG_RETURN_POINTER(routine);
 }

@@ -35,6 +35,7 @@ typedef struct PfsTableOptions
 
 /* option.c */
 extern void pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts);
+extern int	pfs_get_relation_options(Relation rel, PfsTableOptions *opts);
 
 
 /* columns.c: the region table's columns to the foreign table's attributes */
@@ -42,9 +43,17 @@ extern void pfs_map_columns(Relation rel, const PfsTableOptions *opts, int *core
 /* The region column of each attribute whose name and type match one (else -1); no error. */
 extern void pfs_attr_columns(Relation rel, const PfsTableOptions *opts, int *attr_column);
 extern Oid	pfs_column_type_oid(int table, int column);
+/* The regions a foreign table's server reads; errors are reported (ereport). */
+extern PfsCoreRegion *pfs_region_of(const PfsTableOptions *opts);
+/* The next piece of a core scan; errors are reported (ereport), skipped regions as WARNINGs. */
+extern const PfsCoreRowset *pfs_next_piece(PfsCoreScan *scan);
+/* The SQL type of a column type ("bigint", "text", ...). */
+extern const char *pfs_column_type_name(int type);
+
 /*
- * The cells of the core's pieces as Datums: the attribute of each cell, and
- * whether it is text (pfs_cell_map builds it once per scan).
+ * datum.c: Datum conversion.  The cells of the core's pieces as Datums: the
+ * attribute of each cell, and whether it is text (pfs_cell_map builds it once
+ * per scan).
  */
 typedef struct PfsCellMap
 {
@@ -57,18 +66,40 @@ typedef struct PfsCellMap
 extern void pfs_cell_map(int table, const bool *wanted, const int *core_attr, PfsCellMap *map);
 extern void pfs_row_values(const PfsCellMap *map, const PfsCoreRowset *rows, size_t row,
 						   int natts, Datum *values, bool *isnull);
-/* The regions a foreign table's server reads; errors are reported (ereport). */
-extern PfsCoreRegion *pfs_region_of(const PfsTableOptions *opts);
-/* The next piece of a core scan; errors are reported (ereport), skipped regions as WARNINGs. */
-extern const PfsCoreRowset *pfs_next_piece(PfsCoreScan *scan);
-/* The SQL type of a column type ("bigint", "text", ...). */
-extern const char *pfs_column_type_name(int type);
+/* A slot's Datums as core values; region column c is attribute core_attr[c] (or -1). */
+extern void pfs_datums_to_row(int ncolumns, const int *core_attr, const PfsCoreColumnType *types,
+							  const Datum *values, const bool *isnull, PfsCoreValue *row);
+/* Core values into a slot's Datums: every mapped column, or those the core changed. */
+extern void pfs_row_to_datums(int ncolumns, const int *core_attr, const PfsCoreColumnType *types,
+							  const PfsCoreValue *row, bool changed_only, Datum *values,
+							  bool *isnull);
 
-/* modify.c: the modify, TRUNCATE and updatability callbacks */
-extern void pfs_modify_register(FdwRoutine *routine);
+/* modify_plan.c: the planning of UPDATE, INSERT and DELETE */
+extern int	pfsIsForeignRelUpdatable(Relation rel);
+extern void pfsAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
+									   RangeTblEntry *target_rte, Relation target_relation);
+extern List *pfsPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
+								  int subplan_index);
+
+/* modify.c: their execution, COPY FROM, TRUNCATE */
+extern void pfsBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
+								  List *fdw_private, int subplan_index, int eflags);
+extern void pfsBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo);
+extern TupleTableSlot *pfsExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
+											TupleTableSlot *slot, TupleTableSlot *planSlot);
+extern TupleTableSlot *pfsExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
+											TupleTableSlot *slot, TupleTableSlot *planSlot);
+extern TupleTableSlot *pfsExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
+											TupleTableSlot *slot, TupleTableSlot *planSlot);
+extern void pfsEndForeignModify(EState *estate, ResultRelInfo *rinfo);
+extern void pfsEndForeignInsert(EState *estate, ResultRelInfo *rinfo);
+extern void pfsExecForeignTruncate(List *rels, DropBehavior behavior, bool restart_seqs);
+
+/* xact.c: the transaction callbacks, registered by the first change. */
+extern void pfs_xact_register(void);
 
 /*
- * modify.c: the overlay of a scan, which shows a transaction its own pending
+ * overlay.c: the overlay of a scan, which shows a transaction its own pending
  * changes (NULL when the transaction changed nothing the scan shows).
  * pfs_overlay_begin runs in BeginForeignScan, in the scan's memory context
  * (which frees it), after the columns are mapped and before the rows are
@@ -144,6 +175,7 @@ extern bool pfsAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *fun
 
 /* report.c */
 extern void pfs_report_core_error(const PfsCoreError *err) pg_attribute_noreturn();
+extern void pfs_report_write_error(const PfsCoreWriteError *err) pg_attribute_noreturn();
 /* Each region a scan skipped (a directory's damaged region file) as a WARNING. */
 extern void pfs_report_scan_warnings(PfsCoreScan *scan);
 

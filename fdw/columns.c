@@ -2,21 +2,15 @@
  *
  * columns.c
  *	  Maps the columns of a foreign table to the columns of its region table,
- *	  for scans (perfschema_fdw.c), ANALYZE (analyze.c) and writes (modify.c),
- *	  and reads the core's pieces.
+ *	  for planning (scan_plan.c), scans (scan.c), ANALYZE (analyze.c) and
+ *	  writes (modify.c), and names their SQL types.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "miscadmin.h"
-#include "mb/pg_wchar.h"
-#include "utils/builtins.h"
-#include "utils/numeric.h"
 #include "utils/rel.h"
-
-#include "compat.h"
 
 #include "shim.h"
 
@@ -113,48 +107,5 @@ pfs_column_type_name(int type)
 			return "numeric";
 		default:
 			return "bigint";
-	}
-}
-
-/*
- * pfs_region_of
- *		The regions the server of a foreign table reads: its region file, or
- *		the region files of its directory.
- */
-PfsCoreRegion *
-pfs_region_of(const PfsTableOptions *opts)
-{
-	PfsCoreError err;
-	PfsCoreRegion *region;
-
-	region = opts->directory
-		? pfs_core_region_directory_get(opts->serverid, opts->region, &err)
-		: pfs_core_region_get(opts->serverid, opts->region, &err);
-	if (region == NULL)
-		pfs_report_core_error(&err);
-	return region;
-}
-
-/*
- * pfs_next_piece
- *		The core's next piece of rows of a scan (scans and ANALYZE).  The core
- *		polls the interrupt flag; when it stops for an interrupt that does not
- *		end the query, the piece is read again.
- */
-const PfsCoreRowset *
-pfs_next_piece(PfsCoreScan *scan)
-{
-	for (;;)
-	{
-		PfsCoreError err;
-		const PfsCoreRowset *rows;
-
-		CHECK_FOR_INTERRUPTS();
-		rows = pfs_core_scan_next(scan, INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL, &err);
-		pfs_report_scan_warnings(scan);
-		if (rows != NULL)
-			return rows;
-		if (err.kind != PFS_CORE_INTERRUPTED)
-			pfs_report_core_error(&err);
 	}
 }

@@ -8,15 +8,15 @@
 
 namespace pfs::reader::detail {
 
-void scanner::lock_contention() {
+void scan_state::lock_contention() {
   load_classes();
-  const std::uint64_t n = r_.count(kArrayLockContention);
+  const std::uint64_t n = r.count(kArrayLockContention);
   // (kind, instance index, source, incarnation) -> the waits; the entries of one
   // key added up (two waiters claiming one key at once may have made two).
   using entry_key = std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>;
   std::map<entry_key, wait_stat> waits;
   for (std::uint64_t i = 0; i < n; ++i) {
-    const contention_record& e = *r_.at<contention_record>(kArrayLockContention, i);
+    const contention_record& e = *r.at<contention_record>(kArrayLockContention, i);
     const std::uint32_t incarnation = load_acquire(e.incarnation);
     const std::uint64_t key = load_relaxed(e.key);
     if (key == 0 || incarnation == 0) continue;
@@ -27,7 +27,7 @@ void scanner::lock_contention() {
     const std::uint64_t kind = key >> 62;
     const std::uint64_t index = (key >> 32) & 0x3FFFFFFFu;
     const array_id arr = kind == kContentionMutex ? kArrayMutexes : kArrayRwlocks;
-    if ((kind != kContentionMutex && kind != kContentionRwlock) || index == 0 || index > r_.count(arr)) {
+    if ((kind != kContentionMutex && kind != kContentionRwlock) || index == 0 || index > r.count(arr)) {
       ++invalid;
       continue;
     }
@@ -49,7 +49,7 @@ void scanner::lock_contention() {
     const array_id arr = kind == kContentionMutex ? kArrayMutexes : kArrayRwlocks;
     sync_copy s;
     std::uint32_t lock = 0;
-    if (read_sync(*r_.at<sync_instance>(arr, index - 1), s, &lock) != rd::ok || lock != incarnation) continue;
+    if (read_sync(*r.at<sync_instance>(arr, index - 1), s, &lock) != rd::ok || lock != incarnation) continue;
     const class_entry* c = class_at(s.class_index);
     if (c == nullptr) {
       ++invalid;

@@ -4,7 +4,7 @@
 namespace pfs::reader::detail {
 
 // file_instances (summary = false) or file_summary_by_instance (summary = true).
-void scanner::file_instances(bool summary) {
+void scan_state::file_instances(bool summary) {
   load_classes();
   for_each_file([this, summary](const file_copy& f, const class_entry& c) {
     auto& x = add_row();
@@ -19,22 +19,22 @@ void scanner::file_instances(bool summary) {
   });
 }
 
-void scanner::file_summary_by_event_name() {
+void scan_state::file_summary_by_event_name() {
   load_classes();
   const std::vector<io_stats> sums = file_class_stats();
-  for (std::size_t c = 0; c < classes_.size(); ++c) {
-    if (!classes_[c].valid || classes_[c].kind != kKindFile) continue;
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (!classes[c].valid || classes[c].kind != kKindFile) continue;
     auto& x = add_row();
-    x.push_back(text_cell(std::string_view(classes_[c].name)));
+    x.push_back(text_cell(std::string_view(classes[c].name)));
     append_io_cells(x, sums[c]);
   }
 }
 
 // table_io_waits_summary_by_table (by_index = false) or _by_index_usage (true).
-void scanner::table_io(bool by_index) {
+void scan_state::table_io(bool by_index) {
   table_copy t;
-  for (std::uint64_t i = 0; i < r_.count(kArrayTables); ++i) {
-    const table_share& rec = *r_.at<table_share>(kArrayTables, i);
+  for (std::uint64_t i = 0; i < r.count(kArrayTables); ++i) {
+    const table_share& rec = *r.at<table_share>(kArrayTables, i);
     if (!accept(read_versioned(rec, [this, i, &t](const table_share& s) { copy_table(i, s, t, true); })))
       continue;
     const char* type = object_type_name(t.object_type);
@@ -71,12 +71,12 @@ void scanner::table_io(bool by_index) {
 
 // Per class (index = class index - 1), for the allocated file classes: the class's
 // bucket of deleted files + every allocated file instance of the class.
-std::vector<io_stats> scanner::file_class_stats() {
+std::vector<io_stats> scan_state::file_class_stats() {
   load_classes();
-  std::vector<io_stats> sums(classes_.size(), kZeroIoStats);
-  for (std::size_t c = 0; c < classes_.size(); ++c) {
-    if (!classes_[c].valid || classes_[c].kind != kKindFile) continue;
-    if (const io_stats* b = r_.at<io_stats>(kArrayClassIo, c)) merge_io_stats(sums[c], load_io_stats(*b));
+  std::vector<io_stats> sums(classes.size(), kZeroIoStats);
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (!classes[c].valid || classes[c].kind != kKindFile) continue;
+    if (const io_stats* b = r.at<io_stats>(kArrayClassIo, c)) merge_io_stats(sums[c], load_io_stats(*b));
   }
   for_each_file(
       [&sums](const file_copy& f, const class_entry&) { merge_io_stats(sums[f.class_index - 1], f.stats); });
@@ -87,16 +87,16 @@ std::vector<io_stats> scanner::file_class_stats() {
 // the share's lock word is re-checked around it) and its declared indexes: the first
 // index_count (acquire: the provider writes an index's name before publishing the
 // count) of its max_indexes_per_table slots.
-void scanner::copy_table(std::uint64_t slot, const table_share& s, table_copy& c, bool stats) {
+void scan_state::copy_table(std::uint64_t slot, const table_share& s, table_copy& c, bool stats) {
   c.object_type = load_relaxed(s.object_type);
   c.schema.load(s.schema);
   c.name.load(s.name);
   if (stats) c.no_index = load_table_io(s.no_index);
   std::uint64_t n = load_acquire(s.index_count);
-  if (n > r_.indexes_per_table) n = r_.indexes_per_table;
+  if (n > r.indexes_per_table) n = r.indexes_per_table;
   c.indexes.resize(n);
   for (std::uint64_t k = 0; k < n; ++k) {
-    const index_stat* ix = r_.at<index_stat>(kArrayTableIndexes, slot * r_.indexes_per_table + k);
+    const index_stat* ix = r.at<index_stat>(kArrayTableIndexes, slot * r.indexes_per_table + k);
     if (ix == nullptr) {  // cannot happen: the geometry was checked
       c.indexes.resize(k);
       break;

@@ -5,7 +5,7 @@
 namespace pfs::reader::detail {
 
 // socket_instances (summary = false) or socket_summary_by_instance (summary = true).
-void scanner::socket_instances(bool summary) {
+void scan_state::socket_instances(bool summary) {
   for_each_socket([this, summary](const socket_copy& s, const class_entry& c) {
     auto& x = add_row();
     x.push_back(text_cell(std::string_view(c.name)));
@@ -22,22 +22,22 @@ void scanner::socket_instances(bool summary) {
   });
 }
 
-void scanner::socket_summary_by_event_name() {
+void scan_state::socket_summary_by_event_name() {
   const std::vector<io_stats> sums = socket_class_stats();
-  for (std::size_t c = 0; c < classes_.size(); ++c) {
-    if (!classes_[c].valid || classes_[c].kind != kKindSocket) continue;
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (!classes[c].valid || classes[c].kind != kKindSocket) continue;
     auto& x = add_row();
-    x.push_back(text_cell(std::string_view(classes_[c].name)));
+    x.push_back(text_cell(std::string_view(classes[c].name)));
     append_io_cells(x, sums[c]);
   }
 }
 
-std::vector<io_stats> scanner::socket_class_stats() {
+std::vector<io_stats> scan_state::socket_class_stats() {
   load_classes();
-  std::vector<io_stats> sums(classes_.size(), kZeroIoStats);
-  for (std::size_t c = 0; c < classes_.size(); ++c) {
-    if (!classes_[c].valid || classes_[c].kind != kKindSocket) continue;
-    if (const io_stats* b = r_.at<io_stats>(kArrayClassIo, c)) merge_io_stats(sums[c], load_io_stats(*b));
+  std::vector<io_stats> sums(classes.size(), kZeroIoStats);
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (!classes[c].valid || classes[c].kind != kKindSocket) continue;
+    if (const io_stats* b = r.at<io_stats>(kArrayClassIo, c)) merge_io_stats(sums[c], load_io_stats(*b));
   }
   for_each_socket([&sums](const socket_copy& s, const class_entry&) {
     merge_io_stats(sums[s.class_index - 1], s.stats);

@@ -7,52 +7,52 @@ namespace pfs::reader::detail {
 // events_waits_summary_global_by_event_name: per class, the bucket of exited
 // threads plus every live thread's global statistics (kept apart from the
 // instances and the by-thread summaries, so each consumer freezes its own table).
-void scanner::summary_global() {
+void scan_state::summary_global() {
   load_classes();
-  std::vector<wait_stat> sums(classes_.size(), kZeroStat);
+  std::vector<wait_stat> sums(classes.size(), kZeroStat);
   const std::vector<latency_histogram> histograms = wait_class_histograms();
-  for (std::size_t c = 0; c < classes_.size(); ++c)
-    if (classes_[c].valid && is_wait_kind(classes_[c].kind)) merge_stat(sums[c], classes_[c].stat);
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    if (classes[c].valid && is_wait_kind(classes[c].kind)) merge_stat(sums[c], classes[c].stat);
   for (const live_thread& t : live_threads()) {
-    for (std::size_t c = 0; c < classes_.size(); ++c) {
-      if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
-      const wait_stat* s = r_.at<wait_stat>(kArrayThreadGlobalStats, t.slot * r_.classes + c);
+    for (std::size_t c = 0; c < classes.size(); ++c) {
+      if (!classes[c].valid || !is_wait_kind(classes[c].kind)) continue;
+      const wait_stat* s = r.at<wait_stat>(kArrayThreadGlobalStats, t.slot * r.classes + c);
       if (s != nullptr) merge_stat(sums[c], load_stat(*s));
     }
   }
-  for (std::size_t c = 0; c < classes_.size(); ++c) {
-    if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (!classes[c].valid || !is_wait_kind(classes[c].kind)) continue;
     // Table io counts only: its time stays out of the wait summaries (WL#4895).
-    if (classes_[c].kind == kKindTable) sums[c] = wait_stat{sums[c].count, 0, kNoMin, 0, 0};
+    if (classes[c].kind == kKindTable) sums[c] = wait_stat{sums[c].count, 0, kNoMin, 0, 0};
     auto& x = add_row();
-    x.push_back(text_cell(std::string_view(classes_[c].name)));
+    x.push_back(text_cell(std::string_view(classes[c].name)));
     append_stat_cells(x, sums[c]);
     // Beyond MySQL: the latency distribution of the class.
     for (double q : {0.95, 0.99, 0.999}) x.push_back(int_cell(histogram::quantile(histograms[c].counts, q)));
   }
 }
 
-void scanner::summary_by_thread() {
+void scan_state::summary_by_thread() {
   load_classes();
-  std::vector<wait_stat> stats(classes_.size());
-  for (std::uint64_t i = 0; i < r_.threads; ++i) {
-    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+  std::vector<wait_stat> stats(classes.size());
+  for (std::uint64_t i = 0; i < r.threads; ++i) {
+    const thread_record& tr = *r.at<thread_record>(kArrayThreads, i);
     std::uint64_t tid = 0;
     // The thread's statistics, copied while its record stays the same thread.
     const rd res = read_versioned(tr, [&](const thread_record& t) {
       tid = load_relaxed(t.thread_id);
-      for (std::size_t c = 0; c < classes_.size(); ++c) {
-        if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
-        const wait_stat* s = r_.at<wait_stat>(kArrayThreadClassStats, i * r_.classes + c);
+      for (std::size_t c = 0; c < classes.size(); ++c) {
+        if (!classes[c].valid || !is_wait_kind(classes[c].kind)) continue;
+        const wait_stat* s = r.at<wait_stat>(kArrayThreadClassStats, i * r.classes + c);
         stats[c] = s != nullptr ? load_stat(*s) : kZeroStat;
       }
     });
     if (!accept(res)) continue;
-    for (std::size_t c = 0; c < classes_.size(); ++c) {
-      if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+    for (std::size_t c = 0; c < classes.size(); ++c) {
+      if (!classes[c].valid || !is_wait_kind(classes[c].kind)) continue;
       auto& x = add_row();
       x.push_back(int_cell(tid));
-      x.push_back(text_cell(std::string_view(classes_[c].name)));
+      x.push_back(text_cell(std::string_view(classes[c].name)));
       append_stat_cells(x, stats[c]);
     }
   }
@@ -60,7 +60,7 @@ void scanner::summary_by_thread() {
 
 // Sync instance tables: events_waits_summary_by_instance (all three arrays), or
 // the instance table of one array.
-void scanner::sync_instances(table_id which) {
+void scan_state::sync_instances(table_id which) {
   load_classes();
   const bool summary = which == table_id::events_waits_summary_by_instance;
   for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
@@ -68,9 +68,9 @@ void scanner::sync_instances(table_id which) {
                       (which == table_id::rwlock_instances && arr == kArrayRwlocks) ||
                       (which == table_id::cond_instances && arr == kArrayConds)))
       continue;
-    for (std::uint64_t i = 0; i < r_.count(arr); ++i) {
+    for (std::uint64_t i = 0; i < r.count(arr); ++i) {
       sync_copy s;
-      if (!accept(read_sync(*r_.at<sync_instance>(arr, i), s))) continue;
+      if (!accept(read_sync(*r.at<sync_instance>(arr, i), s))) continue;
       const class_entry* c = class_at(s.class_index);
       if (c == nullptr) {
         ++invalid;

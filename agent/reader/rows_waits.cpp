@@ -6,16 +6,16 @@ namespace pfs::reader::detail {
 // events_waits_current (history = false) or events_waits_history (history = true):
 // per allocated thread, its slots, all copied while the thread's lock word stays
 // the same (so a thread slot reused meanwhile does not mix two threads' rows).
-void scanner::waits_per_thread(bool history) {
+void scan_state::waits_per_thread(bool history) {
   load_classes();
   load_timers();
   choose_wait_output();
-  const std::uint64_t per = history ? r_.history_per_thread : r_.stack_depth;
+  const std::uint64_t per = history ? r.history_per_thread : r.stack_depth;
   const array_id arr = history ? kArrayWaitHistory : kArrayWaitStacks;
   std::vector<wait_copy> rows;
   rows.reserve(per);
-  for (std::uint64_t i = 0; i < r_.threads; ++i) {
-    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+  for (std::uint64_t i = 0; i < r.threads; ++i) {
+    const thread_record& tr = *r.at<thread_record>(kArrayThreads, i);
     std::uint64_t slot_torn = 0;
     // The thread's slots, copied while its record stays the same thread.
     const rd thread_res = read_versioned(tr, [&](const thread_record& t) {
@@ -30,7 +30,7 @@ void scanner::waits_per_thread(bool history) {
       const std::uint64_t start = history && per != 0 && next >= per ? next % per : 0;
       for (std::uint64_t k = 0; k < per; ++k) {
         const std::uint64_t slot = i * per + (start + k) % per;
-        const wait_record* w = r_.at<wait_record>(arr, slot);
+        const wait_record* w = r.at<wait_record>(arr, slot);
         if (w == nullptr) break;  // cannot happen: the geometry was checked
         wait_copy c;
         const rd res = read_wait(*w, c);
@@ -55,15 +55,15 @@ void scanner::waits_per_thread(bool history) {
 // records waits for memory at almost every one (perf: half of a scan no row passes).
 constexpr std::uint64_t kPrefetchRecords = 32;
 
-void scanner::waits_history_long() {
+void scan_state::waits_history_long() {
   load_classes();
   load_timers();
   choose_wait_output();
   // TRUNCATE horizons: a live thread hides its events below its own horizon; a
   // thread that is gone hides all of them if it existed at the last TRUNCATE.
   std::unordered_map<std::uint64_t, std::uint64_t> live_horizon;
-  for (std::uint64_t i = 0; i < r_.threads; ++i) {
-    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+  for (std::uint64_t i = 0; i < r.threads; ++i) {
+    const thread_record& tr = *r.at<thread_record>(kArrayThreads, i);
     std::uint64_t tid = 0, horizon = 0;
     const rd res = read_versioned(tr, [&](const thread_record& t) {
       tid = load_relaxed(t.thread_id);
@@ -71,7 +71,7 @@ void scanner::waits_history_long() {
     });
     if (res == rd::ok) live_horizon[tid] = horizon;
   }
-  const std::uint64_t gone_below = load_acquire(r_.header().horizon_thread_id[kTruncateHistoryLong]);
+  const std::uint64_t gone_below = load_acquire(r.header().horizon_thread_id[kTruncateHistoryLong]);
   // Slots come in per-thread batches: remember the last thread's horizon.
   std::uint64_t last_tid = 0, last_horizon = 0;
   bool last_live = false;
@@ -79,10 +79,10 @@ void scanner::waits_history_long() {
   // One copy for the whole scan: read_wait fills every field of a record it returns
   // ok, and a fresh (zeroed) copy per record cost 12% of a count(*) (perf).
   wait_copy c;
-  const std::uint64_t n = r_.count(kArrayHistoryLong);
+  const std::uint64_t n = r.count(kArrayHistoryLong);
   for (std::uint64_t i = start_position(); i < n; ++i) {
     if (pause_before(i, sizeof(wait_record))) return;
-    const wait_record& w = *r_.at<wait_record>(kArrayHistoryLong, i);
+    const wait_record& w = *r.at<wait_record>(kArrayHistoryLong, i);
     if (i + kPrefetchRecords < n) __builtin_prefetch(&w + kPrefetchRecords);
     // Most records fail a test on the thread, event or instrument: look at those
     // fields before copying the record.
@@ -103,15 +103,15 @@ void scanner::waits_history_long() {
 }
 
 // The name of the file a wait names, if its record still has the event's version.
-const std::optional<std::string>& scanner::file_name_of(std::uint32_t index, std::uint32_t version) {
+const std::optional<std::string>& scan_state::file_name_of(std::uint32_t index, std::uint32_t version) {
   static const std::optional<std::string> none;
-  if (index == 0 || index > r_.count(kArrayFiles)) return none;
+  if (index == 0 || index > r.count(kArrayFiles)) return none;
   const std::uint64_t key = (std::uint64_t{index} << 32) | version;
   auto it = file_refs_.find(key);
   if (it == file_refs_.end()) {
     fixed_str<kObjectNameLen> name;
     bool name_ok = false;
-    const bool ok = read_referenced(*r_.at<file_instance>(kArrayFiles, index - 1), version,
+    const bool ok = read_referenced(*r.at<file_instance>(kArrayFiles, index - 1), version,
                                     [&](const file_instance& f) { name_ok = load_file_name(f, name); }) &&
                     name_ok;
     it = file_refs_.emplace(key, ok ? std::optional<std::string>(name.str()) : std::nullopt).first;
@@ -119,9 +119,9 @@ const std::optional<std::string>& scanner::file_name_of(std::uint32_t index, std
   return it->second;
 }
 
-const std::optional<std::string>& scanner::socket_name_of(std::uint32_t index, std::uint32_t version) {
+const std::optional<std::string>& scan_state::socket_name_of(std::uint32_t index, std::uint32_t version) {
   static const std::optional<std::string> none;
-  if (index == 0 || index > r_.count(kArraySockets)) return none;
+  if (index == 0 || index > r.count(kArraySockets)) return none;
   const std::uint64_t key = (std::uint64_t{index} << 32) | version;
   auto it = socket_refs_.find(key);
   if (it == socket_refs_.end()) {
@@ -129,7 +129,7 @@ const std::optional<std::string>& scanner::socket_name_of(std::uint32_t index, s
     std::uint32_t port = 0;
     bool address_ok = false;
     const bool ok =
-        read_referenced(*r_.at<socket_instance>(kArraySockets, index - 1), version,
+        read_referenced(*r.at<socket_instance>(kArraySockets, index - 1), version,
                         [&](const socket_instance& s) { address_ok = load_socket_address(s, ip, port); }) &&
         address_ok;
     it = socket_refs_
@@ -141,14 +141,14 @@ const std::optional<std::string>& scanner::socket_name_of(std::uint32_t index, s
 }
 
 // The table share a wait names, if it still has the event's version; nullptr if not.
-const scanner::table_ref* scanner::table_of(std::uint32_t index, std::uint32_t version) {
-  if (index == 0 || index > r_.count(kArrayTables)) return nullptr;
+const scan_state::table_ref* scan_state::table_of(std::uint32_t index, std::uint32_t version) {
+  if (index == 0 || index > r.count(kArrayTables)) return nullptr;
   const std::uint64_t key = (std::uint64_t{index} << 32) | version;
   auto it = table_refs_.find(key);
   if (it == table_refs_.end()) {
     std::optional<table_ref> ref;
     table_copy t;
-    if (read_referenced(*r_.at<table_share>(kArrayTables, index - 1), version,
+    if (read_referenced(*r.at<table_share>(kArrayTables, index - 1), version,
                         [this, index, &t](const table_share& s) { copy_table(index - 1, s, t, false); })) {
       if (const char* type = object_type_name(t.object_type)) {
         ref.emplace();
@@ -163,9 +163,9 @@ const scanner::table_ref* scanner::table_of(std::uint32_t index, std::uint32_t v
   return it->second ? &*it->second : nullptr;
 }
 
-bool scanner::class_prefiltered(std::uint32_t class_index) {
-  const row_filter& f = *out_.filter;
-  if (class_verdict_.size() != classes_.size() + 1) class_verdict_.assign(classes_.size() + 1, -1);
+bool scan_state::class_prefiltered(std::uint32_t class_index) {
+  const row_filter& f = *out.filter;
+  if (class_verdict_.size() != classes.size() + 1) class_verdict_.assign(classes.size() + 1, -1);
   if (class_index >= class_verdict_.size()) return false;  // invalid: the copy counts it
   std::int8_t& v = class_verdict_[class_index];
   if (v < 0) {
@@ -220,7 +220,7 @@ struct packed_output {
 
 }  // namespace
 
-void scanner::emit_wait(const wait_copy& c) {
+void scan_state::emit_wait(const wait_copy& c) {
   const class_entry* cls = class_at(c.class_index);
   if (cls == nullptr) {
     ++invalid;
@@ -235,7 +235,7 @@ void scanner::emit_wait(const wait_copy& c) {
     return;
   }
   auto& x = add_row();
-  const bool* w = out_.wanted;
+  const bool* w = out.wanted;
   if (w == nullptr) {
     emit_wait_all(x, *cls, c);
     return;
@@ -250,14 +250,14 @@ void scanner::emit_wait(const wait_copy& c) {
 // filter tests only the head (thread_id, event_id, event_name), which head_rejected
 // tests exactly before a row is built (those columns are never NULL): no built row
 // is then tested again.
-void scanner::choose_wait_output() {
-  packed_rows* p = out_.packed;
+void scan_state::choose_wait_output() {
+  packed_rows* p = out.packed;
   if (p == nullptr || p->table_columns() != kWaitColumns) return;
-  if (out_.filter != nullptr && !out_.filter->tests_only(kHeadColumns)) return;
+  if (out.filter != nullptr && !out.filter->tests_only(kHeadColumns)) return;
   packed_ = p;
   // The piece is not cleared while this scanner writes into it, and a block keeps
   // its offset when the text buffer grows.
-  class_name_at_.assign(classes_.size() + 1, -1);
+  class_name_at_.assign(classes.size() + 1, -1);
   packed_mask_ = 0;
   for (std::size_t k = 0; k < kWaitColumns; ++k)
     if (p->position(k) >= 0) packed_mask_ |= std::uint64_t{1} << k;
@@ -266,8 +266,8 @@ void scanner::choose_wait_output() {
 // A wait's times in picoseconds: none when its timer is unknown, only the start for
 // a running wait of THREAD_CPU (per thread: "now" means nothing here), else all
 // three (a running wait ends "now", read in this process).
-[[gnu::always_inline]] inline scanner::wait_times scanner::times_of(const wait_copy& c) const {
-  const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &timers_[c.timer] : nullptr;
+[[gnu::always_inline]] inline scan_state::wait_times scan_state::times_of(const wait_copy& c) const {
+  const converter* conv = c.timer >= 1 && c.timer < timers::timer_kind_count ? &converters[c.timer] : nullptr;
   wait_times t;
   if (conv == nullptr || conv->mult == 0) return t;
   t.start = to_pico(*conv, c.timer_start);
@@ -286,7 +286,7 @@ void scanner::choose_wait_output() {
 // The wanted columns of wait_columns() (22, in that order) of one wait, each
 // written once (NULL included).
 template <class Output>
-void scanner::wait_cells(const wait_copy& c, const class_entry& cls, Output& o) {
+void scan_state::wait_cells(const wait_copy& c, const class_entry& cls, Output& o) {
   const std::uint64_t m = o.mask;
   if ((m & kHead) != 0) {
     if (o.wants(0)) o.put(0, int_cell(c.thread_id));
@@ -336,31 +336,31 @@ void scanner::wait_cells(const wait_copy& c, const class_entry& cls, Output& o) 
 }
 
 // Bit k: the sink wants wait column k (built once per scan).
-std::uint64_t scanner::wait_wanted_mask() {
+std::uint64_t scan_state::wait_wanted_mask() {
   static_assert(kWaitColumns <= 64);
   if (!wait_wanted_ready_) {
     wait_wanted_ready_ = true;
     for (std::size_t k = 0; k < kWaitColumns; ++k)
-      if (out_.wanted[k]) wait_wanted_ |= std::uint64_t{1} << k;
+      if (out.wanted[k]) wait_wanted_ |= std::uint64_t{1} << k;
   }
   return wait_wanted_;
 }
 
 // blocking_thread_id, blocking_event_id (lock waits), signalling_thread_id
-// (condition waits) into out[0..2].
-void scanner::blocking_cells(const wait_copy& c, cell* out) {
-  out[0] = null_cell();
-  out[1] = null_cell();
-  out[2] = null_cell();
+// (condition waits) into cells[0..2].
+void scan_state::blocking_cells(const wait_copy& c, cell* cells) {
+  cells[0] = null_cell();
+  cells[1] = null_cell();
+  cells[2] = null_cell();
   if (c.operation == kOpWait || c.operation == kOpTimedWait) {
-    out[2] = nullable_int(c.blocking_thread_id);
+    cells[2] = nullable_int(c.blocking_thread_id);
   } else if (c.blocking_thread_id != 0) {
-    out[0] = int_cell(c.blocking_thread_id);
-    out[1] = nullable_int(c.blocking_event_id);
+    cells[0] = int_cell(c.blocking_thread_id);
+    cells[1] = nullable_int(c.blocking_event_id);
   }
 }
 
-void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c) {
+void scan_state::emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c) {
   const class_entry* cls = &k;
   x.reserve(19);
   x.push_back(int_cell(c.thread_id));
@@ -387,7 +387,7 @@ void scanner::emit_wait_all(row_builder& x, const class_entry& k, const wait_cop
 }
 
 // timer_start, timer_end, timer_wait.
-void scanner::append_times(row_builder& x, const wait_copy& c) {
+void scan_state::append_times(row_builder& x, const wait_copy& c) {
   const wait_times t = times_of(c);
   x.push_back(t.start_cell());
   x.push_back(t.end_cell());
@@ -395,7 +395,7 @@ void scanner::append_times(row_builder& x, const wait_copy& c) {
 }
 
 // object_schema, object_name, index_name, object_type.
-void scanner::append_object(row_builder& x, const wait_copy& c) {
+void scan_state::append_object(row_builder& x, const wait_copy& c) {
   if (c.object_kind == kObjectFile) {
     const std::optional<std::string>& name = file_name_of(c.object_index, c.object_version);
     x.push_back(null_cell());
@@ -426,10 +426,10 @@ void scanner::append_object(row_builder& x, const wait_copy& c) {
   for (int k = 0; k < 4; ++k) x.push_back(null_cell());  // no object, or one that is gone
 }
 
-void scanner::load_timers() {
+void scan_state::load_timers() {
   for (int k = 0; k < timers::timer_kind_count; ++k) {
-    const auto& d = h_.timers[k];
-    converter& c = timers_[k];
+    const auto& d = h.timers[k];
+    converter& c = converters[k];
     c.base = load_relaxed(d.base);
     c.mult = load_relaxed(d.mult);
     c.shift = load_relaxed(d.shift);
@@ -437,25 +437,19 @@ void scanner::load_timers() {
     c.epoch_count = 0;
     c.epochs = nullptr;
   }
-  converter& cycle = timers_[static_cast<int>(timers::timer_kind::cycle)];
+  converter& cycle = converters[static_cast<int>(timers::timer_kind::cycle)];
   if (cycle.mult != 0) {
-    cycle.epoch_count = load_cycle_epochs(h_, cycle_epochs_);
+    cycle.epoch_count = load_cycle_epochs(h, cycle_epochs_);
     cycle.epochs = cycle_epochs_;
   }
 }
 
-// SOURCE text of a 1-based source index; nullopt-like (false) when unknown.
-const std::string* scanner::source_ref(std::uint32_t index) {
-  std::string dummy;
-  if (!source_text(index, dummy, true)) return nullptr;
-  return &sources_.find(index)->second.second;
-}
-
-bool scanner::source_text(std::uint32_t index, std::string& text, bool no_copy) {
-  if (index == 0 || index > r_.count(kArraySources)) return false;
+// SOURCE text of a 1-based source index, looked up once per scan; nullptr when unknown.
+const std::string* scan_state::source_ref(std::uint32_t index) {
+  if (index == 0 || index > r.count(kArraySources)) return nullptr;
   auto it = sources_.find(index);
   if (it == sources_.end()) {
-    const source_record& s = *r_.at<source_record>(kArraySources, index - 1);
+    const source_record& s = *r.at<source_record>(kArraySources, index - 1);
     std::pair<bool, std::string> v{false, {}};
     const std::uint32_t st = load_acquire(s.state);
     if (st == kSourceReady) {
@@ -466,9 +460,7 @@ bool scanner::source_text(std::uint32_t index, std::string& text, bool no_copy) 
     }
     it = sources_.emplace(index, std::move(v)).first;
   }
-  if (!it->second.first) return false;
-  if (!no_copy) text = it->second.second;
-  return true;
+  return it->second.first ? &it->second.second : nullptr;
 }
 
 }  // namespace pfs::reader::detail

@@ -319,25 +319,6 @@ class scan_state {
 
   void waits_history_long();
 
-  void summary_global();
-
-  void summary_by_thread();
-
-  // Sync instance tables: events_waits_summary_by_instance (all three arrays), or
-  // the instance table of one array.
-  void sync_instances(table_id which);
-
-  // file_instances (summary = false) or file_summary_by_instance (summary = true).
-  void file_instances(bool summary);
-  // socket_instances (summary = false) or socket_summary_by_instance (summary = true).
-  void socket_instances(bool summary);
-  void socket_summary_by_event_name();
-
-  void file_summary_by_event_name();
-
-  // table_io_waits_summary_by_table (by_index = false) or _by_index_usage (true).
-  void table_io(bool by_index);
-
   // Units of work (rows_work.cpp, rows_work_summaries.cpp). which: 0 current,
   // 1 history, 2 history_long.
   void stages(int which);
@@ -349,77 +330,8 @@ class scan_state {
   void digests();
   void statement_histogram(bool by_digest);
   void wait_histograms();
-  void lock_contention();  // rows_contention.cpp
 
  public:
-  // Every allocated file instance whose class is an allocated file class, in array
-  // order; the others are counted invalid.
-  template <class Fn>
-  void for_each_file(Fn&& fn) {
-    load_classes();
-    file_copy f;
-    for (std::uint64_t i = 0; i < r.count(kArrayFiles); ++i) {
-      if (!accept(read_file(*r.at<file_instance>(kArrayFiles, i), f))) continue;
-      const wait_stat* w = r.at<wait_stat>(kArrayFileWaitStats, i);
-      f.waits = w != nullptr ? load_stat(*w) : kZeroStat;
-      const class_entry* c = class_at(f.class_index);
-      if (c == nullptr || c->kind != kKindFile) {
-        ++invalid;
-        continue;
-      }
-      fn(f, *c);
-    }
-  }
-
-  // Per class (index = class index - 1), for the allocated file classes: the class's
-  // bucket of deleted files + every allocated file instance of the class.
-  std::vector<io_stats> file_class_stats();
-
-  // Every allocated socket instance whose class is an allocated socket class, in
-  // array order; the others are counted invalid.
-  template <class Fn>
-  void for_each_socket(Fn&& fn) {
-    load_classes();
-    socket_copy s;
-    for (std::uint64_t i = 0; i < r.count(kArraySockets); ++i) {
-      if (!accept(read_socket(*r.at<socket_instance>(kArraySockets, i), s))) continue;
-      const wait_stat* w = r.at<wait_stat>(kArraySocketWaitStats, i);
-      s.waits = w != nullptr ? load_stat(*w) : kZeroStat;
-      const class_entry* c = class_at(s.class_index);
-      if (c == nullptr || c->kind != kKindSocket) {
-        ++invalid;
-        continue;
-      }
-      fn(s, *c);
-    }
-  }
-  // The same per socket class: its bucket of closed sockets + its open ones.
-  std::vector<io_stats> socket_class_stats();
-
-  static const char* object_type_name(std::uint8_t type) {
-    return type == kObjectTypeTable            ? "TABLE"
-           : type == kObjectTypeTemporaryTable ? "TEMPORARY TABLE"
-                                               : nullptr;
-  }
-
-  struct index_copy {
-    fixed_str<kIndexNameLen> name;
-    table_io_stat stat = kZeroTableIo;
-  };
-  struct table_copy {
-    std::uint8_t object_type = 0;
-    fixed_str<kObjectSchemaLen> schema;
-    fixed_str<kTableNameLen> name;
-    table_io_stat no_index = kZeroTableIo;
-    std::vector<index_copy> indexes;  // the declared ones
-  };
-
-  // Copies the share in slot `slot` (inside a read_versioned / read_referenced copy:
-  // the share's lock word is re-checked around it) and its declared indexes: the first
-  // index_count (acquire: the provider writes an index's name before publishing the
-  // count) of its max_indexes_per_table slots.
-  void copy_table(std::uint64_t slot, const table_share& s, table_copy& c, bool stats);
-
   // The name of the file a wait names, if its record still has the event's version.
   const std::optional<std::string>& file_name_of(std::uint32_t index, std::uint32_t version);
   // 'ip:port' of the socket a wait names (MySQL's OBJECT_NAME), if its record still
@@ -505,6 +417,67 @@ class scan_state {
 };
 
 // ---------------------------------------------------------------------------
+// What several families of row builders share.
+
+// Every allocated file instance whose class is an allocated file class, in array
+// order; the others are counted invalid.
+template <class Fn>
+void for_each_file(scan_state& s, Fn&& fn) {
+  s.load_classes();
+  file_copy f;
+  for (std::uint64_t i = 0; i < s.r.count(kArrayFiles); ++i) {
+    if (!s.accept(read_file(*s.r.at<file_instance>(kArrayFiles, i), f))) continue;
+    const wait_stat* w = s.r.at<wait_stat>(kArrayFileWaitStats, i);
+    f.waits = w != nullptr ? load_stat(*w) : kZeroStat;
+    const class_entry* c = s.class_at(f.class_index);
+    if (c == nullptr || c->kind != kKindFile) {
+      ++s.invalid;
+      continue;
+    }
+    fn(f, *c);
+  }
+}
+
+// Every allocated socket instance whose class is an allocated socket class, in
+// array order; the others are counted invalid.
+template <class Fn>
+void for_each_socket(scan_state& s, Fn&& fn) {
+  s.load_classes();
+  socket_copy k;
+  for (std::uint64_t i = 0; i < s.r.count(kArraySockets); ++i) {
+    if (!s.accept(read_socket(*s.r.at<socket_instance>(kArraySockets, i), k))) continue;
+    const wait_stat* w = s.r.at<wait_stat>(kArraySocketWaitStats, i);
+    k.waits = w != nullptr ? load_stat(*w) : kZeroStat;
+    const class_entry* c = s.class_at(k.class_index);
+    if (c == nullptr || c->kind != kKindSocket) {
+      ++s.invalid;
+      continue;
+    }
+    fn(k, *c);
+  }
+}
+
+// A table share and its declared indexes (table io rows, and the object of a wait).
+struct index_copy {
+  fixed_str<kIndexNameLen> name;
+  table_io_stat stat = kZeroTableIo;
+};
+struct table_copy {
+  std::uint8_t object_type = 0;
+  fixed_str<kObjectSchemaLen> schema;
+  fixed_str<kTableNameLen> name;
+  table_io_stat no_index = kZeroTableIo;
+  std::vector<index_copy> indexes;  // the declared ones
+};
+inline const char* object_type_name(std::uint8_t type) {
+  return type == kObjectTypeTable ? "TABLE" : type == kObjectTypeTemporaryTable ? "TEMPORARY TABLE" : nullptr;
+}
+// Copies the share in slot `slot` (inside a read_versioned / read_referenced copy)
+// and its declared indexes, with their statistics if `stats` (rows_io.cpp).
+void copy_table(const region_reader::impl& r, std::uint64_t slot, const table_share& s, table_copy& c,
+                bool stats);
+
+// ---------------------------------------------------------------------------
 // The row builders, one family per rows_*.cpp. A table's registry entry
 // (tables.cpp) names its builder; a builder of several tables takes what tells
 // them apart (history_kind, summary_kind, an array).
@@ -518,6 +491,23 @@ void rows_setup_objects(scan_state& s);
 void rows_performance_timers(scan_state& s);
 void rows_threads(scan_state& s);
 void rows_status(scan_state& s);
+// rows_summaries.cpp: the wait summaries and the sync instance tables.
+void rows_waits_summary_global(scan_state& s);
+void rows_waits_summary_by_thread(scan_state& s);
+void rows_waits_summary_by_instance(scan_state& s);
+void rows_sync_instances(scan_state& s, array_id which);  // kArrayMutexes, kArrayRwlocks, kArrayConds
+// rows_io.cpp: file io and table io.
+void rows_file_instances(scan_state& s);
+void rows_file_summary_by_instance(scan_state& s);
+void rows_file_summary_by_event_name(scan_state& s);
+void rows_table_io_by_table(scan_state& s);
+void rows_table_io_by_index_usage(scan_state& s);
+// rows_socket.cpp: socket io.
+void rows_socket_instances(scan_state& s);
+void rows_socket_summary_by_instance(scan_state& s);
+void rows_socket_summary_by_event_name(scan_state& s);
+// rows_contention.cpp: lock_contention_by_instance.
+void rows_lock_contention(scan_state& s);
 
 }  // namespace detail
 }  // namespace pfs::reader

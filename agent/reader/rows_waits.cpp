@@ -149,7 +149,7 @@ const scan_state::table_ref* scan_state::table_of(std::uint32_t index, std::uint
     std::optional<table_ref> ref;
     table_copy t;
     if (read_referenced(*r.at<table_share>(kArrayTables, index - 1), version,
-                        [this, index, &t](const table_share& s) { copy_table(index - 1, s, t, false); })) {
+                        [this, index, &t](const table_share& s) { copy_table(r, index - 1, s, t, false); })) {
       if (const char* type = object_type_name(t.object_type)) {
         ref.emplace();
         ref->type = type;

@@ -339,19 +339,19 @@ const std::vector<table_entry>& registry() noexcept {
         [] { auto c = with_stats({T("event_name")});
              for (const char* n : {"quantile_95", "quantile_99", "quantile_999"}) c.push_back(I(n));
              return c; }(), "PFS_MAX_CLASSES",
-        [](scan_state& s) { s.summary_global(); },
+        rows_waits_summary_global,
         [](const impl& r) { return r.classes; },
         truncatable(kResetWait, kResetWait | kResetFile | kResetSocket | kResetWaitHistograms,
                     kResetFile | kResetSocket));
     add(table_id::events_waits_summary_by_thread_by_event_name, "events_waits_summary_by_thread_by_event_name",
         with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_CLASSES",
-        [](scan_state& s) { s.summary_by_thread(); },
+        rows_waits_summary_by_thread,
         [](const impl& r) { return r.count(kArrayThreadClassStats); },
         truncatable(kResetThread, kResetThread));
     add(table_id::events_waits_summary_by_instance, "events_waits_summary_by_instance",
         with_stats({T("event_name"), I("object_instance_begin")}),
         "PFS_MAX_MUTEXES, PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_MAX_FILES, PFS_MAX_SOCKETS",
-        [](scan_state& s) { s.sync_instances(table_id::events_waits_summary_by_instance); },
+        rows_waits_summary_by_instance,
         [](const impl& r) {
           return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArrayFiles) +
                  r.count(kArraySockets);
@@ -359,15 +359,15 @@ const std::vector<table_entry>& registry() noexcept {
         truncatable(kResetWait, kResetWait | kResetFile | kResetSocket, kResetFile | kResetSocket));
     add(table_id::mutex_instances, "mutex_instances",
         {T("name"), I("object_instance_begin"), I("locked_by_thread_id", true)}, "PFS_MAX_MUTEXES",
-        [](scan_state& s) { s.sync_instances(table_id::mutex_instances); },
+        [](scan_state& s) { rows_sync_instances(s, kArrayMutexes); },
         [](const impl& r) { return r.count(kArrayMutexes); });
     add(table_id::rwlock_instances, "rwlock_instances",
         {T("name"), I("object_instance_begin"), I("write_locked_by_thread_id", true), I("read_locked_by_count")},
         "PFS_MAX_RWLOCKS",
-        [](scan_state& s) { s.sync_instances(table_id::rwlock_instances); },
+        [](scan_state& s) { rows_sync_instances(s, kArrayRwlocks); },
         [](const impl& r) { return r.count(kArrayRwlocks); });
     add(table_id::cond_instances, "cond_instances", {T("name"), I("object_instance_begin")}, "PFS_MAX_CONDS",
-        [](scan_state& s) { s.sync_instances(table_id::cond_instances); },
+        [](scan_state& s) { rows_sync_instances(s, kArrayConds); },
         [](const impl& r) { return r.count(kArrayConds); });
     add(table_id::status, "status", {T("variable_name"), I("variable_value")}, nullptr,
         rows_status,
@@ -381,28 +381,28 @@ const std::vector<table_entry>& registry() noexcept {
                  "PFS_SETUP_OBJECTS_SIZE"));
     add(table_id::file_instances, "file_instances", {T("file_name"), T("event_name"), I("open_count")},
         "PFS_MAX_FILES",
-        [](scan_state& s) { s.file_instances(false); },
+        rows_file_instances,
         [](const impl& r) { return r.count(kArrayFiles); });
     add(table_id::file_summary_by_event_name, "file_summary_by_event_name", with_file_groups({T("event_name")}),
         "PFS_MAX_CLASSES",
-        [](scan_state& s) { s.file_summary_by_event_name(); },
+        rows_file_summary_by_event_name,
         [](const impl& r) { return r.classes; },
         truncatable(kResetFile, kResetWait | kResetFile));
     add(table_id::file_summary_by_instance, "file_summary_by_instance",
         with_file_groups({T("file_name"), T("event_name"), I("object_instance_begin")}), "PFS_MAX_FILES",
-        [](scan_state& s) { s.file_instances(true); },
+        rows_file_summary_by_instance,
         [](const impl& r) { return r.count(kArrayFiles); },
         truncatable(kResetFile, kResetWait | kResetFile));
     add(table_id::table_io_waits_summary_by_table, "table_io_waits_summary_by_table",
         with_table_groups({T("object_type"), T("object_schema"), T("object_name")}), "PFS_MAX_TABLES",
-        [](scan_state& s) { s.table_io(false); },
+        rows_table_io_by_table,
         [](const impl& r) { return r.count(kArrayTables); },
         truncatable(kResetTable, kResetWait | kResetTable));
     // One row per declared index (at most max_indexes_per_table) + one per table.
     add(table_id::table_io_waits_summary_by_index_usage, "table_io_waits_summary_by_index_usage",
         with_table_groups({T("object_type"), T("object_schema"), T("object_name"), T("index_name", true)}),
         "PFS_MAX_TABLES, PFS_MAX_INDEXES_PER_TABLE",
-        [](scan_state& s) { s.table_io(true); },
+        rows_table_io_by_index_usage,
         [](const impl& r) { return r.count(kArrayTables) + r.count(kArrayTableIndexes); },
         truncatable(kResetTable, kResetWait | kResetTable));
     add(table_id::events_stages_current, "events_stages_current", stage_columns(), "PFS_MAX_THREADS",
@@ -513,23 +513,23 @@ const std::vector<table_entry>& registry() noexcept {
     add(table_id::lock_contention_by_instance, "lock_contention_by_instance",
         with_stats({T("event_name"), I("object_instance_begin"), T("blocking_source", true)}),
         "PFS_LOCK_CONTENTION_SIZE",
-        [](scan_state& s) { s.lock_contention(); },
+        rows_lock_contention,
         [](const impl& r) { return r.count(kArrayLockContention); },
         truncatable(kResetLockContention, kResetLockContention));
     add(table_id::socket_instances, "socket_instances",
         {T("event_name"), I("object_instance_begin"), I("thread_id", true), I("socket_id"), T("ip"), I("port"),
          T("state")},
         "PFS_MAX_SOCKETS",
-        [](scan_state& s) { s.socket_instances(false); },
+        rows_socket_instances,
         [](const impl& r) { return r.count(kArraySockets); });
     add(table_id::socket_summary_by_instance, "socket_summary_by_instance",
         with_file_groups({T("event_name"), I("object_instance_begin")}), "PFS_MAX_SOCKETS",
-        [](scan_state& s) { s.socket_instances(true); },
+        rows_socket_summary_by_instance,
         [](const impl& r) { return r.count(kArraySockets); },
         truncatable(kResetSocket, kResetWait | kResetSocket));
     add(table_id::socket_summary_by_event_name, "socket_summary_by_event_name",
         with_file_groups({T("event_name")}), "PFS_MAX_CLASSES",
-        [](scan_state& s) { s.socket_summary_by_event_name(); },
+        rows_socket_summary_by_event_name,
         [](const impl& r) { return r.classes; },
         truncatable(kResetSocket, kResetWait | kResetSocket));
     // clang-format on

@@ -312,13 +312,6 @@ class scan_state {
   const std::string* source_ref(std::uint32_t index);
 
   // Row builders not yet moved out of the scan state.
-  // events_waits_current (history = false) or events_waits_history (history = true):
-  // per allocated thread, its slots, all copied while the thread's lock word stays
-  // the same (so a thread slot reused meanwhile does not mix two threads' rows).
-  void waits_per_thread(bool history);
-
-  void waits_history_long();
-
   // Units of work (rows_work.cpp, rows_work_summaries.cpp). which: 0 current,
   // 1 history, 2 history_long.
   void stages(int which);
@@ -332,23 +325,6 @@ class scan_state {
   void wait_histograms();
 
  public:
-  // The name of the file a wait names, if its record still has the event's version.
-  const std::optional<std::string>& file_name_of(std::uint32_t index, std::uint32_t version);
-  // 'ip:port' of the socket a wait names (MySQL's OBJECT_NAME), if its record still
-  // has the event's version.
-  const std::optional<std::string>& socket_name_of(std::uint32_t index, std::uint32_t version);
-
-  struct table_ref {
-    const char* type = nullptr;
-    std::string schema, name;
-    std::vector<std::string> indexes;
-  };
-
-  // The table share a wait names, if it still has the event's version; nullptr if not.
-  const table_ref* table_of(std::uint32_t index, std::uint32_t version);
-
-  void emit_wait(const wait_copy& c);
-
   // Units of work.
   // The allocated threads and what the event tables need of them.
   std::vector<live_thread> live_threads();
@@ -357,47 +333,11 @@ class scan_state {
   void emit_stage(const stage_record& c);
   void emit_statement(const statement_record& c);
   void emit_transaction(const transaction_record& c);
-  // timer_start, timer_end, timer_wait of any event (running: end = now).
-  void append_event_times(row_builder& x, std::uint8_t timer, bool running, std::uint64_t start,
-                          std::uint64_t end);
   // The per-class wait histograms: exited threads' + every live (thread, class) one.
   std::vector<latency_histogram> wait_class_histograms();
   // DIGEST_TEXT of a digest row if it still holds this digest.
   bool digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& digest_text);
   std::vector<char> statement_buf_;
-
-  void emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c);
-  template <class Output>
-  void wait_cells(const wait_copy& c, const class_entry& cls, Output& o);
-  void choose_wait_output();
-  packed_rows* packed_ = nullptr;            // where wait rows go, when not through the sink's row()
-  std::uint64_t packed_mask_ = 0;            // bit k: wait column k has an output position
-  std::vector<std::int64_t> class_name_at_;  // packed: the block of a class's name, by class index
-
-  // timer_start, timer_end, timer_wait.
-  void append_times(row_builder& x, const wait_copy& c);
-  struct wait_times {
-    std::uint64_t start = 0, end = 0;
-    int known = 0;  // 0: all NULL; 1: the start only; 3: all three
-    cell start_cell() const { return known >= 1 ? int_cell(start) : null_cell(); }
-    cell end_cell() const { return known == 3 ? int_cell(end) : null_cell(); }
-    cell wait_cell() const { return known == 3 ? int_cell(end >= start ? end - start : 0) : null_cell(); }
-  };
-  wait_times times_of(const wait_copy& c) const;
-  void blocking_cells(const wait_copy& c, cell* cells);
-  static constexpr std::size_t kWaitColumns = 22;  // wait_columns() in tables.cpp
-  std::uint64_t wait_wanted_mask();
-  std::uint64_t wait_wanted_ = 0;
-  bool wait_wanted_ready_ = false;
-
-  // object_schema, object_name, index_name, object_type.
-  void append_object(row_builder& x, const wait_copy& c);
-
-  row_builder objects_;
-  // Objects of wait events by (index << 32 | version), looked up once per scan.
-  std::unordered_map<std::uint64_t, std::optional<std::string>> file_refs_;
-  std::unordered_map<std::uint64_t, std::optional<std::string>> socket_refs_;
-  std::unordered_map<std::uint64_t, std::optional<table_ref>> table_refs_;
 
  private:
   std::uint64_t start_ = 0;
@@ -477,6 +417,10 @@ inline const char* object_type_name(std::uint8_t type) {
 void copy_table(const region_reader::impl& r, std::uint64_t slot, const table_share& s, table_copy& c,
                 bool stats);
 
+// timer_start, timer_end, timer_wait of any event (running: end = now; rows_waits.cpp).
+void append_event_times(const scan_state& s, row_builder& x, std::uint8_t timer, bool running,
+                        std::uint64_t start, std::uint64_t end);
+
 // ---------------------------------------------------------------------------
 // The row builders, one family per rows_*.cpp. A table's registry entry
 // (tables.cpp) names its builder; a builder of several tables takes what tells
@@ -491,6 +435,8 @@ void rows_setup_objects(scan_state& s);
 void rows_performance_timers(scan_state& s);
 void rows_threads(scan_state& s);
 void rows_status(scan_state& s);
+// rows_waits.cpp: events_waits_current, _history, _history_long.
+void rows_waits(scan_state& s, history_kind which);
 // rows_summaries.cpp: the wait summaries and the sync instance tables.
 void rows_waits_summary_global(scan_state& s);
 void rows_waits_summary_by_thread(scan_state& s);

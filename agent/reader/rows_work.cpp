@@ -82,16 +82,6 @@ std::vector<live_thread> scan_state::live_threads() {
   return live;
 }
 
-void scan_state::append_event_times(row_builder& x, std::uint8_t timer, bool running, std::uint64_t start,
-                                    std::uint64_t end) {
-  wait_copy c;
-  c.timer = timer;
-  c.state = running ? kWaitRunning : kWaitCompleted;
-  c.timer_start = start;
-  c.timer_end = end;
-  append_times(x, c);
-}
-
 // Visits the events of one kind in the order MySQL shows them: which 0 = current
 // (per thread, its working records), 1 = history (per thread, oldest first), 2 =
 // history_long (array order). fn(const char* record) gets each record that may be a
@@ -181,7 +171,7 @@ void scan_state::emit_stage(const stage_record& c) {
   auto& x = add_row();
   append_event_head(x, c, cls->name);
   x.push_back(source_cell(c.source_index));
-  append_event_times(x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
+  append_event_times(*this, x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
   x.push_back(c.work_completed == kNoWork ? null_cell() : int_cell(c.work_completed));
   x.push_back(c.work_estimated == kNoWork ? null_cell() : int_cell(c.work_estimated));
   append_nesting(x, c);
@@ -231,7 +221,7 @@ void scan_state::emit_statement(const statement_record& c) {
   append_event_head(x, c, cls->name);
   x.push_back(source_cell(c.source_index));
   const bool running = c.state == kWaitRunning;
-  append_event_times(x, c.timer, running, c.timer_start, c.timer_end);
+  append_event_times(*this, x, c.timer, running, c.timer_start, c.timer_end);
   x.push_back(int_cell(running ? 0 : c.lock_time));  // lock_time: known when the statement ends
   x.push_back(c.has_text != 0 ? text_cell(std::string_view(statement_buf_.data(), statement_buf_.size()))
                               : null_cell());
@@ -306,7 +296,7 @@ void scan_state::emit_transaction(const transaction_record& c) {
   const char* xs = xa ? xa_state_name(c.xa_state) : nullptr;
   x.push_back(xs != nullptr ? stable_text(std::string_view(xs)) : null_cell());
   x.push_back(source_cell(c.source_index));
-  append_event_times(x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
+  append_event_times(*this, x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
   x.push_back(c.access_mode == kAccessReadOnly    ? stable_text(std::string_view("READ ONLY"))
               : c.access_mode == kAccessReadWrite ? stable_text(std::string_view("READ WRITE"))
                                                   : null_cell());

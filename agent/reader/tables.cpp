@@ -322,16 +322,16 @@ const std::vector<table_entry>& registry() noexcept {
         [](const impl& r) { return r.threads; },
         keyed({"thread_id"}, {"instrumented", "history"}));
     add(table_id::events_waits_current, "events_waits_current", wait_columns(), "PFS_WAITS_STACK_DEPTH",
-        [](scan_state& s) { s.waits_per_thread(false); },
+        [](scan_state& s) { rows_waits(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayWaitStacks); },
         truncatable(kHideCurrent, kHideCurrent));
     add(table_id::events_waits_history, "events_waits_history", wait_columns(), "PFS_WAITS_HISTORY_SIZE",
-        [](scan_state& s) { s.waits_per_thread(true); },
+        [](scan_state& s) { rows_waits(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayWaitHistory); },
         truncatable(kHideHistory, kHideHistory));
     add(table_id::events_waits_history_long, "events_waits_history_long", wait_columns(),
         "PFS_WAITS_HISTORY_LONG_SIZE",
-        [](scan_state& s) { s.waits_history_long(); },
+        [](scan_state& s) { rows_waits(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayHistoryLong); },
         truncatable(kHideHistoryLong, kHideHistoryLong));
     // Beyond MySQL: quantile_95, quantile_99, quantile_999 from the class's histogram.

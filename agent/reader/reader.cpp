@@ -225,7 +225,7 @@ region_error region_reader::scan(const table_def& t, row_sink& out, scan_cursor&
       return e;
     }
     if (cursor.done) return {};
-    scanner s(r, out, cursor.next);
+    scan_state s(r, out, cursor.next);
     registry()[t.id].rows(s);
     s.flush();
     if (s.paused)

@@ -2,7 +2,7 @@
 // columns (MySQL's names and order, in lower case), the row builder that makes its
 // rows (rows_*.cpp), its row estimate, what SQL may change in it, and the variable
 // that sizes it. The reader's dispatch, IMPORT FOREIGN SCHEMA, the FDW's write
-// validation and the README's table list (checked by tests/test_tables.cpp) all
+// validation and the README's table list (checked by tests/reader/test_tables.cpp) all
 // follow from here: adding a table or a column is one edit here, plus its row
 // builder and its test.
 #include "agent/reader/internal/reader_internal.h"

@@ -23,10 +23,20 @@ install(TARGETS pfs_trace_merge pfs_flamegraph pfs_demo RUNTIME DESTINATION ${CM
 if(TARGET pfs_top)
   install(TARGETS pfs_top RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# The public headers only: what a part keeps for itself is in its internal/ folder
+# (agent/provider/internal, agent/reader/internal), which is not installed. The
+# test installed_headers installs this component and checks that (cmake/
+# check_installed_headers.cmake).
 foreach(dir timers agent/region agent/provider agent/reader)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/perfschema/${dir}
-          FILES_MATCHING PATTERN "*.h" PATTERN "*.inc")
+          COMPONENT headers FILES_MATCHING PATTERN "*.h" PATTERN "*.inc" PATTERN "internal" EXCLUDE)
 endforeach()
+if(PFS_BUILD_TESTS)
+  enable_testing()
+  add_test(NAME installed_headers
+           COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DPREFIX=${CMAKE_BINARY_DIR}/installed_headers
+                   -DINCLUDEDIR=${CMAKE_INSTALL_INCLUDEDIR} -P ${PROJECT_SOURCE_DIR}/cmake/check_installed_headers.cmake)
+endif()
 
 set(PFS_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/perfschema)
 install(EXPORT perfschemaTargets NAMESPACE perfschema:: DESTINATION ${PFS_CMAKE_DIR})

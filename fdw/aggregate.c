@@ -10,7 +10,7 @@
  *	  Planning (pfs_pushable_aggregates) decides which aggregates qualify;
  *	  execution (pfs_aggregates_*) accumulates them from the core's pieces,
  *	  or row by row when the transaction's pending changes apply to the
- *	  rows (modify.c's overlay).
+ *	  rows (overlay.c).
  *
  *-------------------------------------------------------------------------
  */

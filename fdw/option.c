@@ -25,6 +25,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 
 #include "shim.h"
 
@@ -249,4 +250,16 @@ pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts)
 	opts->table = pfs_core_table_find(opts->table_name);
 	if (opts->table < 0)
 		check_table(opts->table_name);
+}
+
+/*
+ * pfs_get_relation_options
+ *		The options of an opened foreign table; returns its table's index in
+ *		the core's catalogue.
+ */
+int
+pfs_get_relation_options(Relation rel, PfsTableOptions *opts)
+{
+	pfs_get_table_options(RelationGetRelid(rel), opts);
+	return opts->table;
 }

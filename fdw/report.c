@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * report.c
- *	  Turns an error returned by the perfschema_fdw core into an ereport.
+ *	  Error reporting: turns an error returned by the perfschema_fdw core (a
+ *	  read's, a write's, a skipped region's warning) into an ereport.
  *
  * The core fills a PfsCoreError (plain data) and returns; only then does the
  * shim raise the error, from a frame that owns no C++ object.
@@ -57,6 +58,26 @@ pfs_report_core_error(const PfsCoreError *err)
 			 errmsg_internal("%s", err->message),
 			 err->detail[0] ? errdetail_internal("%s", err->detail) : 0,
 			 err->hint[0] ? errhint("%s", err->hint) : 0));
+	pg_unreachable();
+}
+
+/*
+ * pfs_report_write_error
+ *		Raise a write error of the core, with its SQLSTATE (or, without one,
+ *		as pfs_report_core_error).
+ */
+void
+pfs_report_write_error(const PfsCoreWriteError *err)
+{
+	const char *s = err->sqlstate;
+
+	if (s[0] == '\0')
+		pfs_report_core_error(&err->error);
+	ereport(ERROR,
+			(errcode(MAKE_SQLSTATE(s[0], s[1], s[2], s[3], s[4])),
+			 errmsg_internal("%s", err->error.message),
+			 err->error.detail[0] ? errdetail_internal("%s", err->error.detail) : 0,
+			 err->error.hint[0] ? errhint("%s", err->error.hint) : 0));
 	pg_unreachable();
 }
 

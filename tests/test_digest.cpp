@@ -1,4 +1,4 @@
-// Tests of agent/provider/digest.h: SHA-256, DIGEST_TEXT in MySQL 8.0's style, DIGEST,
+// Tests of agent/provider/internal/digest.h: SHA-256, DIGEST_TEXT in MySQL 8.0's style, DIGEST,
 // truncation, and hostile input (the exact-size buffers let ASan see any overrun).
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "agent/provider/digest.h"
+#include "agent/provider/internal/digest.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/reader/consistent_copy.h"
+#include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/reader.h"
 #include "agent/region/region.h"
 #include "agent/region/region_builder.h"

@@ -38,9 +38,7 @@
 #include <string>
 
 #include "agent/preload/preload_internal.h"
-#include "agent/provider/io_path.h"
-#include "agent/provider/slow_path.h"
-#include "agent/provider/socket_path.h"
+#include "agent/provider/internal/preload_api.h"
 
 #define PFS_EXPORT extern "C" __attribute__((visibility("default")))
 

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "agent/preload/preload_internal.h"
-#include "agent/provider/slow_path.h"
+#include "agent/provider/internal/preload_api.h"
 
 namespace pfs::preload {
 namespace {

@@ -22,8 +22,7 @@
 #include <cstring>
 
 #include "agent/preload/preload_internal.h"
-#include "agent/provider/slow_path.h"
-#include "agent/provider/socket_path.h"
+#include "agent/provider/internal/preload_api.h"
 
 namespace pfs::preload {
 namespace {

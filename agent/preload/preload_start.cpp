@@ -15,9 +15,8 @@
 #include <string>
 
 #include "agent/preload/preload_internal.h"
-#include "agent/provider/agent_internal.h"
+#include "agent/provider/internal/preload_api.h"
 #include "agent/provider/pfs.h"
-#include "agent/provider/slow_path.h"
 
 namespace pfs::preload {
 namespace {
@@ -76,7 +75,7 @@ __attribute__((constructor)) void preload_start() {
   std::string warning;
   pfs::options o = pfs::options::from_environment(&warning);
   g_verbose = verbose != nullptr;
-  pfs::detail::g_thread_create = real_thread_create();  // for the agent's CYCLE watch
+  pfs::detail::set_thread_create_hook(real_thread_create());  // for the agent's CYCLE watch
   if (!o.region_path.empty()) {
     // As a program that links the agent: an ignored setting and a failed start are
     // said once (pfs::init says why it failed), unless PFS_QUIET=1.

@@ -2,7 +2,7 @@
 // entry of (its lock instance, the SOURCE of the holder's acquisition). Only the
 // contended path comes here, and it pays a hash lookup and four stores (the
 // waiter now holds the lock, so nobody else writes the lock's entries).
-#include "agent/provider/agent_internal.h"
+#include "agent/provider/internal/agent_internal.h"
 #include "agent/region/wide_sum.h"
 
 namespace pfs::detail {

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "agent/provider/agent_internal.h"
-#include "agent/provider/trace.h"
+#include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/trace.h"
 #include "agent/region/fault_guard.h"
 #include "agent/region/setup.h"
 #include "agent/region/wide_sum.h"

@@ -19,8 +19,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "agent/provider/agent_internal.h"
-#include "agent/provider/trace.h"
+#include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/trace.h"
 #include "agent/region/safe_files.h"
 #include "agent/region/setup.h"
 #include "agent/region/work_layout.h"

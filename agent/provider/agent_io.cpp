@@ -10,8 +10,8 @@
 #include <mutex>
 #include <vector>
 
-#include "agent/provider/agent_internal.h"
-#include "agent/provider/io_path.h"
+#include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/io_path.h"
 #include "agent/region/setup.h"
 #include "agent/region/wide_sum.h"
 

@@ -9,7 +9,7 @@
 #include <iterator>
 #include <new>
 
-#include "agent/provider/agent_internal.h"
+#include "agent/provider/internal/agent_internal.h"
 #include "agent/provider/pfs_c.h"
 #include "agent/region/memory_layout.h"
 

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "agent/provider/agent_internal.h"
+#include "agent/provider/internal/agent_internal.h"
 
 namespace pfs {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "agent/provider/agent_internal.h"
+#include "agent/provider/internal/agent_internal.h"
 
 namespace pfs::detail {
 

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <vector>
 
-#include "agent/provider/agent_internal.h"
-#include "agent/provider/socket_path.h"
+#include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/socket_path.h"
 
 namespace pfs::detail {
 

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <new>
 
-#include "agent/provider/agent_internal.h"
-#include "agent/provider/slow_path.h"
-#include "agent/provider/trace.h"
+#include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/preload_api.h"
+#include "agent/provider/internal/trace.h"
 #include "agent/region/setup.h"
 #include "agent/region/wide_sum.h"
 

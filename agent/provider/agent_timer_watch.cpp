@@ -18,12 +18,13 @@
 #include <cerrno>
 #include <cmath>
 
-#include "agent/provider/agent_internal.h"
+#include "agent/provider/internal/agent_internal.h"
 #include "timers/cycle_watch.h"
 
 namespace pfs::detail {
 
 thread_create_fn g_thread_create = nullptr;
+void set_thread_create_hook(thread_create_fn create) { g_thread_create = create; }
 
 namespace {
 

@@ -15,9 +15,9 @@
 #include <ctime>
 #include <string>
 
-#include "agent/provider/agent_internal.h"
-#include "agent/provider/io_path.h"
-#include "agent/provider/trace.h"
+#include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/io_path.h"
+#include "agent/provider/internal/trace.h"
 #include "agent/region/safe_files.h"
 #include "agent/region/setup.h"
 

@@ -1,6 +1,6 @@
 // The C ABI of the event path (the inline functions of event_path.h) and the
 // event path's rare, out-of-line step: claiming a history_long batch.
-#include "agent/provider/agent_internal.h"
+#include "agent/provider/internal/agent_internal.h"
 
 namespace pfs::detail {
 namespace {

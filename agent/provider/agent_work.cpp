@@ -14,9 +14,9 @@
 #include <cstring>
 #include <new>
 
-#include "agent/provider/agent_internal.h"
-#include "agent/provider/digest.h"
-#include "agent/provider/work_api.h"
+#include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/digest.h"
+#include "agent/provider/internal/work_api.h"
 #include "agent/region/record_copy.h"
 #include "agent/region/wide_sum.h"
 

@@ -1,5 +1,5 @@
 // Statement digests (DIGEST_TEXT, DIGEST): see digest.h.
-#include "agent/provider/digest.h"
+#include "agent/provider/internal/digest.h"
 
 #include <algorithm>
 #include <bit>

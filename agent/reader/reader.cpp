@@ -11,7 +11,7 @@
 #include <new>
 #include <utility>
 
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/fault_guard.h"
 
 namespace pfs::reader {
@@ -227,7 +227,7 @@ region_error region_reader::scan(const table_def& t, row_sink& out, scan_cursor&
       return e;
     }
     if (cursor.done) return {};
-    scanner s(r, out, cursor.next);
+    scan_state s(r, out, cursor.next);
     registry()[t.id].rows(s);
     s.flush();
     if (s.paused)

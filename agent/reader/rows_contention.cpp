@@ -4,19 +4,19 @@
 #include <string>
 #include <tuple>
 
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 
-void scanner::lock_contention() {
-  load_classes();
-  const std::uint64_t n = r_.count(kArrayLockContention);
+void rows_lock_contention(scan_state& s) {
+  s.load_classes();
+  const std::uint64_t n = s.r.count(kArrayLockContention);
   // (kind, instance index, source, incarnation) -> the waits; the entries of one
   // key added up (two waiters claiming one key at once may have made two).
   using entry_key = std::tuple<std::uint64_t, std::uint64_t, std::uint32_t, std::uint32_t>;
   std::map<entry_key, wait_stat> waits;
   for (std::uint64_t i = 0; i < n; ++i) {
-    const contention_record& e = *r_.at<contention_record>(kArrayLockContention, i);
+    const contention_record& e = *s.r.at<contention_record>(kArrayLockContention, i);
     const std::uint32_t incarnation = load_acquire(e.incarnation);
     const std::uint64_t key = load_relaxed(e.key);
     if (key == 0 || incarnation == 0) continue;
@@ -27,8 +27,8 @@ void scanner::lock_contention() {
     const std::uint64_t kind = key >> 62;
     const std::uint64_t index = (key >> 32) & 0x3FFFFFFFu;
     const array_id arr = kind == kContentionMutex ? kArrayMutexes : kArrayRwlocks;
-    if ((kind != kContentionMutex && kind != kContentionRwlock) || index == 0 || index > r_.count(arr)) {
-      ++invalid;
+    if ((kind != kContentionMutex && kind != kContentionRwlock) || index == 0 || index > s.r.count(arr)) {
+      ++s.invalid;
       continue;
     }
     merge_stat(waits.try_emplace({kind, index, static_cast<std::uint32_t>(key), incarnation}, kZeroStat)
@@ -47,26 +47,27 @@ void scanner::lock_contention() {
   for (const auto& [key, stat] : waits) {
     const auto& [kind, index, source, incarnation] = key;
     const array_id arr = kind == kContentionMutex ? kArrayMutexes : kArrayRwlocks;
-    sync_copy s;
+    sync_copy k;
     std::uint32_t lock = 0;
-    if (read_sync(*r_.at<sync_instance>(arr, index - 1), s, &lock) != rd::ok || lock != incarnation) continue;
-    const class_entry* c = class_at(s.class_index);
+    if (read_sync(*s.r.at<sync_instance>(arr, index - 1), k, &lock) != rd::ok || lock != incarnation)
+      continue;
+    const class_entry* c = s.class_at(k.class_index);
     if (c == nullptr) {
-      ++invalid;
+      ++s.invalid;
       continue;
     }
-    const std::string* text = source_ref(source);
+    const std::string* text = s.source_ref(source);
     merge_stat(rows.try_emplace({kind, index, text != nullptr, text != nullptr ? *text : std::string()},
-                                shown{c, s.identity, kZeroStat})
+                                shown{c, k.identity, kZeroStat})
                    .first->second.stat,
                stat);
   }
   for (const auto& [key, row] : rows) {
     const bool known = std::get<2>(key);
-    auto& x = add_row();
-    x.push_back(text_cell(std::string_view(row.cls->name)));
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(row.cls->name)));
     x.push_back(int_cell(row.identity));
-    x.push_back(known ? text_cell(std::string_view(std::get<3>(key))) : null_cell());
+    x.push_back(known ? s.text_cell(std::string_view(std::get<3>(key))) : null_cell());
     append_stat_cells(x, row.stat);
   }
 }

@@ -3,7 +3,7 @@
 // frees counted and the low, current and high marks of what is in use.
 #include <algorithm>
 
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/memory_layout.h"
 
 namespace pfs::reader::detail {
@@ -29,34 +29,34 @@ void append_memory_cells(row_builder& x, const memory_stat& s) {
 
 }  // namespace
 
-void scanner::memory_summaries(bool by_thread) {
-  load_classes();
-  const std::uint64_t per = r_.memory_classes;
+void rows_memory_summary(scan_state& s, summary_kind which) {
+  const bool by_thread = which == summary_kind::by_thread;
+  s.load_classes();
+  const std::uint64_t per = s.r.memory_classes;
   std::vector<memory_stat> global(per, memory_stat{});
   if (!by_thread)
     for (std::uint64_t i = 0; i < per; ++i)
-      global[i] = load_memory_stat(r_.at<memory_class_stat>(kArrayClassMemoryStats, i)->stat);
-  for (const live_thread& t : live_threads()) {
-    for (const class_entry& c : classes_) {
-      if (!c.valid || c.kind != kKindMemory || c.kind_index >= per || (c.traits & kMemoryGlobalOnly))
-        continue;
+      global[i] = load_memory_stat(s.r.at<memory_class_stat>(kArrayClassMemoryStats, i)->stat);
+  for (const live_thread& t : s.live_threads()) {
+    for (const class_entry& c : s.classes) {
+      if (!c.valid || c.kind != kKindMemory || c.kind_index >= per || (c.traits & kMemoryGlobalOnly)) continue;
       const memory_stat mine =
-          load_memory_stat(*r_.at<memory_stat>(kArrayThreadMemoryStats, t.slot * per + c.kind_index));
+          load_memory_stat(*s.r.at<memory_stat>(kArrayThreadMemoryStats, t.slot * per + c.kind_index));
       if (!by_thread) {
         add_memory(global[c.kind_index], mine);
         continue;
       }
-      auto& x = add_row();
+      auto& x = s.add_row();
       x.push_back(int_cell(t.thread_id));
-      x.push_back(text_cell(std::string_view(c.name)));
+      x.push_back(s.text_cell(std::string_view(c.name)));
       append_memory_cells(x, mine);
     }
   }
   if (by_thread) return;
-  for (const class_entry& c : classes_) {
+  for (const class_entry& c : s.classes) {
     if (!c.valid || c.kind != kKindMemory || c.kind_index >= per) continue;
-    auto& x = add_row();
-    x.push_back(text_cell(std::string_view(c.name)));
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(c.name)));
     append_memory_cells(x, global[c.kind_index]);
   }
 }

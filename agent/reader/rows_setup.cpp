@@ -1,16 +1,16 @@
 // Row builders of the setup tables, threads, performance_timers and status.
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/setup.h"
 #include "timers/timer_detail.h"
 
 namespace pfs::reader::detail {
 
-void scanner::setup_instruments() {
-  load_classes();
-  for (const class_entry& c : classes_) {
+void rows_setup_instruments(scan_state& s) {
+  s.load_classes();
+  for (const class_entry& c : s.classes) {
     if (!c.valid || c.kind == kKindThread) continue;
-    auto& x = add_row();
-    x.push_back(text_cell(std::string_view(c.name)));
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(c.name)));
     x.push_back(yes_no((c.flags & kFlagEnabled) != 0));
     // Memory instruments are counted, never timed: TIMED is NULL (MySQL 8.0).
     x.push_back(c.kind == kKindMemory ? null_cell() : yes_no((c.flags & kFlagTimed) != 0));
@@ -18,34 +18,34 @@ void scanner::setup_instruments() {
   }
 }
 
-void scanner::setup_consumers() {
+void rows_setup_consumers(scan_state& s) {
   for (std::uint32_t id = 0; id < kConsumerCount; ++id) {
-    auto& x = add_row();
-    x.push_back(text_cell(setup::consumer_name(id)));
-    x.push_back(yes_no(load_relaxed(h_.consumers[id]) != 0));
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(setup::consumer_name(id)));
+    x.push_back(yes_no(load_relaxed(s.h.consumers[id]) != 0));
   }
 }
 
-void scanner::setup_timers() {
+void rows_setup_timers(scan_state& s) {
   for (std::uint32_t row = 0; row < setup::kTimerRows; ++row) {
     const auto r = static_cast<setup::timer_row>(row);
-    const std::uint8_t kind = load_relaxed(*setup::timer_field(const_cast<region_header&>(h_), r));
-    auto& x = add_row();
-    x.push_back(text_cell(setup::timer_row_name(r)));
+    const std::uint8_t kind = load_relaxed(*setup::timer_field(const_cast<region_header&>(s.h), r));
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(setup::timer_row_name(r)));
     x.push_back(kind >= 1 && kind < timers::timer_kind_count
-                    ? text_cell(timers::timer_name(static_cast<timers::timer_kind>(kind)))
+                    ? s.text_cell(timers::timer_name(static_cast<timers::timer_kind>(kind)))
                     : null_cell());
   }
 }
 
-void scanner::setup_actors() {
-  for (std::uint64_t i = 0; i < r_.count(kArraySetupActors); ++i) {
+void rows_setup_actors(scan_state& s) {
+  for (std::uint64_t i = 0; i < s.r.count(kArraySetupActors); ++i) {
     actor_copy a;
-    if (!accept(read_actor(*r_.at<actor_record>(kArraySetupActors, i), a))) continue;
-    auto& x = add_row();
-    x.push_back(text_cell(a.host.str()));
-    x.push_back(text_cell(a.user.str()));
-    x.push_back(text_cell(a.role.str()));
+    if (!s.accept(read_actor(*s.r.at<actor_record>(kArraySetupActors, i), a))) continue;
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(a.host.str()));
+    x.push_back(s.text_cell(a.user.str()));
+    x.push_back(s.text_cell(a.role.str()));
     x.push_back(yes_no(a.enabled != 0));
     x.push_back(yes_no(a.history != 0));
     x.push_back(yes_no(a.trace_enabled != 0));
@@ -58,17 +58,17 @@ void scanner::setup_actors() {
 // measured by the reader: the resolution once per process, the overhead at every
 // scan (WL#2360: the table is recomputed at each SELECT); NULL where this
 // process cannot read the timer.
-void scanner::performance_timers() {
+void rows_performance_timers(scan_state& s) {
   for (int k = 1; k < timers::timer_kind_count; ++k) {
     const auto kind = static_cast<timers::timer_kind>(k);
-    const auto& d = h_.timers[k];
+    const auto& d = s.h.timers[k];
     const std::uint32_t available = load_relaxed(d.available);
     double frequency = 0;
     __atomic_load(&d.frequency, &frequency, __ATOMIC_RELAXED);
     if (kind == timers::timer_kind::cycle)
-      frequency = cycle_frequency_in_force(h_);  // the latest recalibration
-    auto& x = add_row();
-    x.push_back(text_cell(timers::timer_name(kind)));
+      frequency = cycle_frequency_in_force(s.h);  // the latest recalibration
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(timers::timer_name(kind)));
     if (available != 0 && std::isfinite(frequency) && frequency > 0) {
       const double f = std::round(frequency);
       x.push_back(int_cell(f >= 9.2e18 ? kInt64Max : static_cast<std::uint64_t>(f)));
@@ -86,10 +86,10 @@ void scanner::performance_timers() {
   }
 }
 
-void scanner::threads() {
-  load_classes();
-  load_timers();
-  for (std::uint64_t i = 0; i < r_.threads; ++i) {
+void rows_threads(scan_state& s) {
+  s.load_classes();
+  s.load_timers();
+  for (std::uint64_t i = 0; i < s.r.threads; ++i) {
     thread_copy t;
     // What the thread is doing: its outermost statement and its stage.
     std::uint32_t depth = 0;
@@ -100,56 +100,56 @@ void scanner::threads() {
     bool top_ok = false;
     stage_record stage{};
     bool stage_ok = false;
-    const rd res = read_thread(*r_.at<thread_record>(kArrayThreads, i), t);
-    if (!accept(res)) continue;
-    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+    const rd res = read_thread(*s.r.at<thread_record>(kArrayThreads, i), t);
+    if (!s.accept(res)) continue;
+    const thread_record& tr = *s.r.at<thread_record>(kArrayThreads, i);
     depth = load_relaxed(tr.statement_depth);
     processlist_id = load_relaxed(tr.processlist_id);
     connection = load_relaxed(tr.connection_type);
     last_end = load_relaxed(tr.last_statement_end);
     last_timer = load_relaxed(tr.last_end_timer);
-    if (const char* p = r_.at_stride(kArrayStatementCurrent, i * r_.statement_stack)) {
-      if (r_.statement_stack != 0 && read_statement(*reinterpret_cast<const statement_record*>(p), top, info,
-                                                    r_.max_sql_text_length) == rd::ok)
+    if (const char* p = s.r.at_stride(kArrayStatementCurrent, i * s.r.statement_stack)) {
+      if (s.r.statement_stack != 0 && read_statement(*reinterpret_cast<const statement_record*>(p), top, info,
+                                                     s.r.max_sql_text_length) == rd::ok)
         top_ok = load_relaxed(top.thread_id) == t.thread_id;
     }
-    if (const stage_record* sr = r_.at<stage_record>(kArrayStageCurrent, i))
+    if (const stage_record* sr = s.r.at<stage_record>(kArrayStageCurrent, i))
       stage_ok = read_seq_record(*sr, stage) == rd::ok && stage.thread_id == t.thread_id;
     const bool in_statement =
         top_ok && depth > 0 && (top.state == kWaitRunning || top.state == kWorkHiddenRunning);
-    const class_entry* c = class_at(t.class_index);
+    const class_entry* c = s.class_at(t.class_index);
     const bool foreground = t.foreground != 0 || processlist_id != 0;
-    auto& x = add_row();
+    auto& x = s.add_row();
     x.push_back(int_cell(t.thread_id));
-    x.push_back(
-        text_cell(c != nullptr && c->kind == kKindThread ? std::string_view(c->name) : kUnknownThreadClass));
-    x.push_back(text_cell(std::string_view(foreground ? "FOREGROUND" : "BACKGROUND")));
+    x.push_back(s.text_cell(c != nullptr && c->kind == kKindThread ? std::string_view(c->name)
+                                                                   : kUnknownThreadClass));
+    x.push_back(s.text_cell(std::string_view(foreground ? "FOREGROUND" : "BACKGROUND")));
     x.push_back(nullable_int(processlist_id));
-    x.push_back(t.user.empty() ? null_cell() : text_cell(t.user.str()));
-    x.push_back(t.host.empty() ? null_cell() : text_cell(t.host.str()));
+    x.push_back(t.user.empty() ? null_cell() : s.text_cell(t.user.str()));
+    x.push_back(t.host.empty() ? null_cell() : s.text_cell(t.host.str()));
     // processlist_db: the schema of its current (or last) outermost statement.
     fixed_str<kObjectSchemaLen> db;
     if (top_ok) db.load(top.current_schema);
-    x.push_back(db.empty() ? null_cell() : text_cell(db.str()));
+    x.push_back(db.empty() ? null_cell() : s.text_cell(db.str()));
     x.push_back(!foreground ? null_cell() : stable_text(std::string_view(in_statement ? "Query" : "Sleep")));
     // processlist_time: seconds in the current statement, or since the last one ended.
     std::optional<std::uint64_t> since;
     if (in_statement && top.timer != 0)
-      since = elapsed_now(top.timer, top.timer_start);
+      since = s.elapsed_now(top.timer, top.timer_start);
     else if (foreground && last_timer != 0)
-      since = elapsed_now(last_timer, last_end);
+      since = s.elapsed_now(last_timer, last_end);
     x.push_back(since ? int_cell(*since / 1000000000000ull) : null_cell());
     const bool stage_running = stage_ok && (stage.state == kWaitRunning || stage.state == kWorkHiddenRunning);
-    const class_entry* sc = stage_running ? class_at(stage.class_index) : nullptr;
+    const class_entry* sc = stage_running ? s.class_at(stage.class_index) : nullptr;
     if (sc != nullptr) {
       const std::size_t slash = sc->name.rfind('/');
-      x.push_back(text_cell(std::string_view(sc->name).substr(slash == std::string::npos ? 0 : slash + 1)));
+      x.push_back(s.text_cell(std::string_view(sc->name).substr(slash == std::string::npos ? 0 : slash + 1)));
     } else {
       x.push_back(null_cell());
     }
-    x.push_back(in_statement && top.has_text != 0 ? text_cell(std::move(info)) : null_cell());
+    x.push_back(in_statement && top.has_text != 0 ? s.text_cell(std::move(info)) : null_cell());
     x.push_back(nullable_int(t.parent_thread_id));
-    x.push_back(t.role.empty() ? null_cell() : text_cell(t.role.str()));
+    x.push_back(t.role.empty() ? null_cell() : s.text_cell(t.role.str()));
     x.push_back(yes_no(t.instrumented != 0));
     x.push_back(yes_no(t.history != 0));
     constexpr const char* kConnection[] = {nullptr,      "TCP/IP",  "Socket",
@@ -158,79 +158,79 @@ void scanner::threads() {
                     ? stable_text(std::string_view(kConnection[connection]))
                     : null_cell());
     x.push_back(nullable_int(t.os_thread_id));
-    x.push_back(null_cell());                               // resource_group
-    x.push_back(stable_text(std::string_view("PRIMARY")));  // execution_engine
+    x.push_back(null_cell());                                               // resource_group
+    x.push_back(stable_text(std::string_view("PRIMARY")));                  // execution_engine
     x.push_back(int_cell_signed(t.controlled_memory));
     x.push_back(int_cell_signed(t.max_controlled_memory));
     x.push_back(int_cell_signed(t.total_memory));
     x.push_back(int_cell_signed(t.max_total_memory));
-    x.push_back(t.name.empty() ? null_cell() : text_cell(t.name.str()));  // thread_name
+    x.push_back(t.name.empty() ? null_cell() : s.text_cell(t.name.str()));  // thread_name
   }
 }
 
-void scanner::setup_objects() {
-  for (std::uint64_t i = 0; i < r_.count(kArraySetupObjects); ++i) {
+void rows_setup_objects(scan_state& s) {
+  for (std::uint64_t i = 0; i < s.r.count(kArraySetupObjects); ++i) {
     object_copy o;
-    if (!accept(read_object(*r_.at<object_record>(kArraySetupObjects, i), o))) continue;
+    if (!s.accept(read_object(*s.r.at<object_record>(kArraySetupObjects, i), o))) continue;
     if (o.object_type != kSetupObjectTable) {
-      ++invalid;
+      ++s.invalid;
       continue;
     }
-    auto& x = add_row();
-    x.push_back(text_cell(std::string_view("TABLE")));
-    x.push_back(text_cell(o.schema.str()));
-    x.push_back(text_cell(o.name.str()));
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view("TABLE")));
+    x.push_back(s.text_cell(o.schema.str()));
+    x.push_back(s.text_cell(o.name.str()));
     x.push_back(yes_no(o.enabled != 0));
     x.push_back(yes_no(o.timed != 0));
   }
 }
 
-void scanner::status() {
-  const bool alive = r_.map.provider_alive();
-  const std::uint64_t torn_total = r_.torn.load(std::memory_order_relaxed);
-  const std::uint64_t invalid_total = r_.invalid.load(std::memory_order_relaxed);
-  auto put = [this](std::string name, std::uint64_t v) {
-    auto& x = add_row();
-    x.push_back(text_cell(std::move(name)));
+void rows_status(scan_state& s) {
+  const bool alive = s.r.map.provider_alive();
+  const std::uint64_t torn_total = s.r.torn.load(std::memory_order_relaxed);
+  const std::uint64_t invalid_total = s.r.invalid.load(std::memory_order_relaxed);
+  auto put = [&s](std::string name, std::uint64_t v) {
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::move(name)));
     x.push_back(int_cell(v));
   };
-  put("layout_version", load_relaxed(h_.layout_version));
-  put("pid", load_relaxed(h_.pid));
+  put("layout_version", load_relaxed(s.h.layout_version));
+  put("pid", load_relaxed(s.h.pid));
   put("provider_alive", alive ? 1 : 0);
-  put("creation_time_ns", load_relaxed(h_.creation_time_ns));
-  put("ready", load_relaxed(h_.ready));
-  put("exited", load_relaxed(h_.exited));
-  put("setup_generation", load_relaxed(h_.setup_generation));
-  put("next_thread_id", load_relaxed(h_.next_thread_id));
-  put("wait_stack_depth", r_.stack_depth);
-  put("history_per_thread", r_.history_per_thread);
-  put("history_long_batch", r_.history_long_batch);
-  put("max_indexes_per_table", r_.indexes_per_table);
+  put("creation_time_ns", load_relaxed(s.h.creation_time_ns));
+  put("ready", load_relaxed(s.h.ready));
+  put("exited", load_relaxed(s.h.exited));
+  put("setup_generation", load_relaxed(s.h.setup_generation));
+  put("next_thread_id", load_relaxed(s.h.next_thread_id));
+  put("wait_stack_depth", s.r.stack_depth);
+  put("history_per_thread", s.r.history_per_thread);
+  put("history_long_batch", s.r.history_long_batch);
+  put("max_indexes_per_table", s.r.indexes_per_table);
   for (const known_array& k : kKnownArrays) {
-    const std::uint64_t n = r_.count(k.id);
+    const std::uint64_t n = s.r.count(k.id);
     put(std::string(k.status_name) + "_size", n);
-    put(std::string(k.status_name) + "_memory", n * (k.stride != 0 ? k.stride : r_.statement_stride));
+    put(std::string(k.status_name) + "_memory", n * (k.stride != 0 ? k.stride : s.r.statement_stride));
   }
-  put("total_memory", r_.map.size());
-  for (std::uint32_t id = 0; id < kLostCount; ++id) put(kLostNames[id], load_relaxed(h_.lost[id]));
+  put("total_memory", s.r.map.size());
+  for (std::uint32_t id = 0; id < kLostCount; ++id) put(kLostNames[id], load_relaxed(s.h.lost[id]));
   put("torn_rows_skipped", torn_total);
   put("invalid_rows_skipped", invalid_total);
   // CYCLE's rate checks by the provider (where the kernel does not vouch for it).
-  put("cycle_rate_watch", load_relaxed(h_.cycle_watch));
-  put("cycle_rate_checks", load_relaxed(h_.cycle_checks));
-  put("cycle_recalibrations", load_relaxed(h_.cycle_epoch_count));
-  put("cycle_max_drift_ppb", load_relaxed(h_.cycle_max_drift_ppb));
+  put("cycle_rate_watch", load_relaxed(s.h.cycle_watch));
+  put("cycle_rate_checks", load_relaxed(s.h.cycle_checks));
+  put("cycle_recalibrations", load_relaxed(s.h.cycle_epoch_count));
+  put("cycle_max_drift_ppb", load_relaxed(s.h.cycle_max_drift_ppb));
 }
 
 // Every class record, copied once per scan.
-void scanner::load_classes() {
+void scan_state::load_classes() {
   if (classes_loaded_) return;
   classes_loaded_ = true;
-  classes_.resize(r_.classes);
-  for (std::uint64_t i = 0; i < r_.classes; ++i) {
+  classes.resize(r.classes);
+  for (std::uint64_t i = 0; i < r.classes; ++i) {
     class_copy c;
-    if (!accept(read_class(*r_.at<class_record>(kArrayClasses, i), c))) continue;
-    class_entry& e = classes_[i];
+    if (!accept(read_class(*r.at<class_record>(kArrayClasses, i), c))) continue;
+    class_entry& e = classes[i];
     e.valid = true;
     e.kind = c.kind;
     e.flags = c.flags;

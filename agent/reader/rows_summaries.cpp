@@ -1,5 +1,5 @@
 // Row builders of the events_waits_summary_* and the synch instance tables.
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/histogram.h"
 
 namespace pfs::reader::detail {
@@ -7,102 +7,107 @@ namespace pfs::reader::detail {
 // events_waits_summary_global_by_event_name: per class, the bucket of exited
 // threads plus every live thread's global statistics (kept apart from the
 // instances and the by-thread summaries, so each consumer freezes its own table).
-void scanner::summary_global() {
-  load_classes();
-  std::vector<wait_stat> sums(classes_.size(), kZeroStat);
-  const std::vector<latency_histogram> histograms = wait_class_histograms();
-  for (std::size_t c = 0; c < classes_.size(); ++c)
-    if (classes_[c].valid && is_wait_kind(classes_[c].kind)) merge_stat(sums[c], classes_[c].stat);
-  for (const live_thread& t : live_threads()) {
-    for (std::size_t c = 0; c < classes_.size(); ++c) {
-      if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
-      const wait_stat* s = r_.at<wait_stat>(kArrayThreadGlobalStats, t.slot * r_.classes + c);
-      if (s != nullptr) merge_stat(sums[c], load_stat(*s));
+void rows_waits_summary_global(scan_state& s) {
+  s.load_classes();
+  std::vector<wait_stat> sums(s.classes.size(), kZeroStat);
+  const std::vector<latency_histogram> histograms = s.wait_class_histograms();
+  for (std::size_t c = 0; c < s.classes.size(); ++c)
+    if (s.classes[c].valid && is_wait_kind(s.classes[c].kind)) merge_stat(sums[c], s.classes[c].stat);
+  for (const live_thread& t : s.live_threads()) {
+    for (std::size_t c = 0; c < s.classes.size(); ++c) {
+      if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
+      const wait_stat* w = s.r.at<wait_stat>(kArrayThreadGlobalStats, t.slot * s.r.classes + c);
+      if (w != nullptr) merge_stat(sums[c], load_stat(*w));
     }
   }
-  for (std::size_t c = 0; c < classes_.size(); ++c) {
-    if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
+  for (std::size_t c = 0; c < s.classes.size(); ++c) {
+    if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
     // Table io counts only: its time stays out of the wait summaries (WL#4895).
-    if (classes_[c].kind == kKindTable) sums[c] = wait_stat{sums[c].count, 0, kNoMin, 0, 0};
-    auto& x = add_row();
-    x.push_back(text_cell(std::string_view(classes_[c].name)));
+    if (s.classes[c].kind == kKindTable) sums[c] = wait_stat{sums[c].count, 0, kNoMin, 0, 0};
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(s.classes[c].name)));
     append_stat_cells(x, sums[c]);
     // Beyond MySQL: the latency distribution of the class.
     for (double q : {0.95, 0.99, 0.999}) x.push_back(int_cell(histogram::quantile(histograms[c].counts, q)));
   }
 }
 
-void scanner::summary_by_thread() {
-  load_classes();
-  std::vector<wait_stat> stats(classes_.size());
-  for (std::uint64_t i = 0; i < r_.threads; ++i) {
-    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+void rows_waits_summary_by_thread(scan_state& s) {
+  s.load_classes();
+  std::vector<wait_stat> stats(s.classes.size());
+  for (std::uint64_t i = 0; i < s.r.threads; ++i) {
+    const thread_record& tr = *s.r.at<thread_record>(kArrayThreads, i);
     std::uint64_t tid = 0;
     // The thread's statistics, copied while its record stays the same thread.
     const rd res = read_versioned(tr, [&](const thread_record& t) {
       tid = load_relaxed(t.thread_id);
-      for (std::size_t c = 0; c < classes_.size(); ++c) {
-        if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
-        const wait_stat* s = r_.at<wait_stat>(kArrayThreadClassStats, i * r_.classes + c);
-        stats[c] = s != nullptr ? load_stat(*s) : kZeroStat;
+      for (std::size_t c = 0; c < s.classes.size(); ++c) {
+        if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
+        const wait_stat* w = s.r.at<wait_stat>(kArrayThreadClassStats, i * s.r.classes + c);
+        stats[c] = w != nullptr ? load_stat(*w) : kZeroStat;
       }
     });
-    if (!accept(res)) continue;
-    for (std::size_t c = 0; c < classes_.size(); ++c) {
-      if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
-      auto& x = add_row();
+    if (!s.accept(res)) continue;
+    for (std::size_t c = 0; c < s.classes.size(); ++c) {
+      if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
+      auto& x = s.add_row();
       x.push_back(int_cell(tid));
-      x.push_back(text_cell(std::string_view(classes_[c].name)));
+      x.push_back(s.text_cell(std::string_view(s.classes[c].name)));
       append_stat_cells(x, stats[c]);
     }
   }
 }
 
-// Sync instance tables: events_waits_summary_by_instance (all three arrays), or
-// the instance table of one array.
-void scanner::sync_instances(table_id which) {
-  load_classes();
-  const bool summary = which == table_id::events_waits_summary_by_instance;
-  for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
-    if (!summary && !((which == table_id::mutex_instances && arr == kArrayMutexes) ||
-                      (which == table_id::rwlock_instances && arr == kArrayRwlocks) ||
-                      (which == table_id::cond_instances && arr == kArrayConds)))
+namespace {
+
+// The instances of one sync array: name, identity, then the table's own columns.
+void sync_rows(scan_state& s, array_id arr, bool summary) {
+  for (std::uint64_t i = 0; i < s.r.count(arr); ++i) {
+    sync_copy k;
+    if (!s.accept(read_sync(*s.r.at<sync_instance>(arr, i), k))) continue;
+    const class_entry* c = s.class_at(k.class_index);
+    if (c == nullptr) {
+      ++s.invalid;
       continue;
-    for (std::uint64_t i = 0; i < r_.count(arr); ++i) {
-      sync_copy s;
-      if (!accept(read_sync(*r_.at<sync_instance>(arr, i), s))) continue;
-      const class_entry* c = class_at(s.class_index);
-      if (c == nullptr) {
-        ++invalid;
-        continue;
-      }
-      auto& x = add_row();
-      x.push_back(text_cell(std::string_view(c->name)));
-      x.push_back(int_cell(s.identity));
-      if (summary) {
-        append_stat_cells(x, s.stat);
-      } else if (arr == kArrayMutexes) {
-        x.push_back(nullable_int(s.owner_thread_id));
-      } else if (arr == kArrayRwlocks) {
-        x.push_back(nullable_int(s.owner_thread_id));
-        x.push_back(int_cell(s.readers));
-      }
+    }
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(c->name)));
+    x.push_back(int_cell(k.identity));
+    if (summary) {
+      append_stat_cells(x, k.stat);
+    } else if (arr == kArrayMutexes) {
+      x.push_back(nullable_int(k.owner_thread_id));
+    } else if (arr == kArrayRwlocks) {
+      x.push_back(nullable_int(k.owner_thread_id));
+      x.push_back(int_cell(k.readers));
     }
   }
-  if (summary) {
-    for_each_file([this](const file_copy& f, const class_entry& c) {
-      auto& x = add_row();
-      x.push_back(text_cell(std::string_view(c.name)));
-      x.push_back(int_cell(f.identity));
-      append_stat_cells(x, f.waits);
-    });
-    for_each_socket([this](const socket_copy& s, const class_entry& c) {
-      auto& x = add_row();
-      x.push_back(text_cell(std::string_view(c.name)));
-      x.push_back(int_cell(s.identity));
-      append_stat_cells(x, s.waits);
-    });
-  }
+}
+
+}  // namespace
+
+// mutex_instances, rwlock_instances or cond_instances: the instances of one array.
+void rows_sync_instances(scan_state& s, array_id which) {
+  s.load_classes();
+  sync_rows(s, which, false);
+}
+
+// events_waits_summary_by_instance: every sync instance, file and socket.
+void rows_waits_summary_by_instance(scan_state& s) {
+  s.load_classes();
+  for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) sync_rows(s, arr, true);
+  for_each_file(s, [&s](const file_copy& f, const class_entry& c) {
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(c.name)));
+    x.push_back(int_cell(f.identity));
+    append_stat_cells(x, f.waits);
+  });
+  for_each_socket(s, [&s](const socket_copy& k, const class_entry& c) {
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(c.name)));
+    x.push_back(int_cell(k.identity));
+    append_stat_cells(x, k.waits);
+  });
 }
 
 }  // namespace pfs::reader::detail

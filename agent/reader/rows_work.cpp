@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <unordered_map>
 
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 
@@ -50,7 +50,7 @@ void append_nesting(row_builder& x, const R& c) {
 }  // namespace
 
 // The class of an event of the given kind; nullptr (counted invalid) if it is not one.
-const class_entry* scanner::event_class(std::uint32_t index, std::uint8_t kind) {
+const class_entry* scan_state::event_class(std::uint32_t index, std::uint8_t kind) {
   const class_entry* cls = class_at(index);
   if (cls == nullptr || cls->kind != kind) {
     ++invalid;
@@ -59,15 +59,15 @@ const class_entry* scanner::event_class(std::uint32_t index, std::uint8_t kind) 
   return cls;
 }
 
-cell scanner::source_cell(std::uint32_t index) {
+cell scan_state::source_cell(std::uint32_t index) {
   const std::string* src = source_ref(index);
   return src != nullptr ? stable_text(std::string_view(*src)) : null_cell();
 }
 
-std::vector<live_thread> scanner::live_threads() {
-  std::vector<live_thread> out;
-  for (std::uint64_t i = 0; i < r_.threads; ++i) {
-    const thread_record& tr = *r_.at<thread_record>(kArrayThreads, i);
+std::vector<live_thread> scan_state::live_threads() {
+  std::vector<live_thread> live;
+  for (std::uint64_t i = 0; i < r.threads; ++i) {
+    const thread_record& tr = *r.at<thread_record>(kArrayThreads, i);
     live_thread l;
     l.slot = i;
     const rd res = read_versioned(tr, [&l](const thread_record& t) {
@@ -77,19 +77,9 @@ std::vector<live_thread> scanner::live_threads() {
       l.history_index[kStatements] = load_relaxed(t.statement_history_index);
       l.history_index[kTransactions] = load_relaxed(t.transaction_history_index);
     });
-    if (accept(res)) out.push_back(l);
+    if (accept(res)) live.push_back(l);
   }
-  return out;
-}
-
-void scanner::append_event_times(row_builder& x, std::uint8_t timer, bool running, std::uint64_t start,
-                                 std::uint64_t end) {
-  wait_copy c;
-  c.timer = timer;
-  c.state = running ? kWaitRunning : kWaitCompleted;
-  c.timer_start = start;
-  c.timer_end = end;
-  append_times(x, c);
+  return live;
 }
 
 // Visits the events of one kind in the order MySQL shows them: which 0 = current
@@ -97,8 +87,8 @@ void scanner::append_event_times(row_builder& x, std::uint8_t timer, bool runnin
 // history_long (array order). fn(const char* record) gets each record that may be a
 // row; the caller copies and checks it.
 template <class Record, class Fn>
-static void for_each_event(scanner& s, const region_reader::impl& r, const std::vector<live_thread>& threads,
-                           std::uint32_t kind, int which, Fn&& fn) {
+static void for_each_event(scan_state& s, const region_reader::impl& r,
+                           const std::vector<live_thread>& threads, std::uint32_t kind, int which, Fn&& fn) {
   static constexpr array_id kArrays[3][3] = {
       {kArrayStageCurrent, kArrayStageHistory, kArrayStageHistoryLong},
       {kArrayStatementCurrent, kArrayStatementHistory, kArrayStatementHistoryLong},
@@ -160,12 +150,12 @@ static bool event_visible(const R& c, const live_thread* t, std::uint64_t slot_o
   return shown_current(c.state);
 }
 
-void scanner::stages(int which) {
+void scan_state::stages(int which) {
   load_classes();
   load_timers();
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
-  for_each_event<stage_record>(*this, r_, threads, kStages, which,
+  for_each_event<stage_record>(*this, r, threads, kStages, which,
                                [&](const char* p, const live_thread* t, std::uint64_t k) {
                                  stage_record c;
                                  if (!accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c)))
@@ -175,29 +165,29 @@ void scanner::stages(int which) {
                                });
 }
 
-void scanner::emit_stage(const stage_record& c) {
+void scan_state::emit_stage(const stage_record& c) {
   const class_entry* cls = event_class(c.class_index, kKindStage);
   if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
   auto& x = add_row();
   append_event_head(x, c, cls->name);
   x.push_back(source_cell(c.source_index));
-  append_event_times(x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
+  append_event_times(*this, x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
   x.push_back(c.work_completed == kNoWork ? null_cell() : int_cell(c.work_completed));
   x.push_back(c.work_estimated == kNoWork ? null_cell() : int_cell(c.work_estimated));
   append_nesting(x, c);
 }
 
-void scanner::statements(int which) {
+void scan_state::statements(int which) {
   load_classes();
   load_timers();
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
   std::string text;
-  for_each_event<statement_record>(*this, r_, threads, kStatements, which,
+  for_each_event<statement_record>(*this, r, threads, kStatements, which,
                                    [&](const char* p, const live_thread* t, std::uint64_t k) {
                                      statement_record c;
                                      if (!accept(read_statement(*reinterpret_cast<const statement_record*>(p),
-                                                                c, text, r_.max_sql_text_length)))
+                                                                c, text, r.max_sql_text_length)))
                                        return;
                                      if (!event_visible(c, t, k, by_id, kStatements, which)) return;
                                      // MySQL shows the running statements of the stack, or the last completed
@@ -209,9 +199,9 @@ void scanner::statements(int which) {
                                    });
 }
 
-bool scanner::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& out) {
-  if (row == 0 || row > r_.count(kArrayDigests)) return false;
-  const digest_record& d = *r_.at<digest_record>(kArrayDigests, row - 1);
+bool scan_state::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& digest_text) {
+  if (row == 0 || row > r.count(kArrayDigests)) return false;
+  const digest_record& d = *r.at<digest_record>(kArrayDigests, row - 1);
   fixed_str<kDigestTextLen> text;
   bool same = false;
   const rd res = read_versioned(d, [&](const digest_record& s) {
@@ -220,18 +210,18 @@ bool scanner::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std:
     text.load(s.digest_text);
   });
   if (res != rd::ok || !same) return false;
-  out = text.str();
+  digest_text = text.str();
   return true;
 }
 
-void scanner::emit_statement(const statement_record& c) {
+void scan_state::emit_statement(const statement_record& c) {
   const class_entry* cls = event_class(c.class_index, kKindStatement);
   if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
   auto& x = add_row();
   append_event_head(x, c, cls->name);
   x.push_back(source_cell(c.source_index));
   const bool running = c.state == kWaitRunning;
-  append_event_times(x, c.timer, running, c.timer_start, c.timer_end);
+  append_event_times(*this, x, c.timer, running, c.timer_start, c.timer_end);
   x.push_back(int_cell(running ? 0 : c.lock_time));  // lock_time: known when the statement ends
   x.push_back(c.has_text != 0 ? text_cell(std::string_view(statement_buf_.data(), statement_buf_.size()))
                               : null_cell());
@@ -270,13 +260,13 @@ void scanner::emit_statement(const statement_record& c) {
   x.push_back(stable_text(std::string_view("PRIMARY")));
 }
 
-void scanner::transactions(int which) {
+void scan_state::transactions(int which) {
   load_classes();
   load_timers();
   const std::vector<live_thread> threads = live_threads();
   const thread_index by_id = index_threads(threads);
   for_each_event<transaction_record>(
-      *this, r_, threads, kTransactions, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
+      *this, r, threads, kTransactions, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
         transaction_record c;
         if (!accept(read_seq_record(*reinterpret_cast<const transaction_record*>(p), c))) return;
         if (!event_visible(c, t, k, by_id, kTransactions, which)) return;
@@ -284,7 +274,7 @@ void scanner::transactions(int which) {
       });
 }
 
-void scanner::emit_transaction(const transaction_record& c) {
+void scan_state::emit_transaction(const transaction_record& c) {
   const class_entry* cls = event_class(c.class_index, kKindTransaction);
   if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
   auto& x = add_row();
@@ -306,7 +296,7 @@ void scanner::emit_transaction(const transaction_record& c) {
   const char* xs = xa ? xa_state_name(c.xa_state) : nullptr;
   x.push_back(xs != nullptr ? stable_text(std::string_view(xs)) : null_cell());
   x.push_back(source_cell(c.source_index));
-  append_event_times(x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
+  append_event_times(*this, x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
   x.push_back(c.access_mode == kAccessReadOnly    ? stable_text(std::string_view("READ ONLY"))
               : c.access_mode == kAccessReadWrite ? stable_text(std::string_view("READ WRITE"))
                                                   : null_cell());

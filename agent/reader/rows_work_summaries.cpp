@@ -5,7 +5,7 @@
 //
 // Global rows = the class's bucket of exited threads + every live thread's
 // statistics (a thread moves its statistics into the bucket when it exits).
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 #include "agent/region/histogram.h"
 
 namespace pfs::reader::detail {
@@ -96,19 +96,19 @@ latency_histogram load_histogram(const latency_histogram& h) {
 
 }  // namespace
 
-void scanner::stage_summaries(bool by_thread) {
+void scan_state::stage_summaries(bool by_thread) {
   load_classes();
-  const std::uint64_t per = r_.stage_classes;
+  const std::uint64_t per = r.stage_classes;
   std::vector<wait_stat> global(per, kZeroStat);
-  for (std::uint64_t i = 0; i < per; ++i) global[i] = load_stat(*r_.at<wait_stat>(kArrayClassStageStats, i));
+  for (std::uint64_t i = 0; i < per; ++i) global[i] = load_stat(*r.at<wait_stat>(kArrayClassStageStats, i));
   std::vector<wait_stat> mine(per, kZeroStat);
   for (const live_thread& t : live_threads()) {
     for (std::uint64_t i = 0; i < per; ++i) {
-      mine[i] = load_stat(*r_.at<wait_stat>(kArrayThreadStageStats, t.slot * per + i));
+      mine[i] = load_stat(*r.at<wait_stat>(kArrayThreadStageStats, t.slot * per + i));
       merge_stat(global[i], mine[i]);
     }
     if (!by_thread) continue;
-    for (const class_entry& c : classes_) {
+    for (const class_entry& c : classes) {
       if (!c.valid || c.kind != kKindStage || c.kind_index >= per) continue;
       auto& x = add_row();
       x.push_back(int_cell(t.thread_id));
@@ -117,7 +117,7 @@ void scanner::stage_summaries(bool by_thread) {
     }
   }
   if (by_thread) return;
-  for (const class_entry& c : classes_) {
+  for (const class_entry& c : classes) {
     if (!c.valid || c.kind != kKindStage || c.kind_index >= per) continue;
     auto& x = add_row();
     x.push_back(text_cell(std::string_view(c.name)));
@@ -125,20 +125,20 @@ void scanner::stage_summaries(bool by_thread) {
   }
 }
 
-void scanner::statement_summaries(bool by_thread) {
+void scan_state::statement_summaries(bool by_thread) {
   load_classes();
-  const std::uint64_t per = r_.statement_classes;
+  const std::uint64_t per = r.statement_classes;
   std::vector<statement_stat> global(per, kZeroStatement);
   for (std::uint64_t i = 0; i < per; ++i)
-    global[i] = load_statement_stat(*r_.at<statement_stat>(kArrayClassStatementStats, i));
+    global[i] = load_statement_stat(*r.at<statement_stat>(kArrayClassStatementStats, i));
   std::vector<statement_stat> mine(per, kZeroStatement);
   for (const live_thread& t : live_threads()) {
     for (std::uint64_t i = 0; i < per; ++i) {
-      mine[i] = load_statement_stat(*r_.at<statement_stat>(kArrayThreadStatementStats, t.slot * per + i));
+      mine[i] = load_statement_stat(*r.at<statement_stat>(kArrayThreadStatementStats, t.slot * per + i));
       add_statement_stat(global[i], mine[i]);
     }
     if (!by_thread) continue;
-    for (const class_entry& c : classes_) {
+    for (const class_entry& c : classes) {
       if (!c.valid || c.kind != kKindStatement || c.kind_index >= per) continue;
       auto& x = add_row();
       x.push_back(int_cell(t.thread_id));
@@ -147,7 +147,7 @@ void scanner::statement_summaries(bool by_thread) {
     }
   }
   if (by_thread) return;
-  for (const class_entry& c : classes_) {
+  for (const class_entry& c : classes) {
     if (!c.valid || c.kind != kKindStatement || c.kind_index >= per) continue;
     auto& x = add_row();
     x.push_back(text_cell(std::string_view(c.name)));
@@ -155,20 +155,20 @@ void scanner::statement_summaries(bool by_thread) {
   }
 }
 
-void scanner::transaction_summaries(bool by_thread) {
+void scan_state::transaction_summaries(bool by_thread) {
   load_classes();
   const class_entry* cls = nullptr;
-  for (const class_entry& c : classes_)
+  for (const class_entry& c : classes)
     if (c.valid && c.kind == kKindTransaction) cls = &c;
-  if (cls == nullptr || r_.count(kArrayClassTransactionStats) == 0) return;
-  transaction_stat global = load_transaction_stat(*r_.at<transaction_stat>(kArrayClassTransactionStats, 0));
+  if (cls == nullptr || r.count(kArrayClassTransactionStats) == 0) return;
+  transaction_stat global = load_transaction_stat(*r.at<transaction_stat>(kArrayClassTransactionStats, 0));
   const auto emit = [&](row_builder& x, const transaction_stat& s) {
     append_stat_cells(x, s.all);
     append_stat_cells(x, s.read_write);
     append_stat_cells(x, s.read_only);
   };
   for (const live_thread& t : live_threads()) {
-    const transaction_stat* p = r_.at<transaction_stat>(kArrayThreadTransactionStats, t.slot);
+    const transaction_stat* p = r.at<transaction_stat>(kArrayThreadTransactionStats, t.slot);
     const transaction_stat mine = p != nullptr ? load_transaction_stat(*p) : kZeroTransaction;
     add_transaction_stat(global, mine);
     if (!by_thread) continue;
@@ -212,9 +212,9 @@ cell timestamp_cell(std::uint64_t ns) { return int_cell(ns / 1000); }
 
 }  // namespace
 
-void scanner::digests() {
-  for (std::uint64_t i = 0; i < r_.count(kArrayDigests); ++i) {
-    const digest_record& d = *r_.at<digest_record>(kArrayDigests, i);
+void scan_state::digests() {
+  for (std::uint64_t i = 0; i < r.count(kArrayDigests); ++i) {
+    const digest_record& d = *r.at<digest_record>(kArrayDigests, i);
     digest_copy c;
     if (!accept(read_digest(d, i, c)) || c.first_seen == 0) continue;
     // The query sample has a seqlock of its own (several threads may replace it).
@@ -244,47 +244,47 @@ void scanner::digests() {
   }
 }
 
-void scanner::statement_histogram(bool by_digest) {
-  const auto rows = [this](const latency_histogram& h, auto&& key) {
+void scan_state::statement_histogram(bool by_digest) {
+  const auto rows = [this](const latency_histogram& hist, auto&& key) {
     std::uint64_t total = 0;
-    for (std::uint64_t c : h.counts) total = sat_add(total, c);
+    for (std::uint64_t c : hist.counts) total = sat_add(total, c);
     std::uint64_t below = 0;
     for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) {
-      below = sat_add(below, h.counts[b]);
+      below = sat_add(below, hist.counts[b]);
       auto& x = add_row();
       key(x);
       x.push_back(int_cell(b));
       x.push_back(int_cell(histogram::bucket_low(b)));
       x.push_back(int_cell(histogram::bucket_high(b)));
-      x.push_back(int_cell(h.counts[b]));
+      x.push_back(int_cell(hist.counts[b]));
       x.push_back(int_cell(below));
       x.push_back(float_cell(total == 0 ? 0.0 : static_cast<double>(below) / static_cast<double>(total)));
     }
   };
   if (!by_digest) {
-    if (r_.count(kArrayStatementHistogram) == 0) return;
+    if (r.count(kArrayStatementHistogram) == 0) return;
     // Exited threads' buckets + every live thread's own statement histogram.
-    latency_histogram all = load_histogram(*r_.at<latency_histogram>(kArrayStatementHistogram, 0));
-    for (std::uint64_t i = 0; i < r_.count(kArrayWaitHistograms); ++i) {
-      const thread_histogram& th = *r_.at<thread_histogram>(kArrayWaitHistograms, i);
+    latency_histogram all = load_histogram(*r.at<latency_histogram>(kArrayStatementHistogram, 0));
+    for (std::uint64_t i = 0; i < r.count(kArrayWaitHistograms); ++i) {
+      const thread_histogram& th = *r.at<thread_histogram>(kArrayWaitHistograms, i);
       std::uint32_t cls = 0;
-      latency_histogram h;
+      latency_histogram hist;
       if (!accept(read_versioned(th,
                                  [&](const thread_histogram& s) {
                                    cls = load_relaxed(s.class_index);
-                                   h = load_histogram(s.h);
+                                   hist = load_histogram(s.h);
                                  })) ||
           cls != kStatementHistogramClass)
         continue;
       for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
-        all.counts[b] = sat_add(all.counts[b], h.counts[b]);
+        all.counts[b] = sat_add(all.counts[b], hist.counts[b]);
     }
     rows(all, [](row_builder&) {});
     return;
   }
-  for (std::uint64_t i = 0; i < r_.count(kArrayDigests); ++i) {
+  for (std::uint64_t i = 0; i < r.count(kArrayDigests); ++i) {
     digest_copy c;
-    if (!accept(read_digest(*r_.at<digest_record>(kArrayDigests, i), i, c)) || c.first_seen == 0) continue;
+    if (!accept(read_digest(*r.at<digest_record>(kArrayDigests, i), i, c)) || c.first_seen == 0) continue;
     const std::string schema = c.schema.str(), hex = digest_hex(c.digest);
     rows(c.h, [&](row_builder& x) {
       x.push_back(c.null_row || schema.empty() ? null_cell() : text_cell(std::string_view(schema)));
@@ -293,49 +293,49 @@ void scanner::statement_histogram(bool by_digest) {
   }
 }
 
-std::vector<latency_histogram> scanner::wait_class_histograms() {
-  std::vector<latency_histogram> out(r_.classes);
-  for (std::uint64_t c = 0; c < r_.classes; ++c) {
-    const latency_histogram* h = r_.at<latency_histogram>(kArrayClassWaitHistograms, c);
-    out[c] = h != nullptr ? load_histogram(*h) : latency_histogram{};
+std::vector<latency_histogram> scan_state::wait_class_histograms() {
+  std::vector<latency_histogram> sums(r.classes);
+  for (std::uint64_t c = 0; c < r.classes; ++c) {
+    const latency_histogram* hist = r.at<latency_histogram>(kArrayClassWaitHistograms, c);
+    sums[c] = hist != nullptr ? load_histogram(*hist) : latency_histogram{};
   }
-  for (std::uint64_t i = 0; i < r_.count(kArrayWaitHistograms); ++i) {
-    const thread_histogram& th = *r_.at<thread_histogram>(kArrayWaitHistograms, i);
+  for (std::uint64_t i = 0; i < r.count(kArrayWaitHistograms); ++i) {
+    const thread_histogram& th = *r.at<thread_histogram>(kArrayWaitHistograms, i);
     std::uint32_t cls = 0;
-    latency_histogram h;
+    latency_histogram hist;
     if (!accept(read_versioned(th, [&](const thread_histogram& s) {
           cls = load_relaxed(s.class_index);
-          h = load_histogram(s.h);
+          hist = load_histogram(s.h);
         })))
       continue;
     if (cls == kStatementHistogramClass) continue;  // a thread's statement histogram
-    if (cls == 0 || cls > r_.classes) {
+    if (cls == 0 || cls > r.classes) {
       ++invalid;
       continue;
     }
     for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
-      out[cls - 1].counts[b] = sat_add(out[cls - 1].counts[b], h.counts[b]);
+      sums[cls - 1].counts[b] = sat_add(sums[cls - 1].counts[b], hist.counts[b]);
   }
-  return out;
+  return sums;
 }
 
-void scanner::wait_histograms() {
+void scan_state::wait_histograms() {
   load_classes();
   const std::vector<latency_histogram> all = wait_class_histograms();
-  for (std::size_t c = 0; c < classes_.size(); ++c) {
-    if (!classes_[c].valid || !is_wait_kind(classes_[c].kind)) continue;
-    const latency_histogram& h = all[c];
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (!classes[c].valid || !is_wait_kind(classes[c].kind)) continue;
+    const latency_histogram& hist = all[c];
     std::uint64_t total = 0;
-    for (std::uint64_t n : h.counts) total = sat_add(total, n);
+    for (std::uint64_t n : hist.counts) total = sat_add(total, n);
     std::uint64_t below = 0;
     for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) {
-      below = sat_add(below, h.counts[b]);
+      below = sat_add(below, hist.counts[b]);
       auto& x = add_row();
-      x.push_back(text_cell(std::string_view(classes_[c].name)));
+      x.push_back(text_cell(std::string_view(classes[c].name)));
       x.push_back(int_cell(b));
       x.push_back(int_cell(histogram::bucket_low(b)));
       x.push_back(int_cell(histogram::bucket_high(b)));
-      x.push_back(int_cell(h.counts[b]));
+      x.push_back(int_cell(hist.counts[b]));
       x.push_back(int_cell(below));
       x.push_back(float_cell(total == 0 ? 0.0 : static_cast<double>(below) / static_cast<double>(total)));
     }

@@ -2,10 +2,10 @@
 // columns (MySQL's names and order, in lower case), the row builder that makes its
 // rows (rows_*.cpp), its row estimate, what SQL may change in it, and the variable
 // that sizes it. The reader's dispatch, IMPORT FOREIGN SCHEMA, the FDW's write
-// validation and the README's table list (checked by tests/test_tables.cpp) all
+// validation and the README's table list (checked by tests/reader/test_tables.cpp) all
 // follow from here: adding a table or a column is one edit here, plus its row
 // builder and its test.
-#include "agent/reader/reader_internal.h"
+#include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
 namespace {
@@ -295,27 +295,27 @@ const std::vector<table_entry>& registry() noexcept {
     // clang-format off
     add(table_id::setup_instruments, "setup_instruments",
         {T("name"), T("enabled"), T("timed", true), T("trace_enabled")}, "PFS_MAX_CLASSES",
-        [](scanner& s) { s.setup_instruments(); },
+        rows_setup_instruments,
         [](const impl& r) { return r.classes; },
         keyed({"name"}, {"enabled", "timed", "trace_enabled"}));
     add(table_id::setup_consumers, "setup_consumers", {T("name"), T("enabled")}, nullptr,
-        [](scanner& s) { s.setup_consumers(); },
+        rows_setup_consumers,
         [](const impl&) { return std::uint64_t{kConsumerCount}; },
         keyed({"name"}, {"enabled"}));
     add(table_id::setup_timers, "setup_timers", {T("name"), T("timer_name", true)}, nullptr,
-        [](scanner& s) { s.setup_timers(); },
+        rows_setup_timers,
         [](const impl&) { return std::uint64_t{5}; },
         keyed({"name"}, {"timer_name"}));
     add(table_id::setup_actors, "setup_actors",
         {T("host"), T("user"), T("role"), T("enabled"), T("history"), T("trace_enabled")}, "PFS_SETUP_ACTORS_SIZE",
-        [](scanner& s) { s.setup_actors(); },
+        rows_setup_actors,
         [](const impl& r) { return r.count(kArraySetupActors); },
         editable({"host", "user", "role"}, {"enabled", "history", "trace_enabled"}, kEmptyActors,
                  "PFS_SETUP_ACTORS_SIZE"));
     add(table_id::performance_timers, "performance_timers",
         {T("timer_name"), I("timer_frequency", true), I("timer_resolution", true), I("timer_overhead", true)},
         nullptr,
-        [](scanner& s) { s.performance_timers(); },
+        rows_performance_timers,
         [](const impl&) { return std::uint64_t{timers::timer_kind_count - 1}; });
     add(table_id::threads, "threads",
         {I("thread_id"), T("name"), T("type"), I("processlist_id", true), T("processlist_user", true),
@@ -328,20 +328,20 @@ const std::vector<table_entry>& registry() noexcept {
          // not MySQL's: the name the thread gave itself (register_thread's thread_name)
          T("thread_name", true)},
         "PFS_MAX_THREADS",
-        [](scanner& s) { s.threads(); },
+        rows_threads,
         [](const impl& r) { return r.threads; },
         keyed({"thread_id"}, {"instrumented", "history"}));
     add(table_id::events_waits_current, "events_waits_current", wait_columns(), "PFS_WAITS_STACK_DEPTH",
-        [](scanner& s) { s.waits_per_thread(false); },
+        [](scan_state& s) { rows_waits(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayWaitStacks); },
         truncatable(kHideCurrent, kHideCurrent));
     add(table_id::events_waits_history, "events_waits_history", wait_columns(), "PFS_WAITS_HISTORY_SIZE",
-        [](scanner& s) { s.waits_per_thread(true); },
+        [](scan_state& s) { rows_waits(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayWaitHistory); },
         truncatable(kHideHistory, kHideHistory));
     add(table_id::events_waits_history_long, "events_waits_history_long", wait_columns(),
         "PFS_WAITS_HISTORY_LONG_SIZE",
-        [](scanner& s) { s.waits_history_long(); },
+        [](scan_state& s) { rows_waits(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayHistoryLong); },
         truncatable(kHideHistoryLong, kHideHistoryLong));
     // Beyond MySQL: quantile_95, quantile_99, quantile_999 from the class's histogram.
@@ -349,19 +349,19 @@ const std::vector<table_entry>& registry() noexcept {
         [] { auto c = with_stats({T("event_name")});
              for (const char* n : {"quantile_95", "quantile_99", "quantile_999"}) c.push_back(I(n));
              return c; }(), "PFS_MAX_CLASSES",
-        [](scanner& s) { s.summary_global(); },
+        rows_waits_summary_global,
         [](const impl& r) { return r.classes; },
         truncatable(kResetWait, kResetWait | kResetFile | kResetSocket | kResetWaitHistograms,
                     kResetFile | kResetSocket));
     add(table_id::events_waits_summary_by_thread_by_event_name, "events_waits_summary_by_thread_by_event_name",
         with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_CLASSES",
-        [](scanner& s) { s.summary_by_thread(); },
+        rows_waits_summary_by_thread,
         [](const impl& r) { return r.count(kArrayThreadClassStats); },
         truncatable(kResetThread, kResetThread));
     add(table_id::events_waits_summary_by_instance, "events_waits_summary_by_instance",
         with_stats({T("event_name"), I("object_instance_begin")}),
         "PFS_MAX_MUTEXES, PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_MAX_FILES, PFS_MAX_SOCKETS",
-        [](scanner& s) { s.sync_instances(table_id::events_waits_summary_by_instance); },
+        rows_waits_summary_by_instance,
         [](const impl& r) {
           return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArrayFiles) +
                  r.count(kArraySockets);
@@ -369,115 +369,115 @@ const std::vector<table_entry>& registry() noexcept {
         truncatable(kResetWait, kResetWait | kResetFile | kResetSocket, kResetFile | kResetSocket));
     add(table_id::mutex_instances, "mutex_instances",
         {T("name"), I("object_instance_begin"), I("locked_by_thread_id", true)}, "PFS_MAX_MUTEXES",
-        [](scanner& s) { s.sync_instances(table_id::mutex_instances); },
+        [](scan_state& s) { rows_sync_instances(s, kArrayMutexes); },
         [](const impl& r) { return r.count(kArrayMutexes); });
     add(table_id::rwlock_instances, "rwlock_instances",
         {T("name"), I("object_instance_begin"), I("write_locked_by_thread_id", true), I("read_locked_by_count")},
         "PFS_MAX_RWLOCKS",
-        [](scanner& s) { s.sync_instances(table_id::rwlock_instances); },
+        [](scan_state& s) { rows_sync_instances(s, kArrayRwlocks); },
         [](const impl& r) { return r.count(kArrayRwlocks); });
     add(table_id::cond_instances, "cond_instances", {T("name"), I("object_instance_begin")}, "PFS_MAX_CONDS",
-        [](scanner& s) { s.sync_instances(table_id::cond_instances); },
+        [](scan_state& s) { rows_sync_instances(s, kArrayConds); },
         [](const impl& r) { return r.count(kArrayConds); });
     add(table_id::status, "status", {T("variable_name"), I("variable_value")}, nullptr,
-        [](scanner& s) { s.status(); },
+        rows_status,
         [](const impl&) { return kStatusRows; });
     add(table_id::setup_objects, "setup_objects",
         {T("object_type"), T("object_schema"), T("object_name"), T("enabled"), T("timed")},
         "PFS_SETUP_OBJECTS_SIZE",
-        [](scanner& s) { s.setup_objects(); },
+        rows_setup_objects,
         [](const impl& r) { return r.count(kArraySetupObjects); },
         editable({"object_type", "object_schema", "object_name"}, {"enabled", "timed"}, kEmptyObjects,
                  "PFS_SETUP_OBJECTS_SIZE"));
     add(table_id::file_instances, "file_instances", {T("file_name"), T("event_name"), I("open_count")},
         "PFS_MAX_FILES",
-        [](scanner& s) { s.file_instances(false); },
+        rows_file_instances,
         [](const impl& r) { return r.count(kArrayFiles); });
     add(table_id::file_summary_by_event_name, "file_summary_by_event_name", with_file_groups({T("event_name")}),
         "PFS_MAX_CLASSES",
-        [](scanner& s) { s.file_summary_by_event_name(); },
+        rows_file_summary_by_event_name,
         [](const impl& r) { return r.classes; },
         truncatable(kResetFile, kResetWait | kResetFile));
     add(table_id::file_summary_by_instance, "file_summary_by_instance",
         with_file_groups({T("file_name"), T("event_name"), I("object_instance_begin")}), "PFS_MAX_FILES",
-        [](scanner& s) { s.file_instances(true); },
+        rows_file_summary_by_instance,
         [](const impl& r) { return r.count(kArrayFiles); },
         truncatable(kResetFile, kResetWait | kResetFile));
     add(table_id::table_io_waits_summary_by_table, "table_io_waits_summary_by_table",
         with_table_groups({T("object_type"), T("object_schema"), T("object_name")}), "PFS_MAX_TABLES",
-        [](scanner& s) { s.table_io(false); },
+        rows_table_io_by_table,
         [](const impl& r) { return r.count(kArrayTables); },
         truncatable(kResetTable, kResetWait | kResetTable));
     // One row per declared index (at most max_indexes_per_table) + one per table.
     add(table_id::table_io_waits_summary_by_index_usage, "table_io_waits_summary_by_index_usage",
         with_table_groups({T("object_type"), T("object_schema"), T("object_name"), T("index_name", true)}),
         "PFS_MAX_TABLES, PFS_MAX_INDEXES_PER_TABLE",
-        [](scanner& s) { s.table_io(true); },
+        rows_table_io_by_index_usage,
         [](const impl& r) { return r.count(kArrayTables) + r.count(kArrayTableIndexes); },
         truncatable(kResetTable, kResetWait | kResetTable));
     add(table_id::events_stages_current, "events_stages_current", stage_columns(), "PFS_MAX_THREADS",
-        [](scanner& s) { s.stages(0); },
+        [](scan_state& s) { s.stages(0); },
         [](const impl& r) { return r.count(kArrayStageCurrent); },
         truncatable(kHideStages, kHideStages));
     add(table_id::events_stages_history, "events_stages_history", stage_columns(), "PFS_STAGES_HISTORY_SIZE",
-        [](scanner& s) { s.stages(1); },
+        [](scan_state& s) { s.stages(1); },
         [](const impl& r) { return r.count(kArrayStageHistory); },
         truncatable(kHideStagesHistory, kHideStagesHistory));
     add(table_id::events_stages_history_long, "events_stages_history_long", stage_columns(),
         "PFS_STAGES_HISTORY_LONG_SIZE",
-        [](scanner& s) { s.stages(2); },
+        [](scan_state& s) { s.stages(2); },
         [](const impl& r) { return r.count(kArrayStageHistoryLong); },
         truncatable(kHideStagesHistoryLong, kHideStagesHistoryLong));
     add(table_id::events_statements_current, "events_statements_current", statement_columns(),
         "PFS_STATEMENT_STACK_DEPTH, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scanner& s) { s.statements(0); },
+        [](scan_state& s) { s.statements(0); },
         [](const impl& r) { return r.count(kArrayStatementCurrent); },
         truncatable(kHideStatements, kHideStatements));
     add(table_id::events_statements_history, "events_statements_history", statement_columns(),
         "PFS_STATEMENTS_HISTORY_SIZE, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scanner& s) { s.statements(1); },
+        [](scan_state& s) { s.statements(1); },
         [](const impl& r) { return r.count(kArrayStatementHistory); },
         truncatable(kHideStatementsHistory, kHideStatementsHistory));
     add(table_id::events_statements_history_long, "events_statements_history_long", statement_columns(),
         "PFS_STATEMENTS_HISTORY_LONG_SIZE, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scanner& s) { s.statements(2); },
+        [](scan_state& s) { s.statements(2); },
         [](const impl& r) { return r.count(kArrayStatementHistoryLong); },
         truncatable(kHideStatementsHistoryLong, kHideStatementsHistoryLong));
     add(table_id::events_transactions_current, "events_transactions_current", transaction_columns(),
         "PFS_MAX_THREADS",
-        [](scanner& s) { s.transactions(0); },
+        [](scan_state& s) { s.transactions(0); },
         [](const impl& r) { return r.count(kArrayTransactionCurrent); },
         truncatable(kHideTransactions, kHideTransactions));
     add(table_id::events_transactions_history, "events_transactions_history", transaction_columns(),
         "PFS_TRANSACTIONS_HISTORY_SIZE",
-        [](scanner& s) { s.transactions(1); },
+        [](scan_state& s) { s.transactions(1); },
         [](const impl& r) { return r.count(kArrayTransactionHistory); },
         truncatable(kHideTransactionsHistory, kHideTransactionsHistory));
     add(table_id::events_transactions_history_long, "events_transactions_history_long", transaction_columns(),
         "PFS_TRANSACTIONS_HISTORY_LONG_SIZE",
-        [](scanner& s) { s.transactions(2); },
+        [](scan_state& s) { s.transactions(2); },
         [](const impl& r) { return r.count(kArrayTransactionHistoryLong); },
         truncatable(kHideTransactionsHistoryLong, kHideTransactionsHistoryLong));
     add(table_id::events_stages_summary_by_thread_by_event_name, "events_stages_summary_by_thread_by_event_name",
         with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_STAGE_CLASSES",
-        [](scanner& s) { s.stage_summaries(true); },
+        [](scan_state& s) { s.stage_summaries(true); },
         [](const impl& r) { return r.count(kArrayThreadStageStats); },
         truncatable(kResetStagesByThread, kResetStagesByThread | kResetStages));
     add(table_id::events_stages_summary_global_by_event_name, "events_stages_summary_global_by_event_name",
         with_stats({T("event_name")}), "PFS_MAX_STAGE_CLASSES",
-        [](scanner& s) { s.stage_summaries(false); },
+        [](scan_state& s) { s.stage_summaries(false); },
         [](const impl& r) { return r.count(kArrayClassStageStats); },
         truncatable(kResetStages, kResetStages));
     add(table_id::events_statements_summary_by_thread_by_event_name,
         "events_statements_summary_by_thread_by_event_name", with_statement_stats({I("thread_id"), T("event_name")}),
         "PFS_MAX_THREADS, PFS_MAX_STATEMENT_CLASSES",
-        [](scanner& s) { s.statement_summaries(true); },
+        [](scan_state& s) { s.statement_summaries(true); },
         [](const impl& r) { return r.count(kArrayThreadStatementStats); },
         truncatable(kResetStatementsByThread, kResetStatementsByThread | kResetStatements));
     add(table_id::events_statements_summary_global_by_event_name,
         "events_statements_summary_global_by_event_name", with_statement_stats({T("event_name")}),
         "PFS_MAX_STATEMENT_CLASSES",
-        [](scanner& s) { s.statement_summaries(false); },
+        [](scan_state& s) { s.statement_summaries(false); },
         [](const impl& r) { return r.count(kArrayClassStatementStats); },
         truncatable(kResetStatements, kResetStatements));
     add(table_id::events_statements_summary_by_digest, "events_statements_summary_by_digest",
@@ -488,34 +488,34 @@ const std::vector<table_entry>& registry() noexcept {
                c.push_back(d);
              return c; }(),
         "PFS_DIGESTS_SIZE",
-        [](scanner& s) { s.digests(); },
+        [](scan_state& s) { s.digests(); },
         [](const impl& r) { return r.count(kArrayDigests); },
         truncatable(kResetDigests, kResetDigests | kResetDigestHistograms));
     add(table_id::events_transactions_summary_by_thread_by_event_name,
         "events_transactions_summary_by_thread_by_event_name",
         with_transaction_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS",
-        [](scanner& s) { s.transaction_summaries(true); },
+        [](scan_state& s) { s.transaction_summaries(true); },
         [](const impl& r) { return r.count(kArrayThreadTransactionStats); },
         truncatable(kResetTransactionsByThread, kResetTransactionsByThread | kResetTransactions));
     add(table_id::events_transactions_summary_global_by_event_name,
         "events_transactions_summary_global_by_event_name", with_transaction_stats({T("event_name")}), nullptr,
-        [](scanner& s) { s.transaction_summaries(false); },
+        [](scan_state& s) { s.transaction_summaries(false); },
         [](const impl&) { return std::uint64_t{1}; },
         truncatable(kResetTransactions, kResetTransactions));
     add(table_id::events_statements_histogram_global, "events_statements_histogram_global", with_buckets({}),
         nullptr,
-        [](scanner& s) { s.statement_histogram(false); },
+        [](scan_state& s) { s.statement_histogram(false); },
         [](const impl&) { return std::uint64_t{kHistogramBuckets}; },
         truncatable(kResetStatementHistogram, kResetStatementHistogram));
     add(table_id::events_statements_histogram_by_digest, "events_statements_histogram_by_digest",
         with_buckets({T("schema_name", true), T("digest", true)}), "PFS_DIGESTS_SIZE",
-        [](scanner& s) { s.statement_histogram(true); },
+        [](scan_state& s) { s.statement_histogram(true); },
         [](const impl& r) { return r.count(kArrayDigests) * kHistogramBuckets; },
         truncatable(kResetDigestHistograms, kResetDigestHistograms | kResetDigests));
     // Beyond MySQL (which has histograms for statements only): every wait class.
     add(table_id::events_waits_histogram_global_by_event_name, "events_waits_histogram_global_by_event_name",
         with_buckets({T("event_name")}), "PFS_MAX_CLASSES, PFS_WAIT_HISTOGRAMS",
-        [](scanner& s) { s.wait_histograms(); },
+        [](scan_state& s) { s.wait_histograms(); },
         [](const impl& r) { return r.classes * kHistogramBuckets; },
         truncatable(kResetWaitHistograms, kResetWaitHistograms | kResetWait));
     // Beyond MySQL: the contended waits of each lock instance by the SOURCE of the
@@ -523,33 +523,33 @@ const std::vector<table_entry>& registry() noexcept {
     add(table_id::lock_contention_by_instance, "lock_contention_by_instance",
         with_stats({T("event_name"), I("object_instance_begin"), T("blocking_source", true)}),
         "PFS_LOCK_CONTENTION_SIZE",
-        [](scanner& s) { s.lock_contention(); },
+        rows_lock_contention,
         [](const impl& r) { return r.count(kArrayLockContention); },
         truncatable(kResetLockContention, kResetLockContention));
     add(table_id::socket_instances, "socket_instances",
         {T("event_name"), I("object_instance_begin"), I("thread_id", true), I("socket_id"), T("ip"), I("port"),
          T("state")},
         "PFS_MAX_SOCKETS",
-        [](scanner& s) { s.socket_instances(false); },
+        rows_socket_instances,
         [](const impl& r) { return r.count(kArraySockets); });
     add(table_id::socket_summary_by_instance, "socket_summary_by_instance",
         with_file_groups({T("event_name"), I("object_instance_begin")}), "PFS_MAX_SOCKETS",
-        [](scanner& s) { s.socket_instances(true); },
+        rows_socket_summary_by_instance,
         [](const impl& r) { return r.count(kArraySockets); },
         truncatable(kResetSocket, kResetWait | kResetSocket));
     add(table_id::socket_summary_by_event_name, "socket_summary_by_event_name",
         with_file_groups({T("event_name")}), "PFS_MAX_CLASSES",
-        [](scanner& s) { s.socket_summary_by_event_name(); },
+        rows_socket_summary_by_event_name,
         [](const impl& r) { return r.classes; },
         truncatable(kResetSocket, kResetWait | kResetSocket));
     add(table_id::memory_summary_global_by_event_name, "memory_summary_global_by_event_name",
         with_memory({T("event_name")}), "PFS_MAX_MEMORY_CLASSES",
-        [](scanner& s) { s.memory_summaries(false); },
+        [](scan_state& s) { rows_memory_summary(s, summary_kind::global); },
         [](const impl& r) { return r.memory_classes; },
         truncatable(kResetMemory, kResetMemory));
     add(table_id::memory_summary_by_thread_by_event_name, "memory_summary_by_thread_by_event_name",
         with_memory({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_MEMORY_CLASSES",
-        [](scanner& s) { s.memory_summaries(true); },
+        [](scan_state& s) { rows_memory_summary(s, summary_kind::by_thread); },
         [](const impl& r) { return r.count(kArrayThreadMemoryStats); },
         truncatable(kResetMemoryByThread, kResetMemoryByThread | kResetMemory));
     // clang-format on

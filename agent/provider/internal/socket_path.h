@@ -3,7 +3,7 @@
 // instance is found from its descriptor with one atomic load (g_sock.fd_map).
 #pragma once
 
-#include "agent/provider/io_path.h"
+#include "agent/provider/internal/io_path.h"
 
 namespace pfs::detail {
 

@@ -1,11 +1,18 @@
-// The provider's out-of-line registration functions: what the LD_PRELOAD
-// interposer (agent/preload) needs beyond the public C ABI and the inline event
-// path. Everything else of the provider's state stays in agent_internal.h.
+// The interposer's interface to the provider: what the LD_PRELOAD interposer
+// (agent/preload) needs beyond the public headers (pfs.h, pfs_c.h and the inline
+// event path): the inline io paths its wrappers run, the out-of-line registration
+// functions, the units of work its C ABI wraps (work_c_abi.inc), and the setters of
+// the agent's hooks. Everything else of the provider's state stays in
+// agent_internal.h, which the interposer does not include.
 #pragma once
+
+#include <pthread.h>
 
 #include <cstdint>
 #include <string>
 
+#include "agent/provider/internal/socket_path.h"
+#include "agent/provider/internal/work_api.h"
 #include "agent/provider/pfs_c.h"
 #include "agent/region/region_layout.h"
 
@@ -47,5 +54,16 @@ const fork_report& last_fork_report();
 void* spawn_trampoline_arg(void* (*start)(void*), void* arg, std::uint64_t parent_thread_id);
 void* spawn_trampoline(void* trampoline_arg);
 void free_trampoline_arg(void* trampoline_arg);
+
+// pthread_create as the agent must call it for its own thread (the CYCLE watch): the
+// interposer sets the real one, so that its interposed pthread_create does not take
+// the agent's thread for one of the program's. Set before pfs::init; nullptr (the
+// default) is pthread_create.
+using thread_create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+void set_thread_create_hook(thread_create_fn create);
+
+// Writes "perfschema: <text>" as one line to stderr, unless PFS_QUIET=1
+// (agent_report.cpp): start-up failures, ignored settings, a region that changed.
+void report(const std::string& text);
 
 }  // namespace pfs::detail

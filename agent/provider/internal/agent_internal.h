@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "agent/provider/event_path.h"
+#include "agent/provider/internal/preload_api.h"
 #include "agent/provider/pfs.h"
-#include "agent/provider/slow_path.h"
 #include "agent/region/cycle_epochs.h"
 #include "agent/region/region.h"
 #include "timers/timer.h"
@@ -89,16 +89,11 @@ inline std::uint64_t absolute_pico(std::uint8_t timer, std::uint64_t raw) {
 // and again in a forked child that records into a region of its own.
 void start_cycle_watch(region_header& h, unsigned interval_ms);
 void restart_cycle_watch_in_child(region_header& h);
-// pthread_create as the agent must call it for its own thread: the preload sets the
-// real one, so that its interposed pthread_create does not take the agent's thread
-// for one of the program's.
-using thread_create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+// pthread_create as the agent calls it for its own thread (set_thread_create_hook,
+// preload_api.h); nullptr: pthread_create.
 extern thread_create_fn g_thread_create;
 
 bool agent_running();
-// Writes "perfschema: <text>" as one line to stderr, unless PFS_QUIET=1
-// (agent_report.cpp): start-up failures, ignored settings, a region that changed.
-void report(const std::string& text);
 // After a fault (the region file shrank under the mapping, fault_guard.h) the
 // region is zeros and nothing is recorded. The slow paths (a class, instance or
 // thread registered, a file or socket opened) call this first. True when the

@@ -4,7 +4,7 @@
 // table registry (tables.cpp) says which builder makes which table.
 #pragma once
 
-#include "agent/reader/consistent_copy.h"
+#include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/packed_rows.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/region.h"
@@ -67,8 +67,8 @@ struct region_reader::impl {
 
 namespace detail {
 
-class scanner;
-using row_builder_fn = void (*)(scanner&);
+class scan_state;
+using row_builder_fn = void (*)(scan_state&);
 using estimate_fn = std::uint64_t (*)(const region_reader::impl&);
 
 // A table of the registry (tables.cpp): its public definition, the row builder
@@ -178,128 +178,41 @@ struct live_thread {
   std::uint64_t history_index[3] = {};  // stages, statements, transactions
 };
 
-class scanner {
+// The tables of events kept three ways (MySQL's _current, _history and
+// _history_long): per thread its running and latest events, per thread a ring of
+// its last events, one ring for the whole process.
+enum class history_kind { current, history, history_long };
+// A summary of units of work by thread and event name, or by event name alone
+// (the exited threads' buckets and every live thread).
+enum class summary_kind { by_thread, global };
+
+// What the row builders of one scan share, on the stack for the scan's duration:
+// the region and its checked geometry, the sink and where a paused scan resumes,
+// the row being built and its text, and what is copied once per scan (classes,
+// timer converters, SOURCE texts). Row builders are free functions over it, one
+// family per rows_*.cpp (declared below); the registry (tables.cpp) names each
+// table's.
+class scan_state {
  public:
   // start: the record position a paused scan resumes at (0: the beginning).
-  scanner(const region_reader::impl& r, row_sink& out, std::uint64_t start = 0)
-      : r_(r), h_(r.header()), out_(out), start_(start) {}
-  ~scanner() = default;
-  scanner(const scanner&) = delete;  // timers_ points into cycle_epochs_
-  scanner& operator=(const scanner&) = delete;
-  bool stopped = false;
-  bool paused = false;  // a pausable builder stopped at resume_position
+  scan_state(const region_reader::impl& reader, row_sink& sink, std::uint64_t start = 0)
+      : r(reader), h(reader.header()), out(sink), start_(start) {}
+  ~scan_state() = default;
+  scan_state(const scan_state&) = delete;  // converters point into cycle_epochs_
+  scan_state& operator=(const scan_state&) = delete;
+
+  const region_reader::impl& r;
+  const region_header& h;
+  row_sink& out;
+  bool stopped = false;  // the sink wants no more rows
+  bool paused = false;   // a pausable builder stopped at resume_position
   std::uint64_t resume_position = 0;
-  // Hands the row being built to the sink if it passes the sink's filter.
-  void flush() {
-    if (!pending_ || stopped) return;
-    pending_ = false;
-    const std::uint64_t skip = row_head_checked_ ? kHeadColumns : 0;
-    if (out_.filter != nullptr && !out_.filter->matches(cur_.slots.data(), skip)) return;
-    if (!out_.row(cur_.slots.data(), cur_.n)) stopped = true;
-  }
-  // Columns 0, 1 and 3 (thread_id, event_id, event_name) of the event tables.
-  static constexpr std::uint64_t kHeadColumns = 0b1011;
-  // Pausable builders (one loop over an array) start at this position...
-  std::uint64_t start_position() const { return start_; }
-  // ... and call this before each record: true when they must return now (the sink
-  // asked to pause, or stopped), with the scan to go on at `position`.
-  bool pause_before(std::uint64_t position, std::uint64_t record_bytes) {
-    flush();
-    if (stopped) return true;
-    if (position % 64 != 0 || position == start_ || !out_.pause((position - start_) * record_bytes))
-      return false;
-    paused = true;
-    resume_position = position;
-    return true;
-  }
-  // Whether the sink's filter rules an event out by its head (thread_id, event_id and
-  // event_name: columns 0, 1 and 3 of every event table), before its row is built.
-  // When it does not, the row it builds next is not tested on them again.
-  bool head_rejected(std::uint64_t thread_id, std::uint64_t event_id, const std::string& event_name) {
-    const row_filter* f = out_.filter;
-    if (f == nullptr) return false;
-    if (!f->may_match_int(0, clamp64(thread_id)) || !f->may_match_int(1, clamp64(event_id)) ||
-        !f->may_match_text(3, event_name))
-      return true;
-    head_checked_ = true;  // for the row add_row starts next
-    return false;
-  }
-  // The same test on a record's fields read one by one before the record is copied
-  // (class by its 1-based index, the verdict cached per class): a record the
-  // provider is rewriting may then be judged on a mix of its old and new fields,
-  // which is what a scan reaching the slot a moment earlier or later would see.
-  // Inline: it runs for every record of a history_long scan, most of which it rejects.
-  bool head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, std::uint32_t class_index) {
-    const row_filter& f = *out_.filter;
-    if (!f.may_match_int(0, clamp64(thread_id)) || !f.may_match_int(1, clamp64(event_id))) return true;
-    return f.tests(3) && class_prefiltered(class_index);
-  }
-  // Whether the sink's filter tests the head at all (head_prefiltered needs one).
-  bool prefilters() const {
-    const row_filter* f = out_.filter;
-    return f != nullptr && (f->tests(0) || f->tests(1) || f->tests(3));
-  }
+  std::uint64_t torn = 0;                          // records skipped because they kept changing
+  std::uint64_t invalid = 0;                       // records skipped because an index in them is invalid
+  std::vector<class_entry> classes;                // load_classes(): by class index - 1
+  converter converters[timers::timer_kind_count];  // load_timers(): by timer kind
 
-  std::uint64_t torn = 0;
-  std::uint64_t invalid = 0;
-
-  void setup_instruments();
-
-  void setup_consumers();
-
-  void setup_timers();
-
-  void setup_actors();
-
-  void performance_timers();
-
-  void threads();
-
-  // events_waits_current (history = false) or events_waits_history (history = true):
-  // per allocated thread, its slots, all copied while the thread's lock word stays
-  // the same (so a thread slot reused meanwhile does not mix two threads' rows).
-  void waits_per_thread(bool history);
-
-  void waits_history_long();
-
-  void summary_global();
-
-  void summary_by_thread();
-
-  // Sync instance tables: events_waits_summary_by_instance (all three arrays), or
-  // the instance table of one array.
-  void sync_instances(table_id which);
-
-  void setup_objects();
-
-  // file_instances (summary = false) or file_summary_by_instance (summary = true).
-  void file_instances(bool summary);
-  // socket_instances (summary = false) or socket_summary_by_instance (summary = true).
-  void socket_instances(bool summary);
-  void socket_summary_by_event_name();
-
-  void file_summary_by_event_name();
-
-  // table_io_waits_summary_by_table (by_index = false) or _by_index_usage (true).
-  void table_io(bool by_index);
-
-  void status();
-
-  // Units of work (rows_work.cpp, rows_work_summaries.cpp). which: 0 current,
-  // 1 history, 2 history_long.
-  void stages(int which);
-  void statements(int which);
-  void transactions(int which);
-  void stage_summaries(bool by_thread);
-  void memory_summaries(bool by_thread);  // rows_memory.cpp
-  void statement_summaries(bool by_thread);
-  void transaction_summaries(bool by_thread);
-  void digests();
-  void statement_histogram(bool by_digest);
-  void wait_histograms();
-  void lock_contention();  // rows_contention.cpp
-
- private:
+  // A new row: the one being built is handed to the sink first.
   row_builder& add_row() {
     flush();
     pending_ = true;
@@ -309,173 +222,21 @@ class scanner {
     next_text_ = 0;
     return cur_;
   }
-
+  // Hands the row being built to the sink if it passes the sink's filter.
+  void flush() {
+    if (!pending_ || stopped) return;
+    pending_ = false;
+    const std::uint64_t skip = row_head_checked_ ? kHeadColumns : 0;
+    if (out.filter != nullptr && !out.filter->matches(cur_.slots.data(), skip)) return;
+    if (!out.row(cur_.slots.data(), cur_.n)) stopped = true;
+  }
+  // Whether a record copy is a row (a torn one is counted).
   bool accept(rd res) {
     if (res == rd::torn) ++torn;
     return res == rd::ok;
   }
-
-  // Every class record, copied once per scan.
-  void load_classes();
-
-  // 1-based class index → the class, nullptr if out of range or not allocated.
-  const class_entry* class_at(std::uint32_t index) const {
-    if (index == 0 || index > classes_.size()) return nullptr;
-    const class_entry& e = classes_[index - 1];
-    return e.valid ? &e : nullptr;
-  }
-
-  // Every allocated file instance whose class is an allocated file class, in array
-  // order; the others are counted invalid.
-  template <class Fn>
-  void for_each_file(Fn&& fn) {
-    load_classes();
-    file_copy f;
-    for (std::uint64_t i = 0; i < r_.count(kArrayFiles); ++i) {
-      if (!accept(read_file(*r_.at<file_instance>(kArrayFiles, i), f))) continue;
-      const wait_stat* w = r_.at<wait_stat>(kArrayFileWaitStats, i);
-      f.waits = w != nullptr ? load_stat(*w) : kZeroStat;
-      const class_entry* c = class_at(f.class_index);
-      if (c == nullptr || c->kind != kKindFile) {
-        ++invalid;
-        continue;
-      }
-      fn(f, *c);
-    }
-  }
-
-  // Per class (index = class index - 1), for the allocated file classes: the class's
-  // bucket of deleted files + every allocated file instance of the class.
-  std::vector<io_stats> file_class_stats();
-
-  // Every allocated socket instance whose class is an allocated socket class, in
-  // array order; the others are counted invalid.
-  template <class Fn>
-  void for_each_socket(Fn&& fn) {
-    load_classes();
-    socket_copy s;
-    for (std::uint64_t i = 0; i < r_.count(kArraySockets); ++i) {
-      if (!accept(read_socket(*r_.at<socket_instance>(kArraySockets, i), s))) continue;
-      const wait_stat* w = r_.at<wait_stat>(kArraySocketWaitStats, i);
-      s.waits = w != nullptr ? load_stat(*w) : kZeroStat;
-      const class_entry* c = class_at(s.class_index);
-      if (c == nullptr || c->kind != kKindSocket) {
-        ++invalid;
-        continue;
-      }
-      fn(s, *c);
-    }
-  }
-  // The same per socket class: its bucket of closed sockets + its open ones.
-  std::vector<io_stats> socket_class_stats();
-
-  static const char* object_type_name(std::uint8_t type) {
-    return type == kObjectTypeTable            ? "TABLE"
-           : type == kObjectTypeTemporaryTable ? "TEMPORARY TABLE"
-                                               : nullptr;
-  }
-
-  struct index_copy {
-    fixed_str<kIndexNameLen> name;
-    table_io_stat stat = kZeroTableIo;
-  };
-  struct table_copy {
-    std::uint8_t object_type = 0;
-    fixed_str<kObjectSchemaLen> schema;
-    fixed_str<kTableNameLen> name;
-    table_io_stat no_index = kZeroTableIo;
-    std::vector<index_copy> indexes;  // the declared ones
-  };
-
-  // Copies the share in slot `slot` (inside a read_versioned / read_referenced copy:
-  // the share's lock word is re-checked around it) and its declared indexes: the first
-  // index_count (acquire: the provider writes an index's name before publishing the
-  // count) of its max_indexes_per_table slots.
-  void copy_table(std::uint64_t slot, const table_share& s, table_copy& c, bool stats);
-
-  // The name of the file a wait names, if its record still has the event's version.
-  const std::optional<std::string>& file_name_of(std::uint32_t index, std::uint32_t version);
-  // 'ip:port' of the socket a wait names (MySQL's OBJECT_NAME), if its record still
-  // has the event's version.
-  const std::optional<std::string>& socket_name_of(std::uint32_t index, std::uint32_t version);
-
-  struct table_ref {
-    const char* type = nullptr;
-    std::string schema, name;
-    std::vector<std::string> indexes;
-  };
-
-  // The table share a wait names, if it still has the event's version; nullptr if not.
-  const table_ref* table_of(std::uint32_t index, std::uint32_t version);
-
-  void load_timers();
-  // Picoseconds from a raw timer value to now, read in this process (timers that
-  // are per thread or unavailable: nullopt).
-  std::optional<std::uint64_t> elapsed_now(std::uint8_t timer, std::uint64_t start) const {
-    if (timer < 1 || timer >= timers::timer_kind_count || timers_[timer].mult == 0) return std::nullopt;
-    const auto kind = static_cast<timers::timer_kind>(timer);
-    if (kind == timers::timer_kind::thread_cpu) return std::nullopt;
-    const std::uint64_t s = to_pico(timers_[timer], start), n = to_pico(timers_[timer], timers::read(kind));
-    return n > s ? n - s : 0;
-  }
-
-  // SOURCE text of a 1-based source index; nullopt-like (false) when unknown.
-  const std::string* source_ref(std::uint32_t index);
-  bool source_text(std::uint32_t index, std::string& text, bool no_copy = false);
-
-  void emit_wait(const wait_copy& c);
-
-  // Units of work.
-  // The allocated threads and what the event tables need of them.
-  std::vector<live_thread> live_threads();
-  const class_entry* event_class(std::uint32_t index, std::uint8_t kind);
-  cell source_cell(std::uint32_t index);  // SOURCE of a 1-based source index, NULL if unknown
-  void emit_stage(const stage_record& c);
-  void emit_statement(const statement_record& c);
-  void emit_transaction(const transaction_record& c);
-  // timer_start, timer_end, timer_wait of any event (running: end = now).
-  void append_event_times(row_builder& x, std::uint8_t timer, bool running, std::uint64_t start,
-                          std::uint64_t end);
-  // The per-class wait histograms: exited threads' + every live (thread, class) one.
-  std::vector<latency_histogram> wait_class_histograms();
-  // DIGEST_TEXT of a digest row if it still holds this digest.
-  bool digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& out);
-  std::vector<char> statement_buf_;
-
-  void emit_wait_all(row_builder& x, const class_entry& k, const wait_copy& c);
-  template <class Output>
-  void wait_cells(const wait_copy& c, const class_entry& cls, Output& o);
-  void choose_wait_output();
-  packed_rows* packed_ = nullptr;            // where wait rows go, when not through the sink's row()
-  std::uint64_t packed_mask_ = 0;            // bit k: wait column k has an output position
-  std::vector<std::int64_t> class_name_at_;  // packed: the block of a class's name, by class index
-
-  // timer_start, timer_end, timer_wait.
-  void append_times(row_builder& x, const wait_copy& c);
-  struct wait_times {
-    std::uint64_t start = 0, end = 0;
-    int known = 0;  // 0: all NULL; 1: the start only; 3: all three
-    cell start_cell() const { return known >= 1 ? int_cell(start) : null_cell(); }
-    cell end_cell() const { return known == 3 ? int_cell(end) : null_cell(); }
-    cell wait_cell() const { return known == 3 ? int_cell(end >= start ? end - start : 0) : null_cell(); }
-  };
-  wait_times times_of(const wait_copy& c) const;
-  void blocking_cells(const wait_copy& c, cell* out);
-  static constexpr std::size_t kWaitColumns = 22;  // wait_columns() in tables.cpp
-  std::uint64_t wait_wanted_mask();
-  std::uint64_t wait_wanted_ = 0;
-  bool wait_wanted_ready_ = false;
-
-  // object_schema, object_name, index_name, object_type.
-  void append_object(row_builder& x, const wait_copy& c);
-
-  const region_reader::impl& r_;
-  const region_header& h_;
-  // Text made for the row being built (copied from a record, or computed); reused
-  // row after row. No row has more than a handful of text cells.
-  static constexpr unsigned kTextSlots = 16;
-  std::string text_slots_[kTextSlots];
-  unsigned next_text_ = 0;
+  // Text made for the row being built (copied from a record, or computed): held in
+  // slots reused row after row. No row has more than a handful of text cells.
   cell text_cell(std::string_view s) {
     std::string& slot = text_slots_[next_text_++ % kTextSlots];
     slot.assign(s.data(), s.size());
@@ -487,27 +248,219 @@ class scanner {
     return cell{false, 0, slot, {}};
   }
 
-  row_sink& out_;
+  // Columns 0, 1 and 3 (thread_id, event_id, event_name) of the event tables.
+  static constexpr std::uint64_t kHeadColumns = 0b1011;
+  // Pausable builders (one loop over an array) start at this position...
+  std::uint64_t start_position() const { return start_; }
+  // ... and call this before each record: true when they must return now (the sink
+  // asked to pause, or stopped), with the scan to go on at `position`.
+  bool pause_before(std::uint64_t position, std::uint64_t record_bytes) {
+    flush();
+    if (stopped) return true;
+    if (position % 64 != 0 || position == start_ || !out.pause((position - start_) * record_bytes))
+      return false;
+    paused = true;
+    resume_position = position;
+    return true;
+  }
+  // Whether the sink's filter rules an event out by its head (thread_id, event_id and
+  // event_name: columns 0, 1 and 3 of every event table), before its row is built.
+  // When it does not, the row add_row starts next is not tested on them again.
+  bool head_rejected(std::uint64_t thread_id, std::uint64_t event_id, const std::string& event_name) {
+    const row_filter* f = out.filter;
+    if (f == nullptr) return false;
+    if (!f->may_match_int(0, clamp64(thread_id)) || !f->may_match_int(1, clamp64(event_id)) ||
+        !f->may_match_text(3, event_name))
+      return true;
+    head_checked_ = true;  // for the row add_row starts next
+    return false;
+  }
+  // A row that passed head_rejected went to the sink without add_row (packed).
+  void head_check_used() { head_checked_ = false; }
+  // The same test on a record's fields read one by one before the record is copied
+  // (class by its 1-based index, the verdict cached per class): a record the
+  // provider is rewriting may then be judged on a mix of its old and new fields,
+  // which is what a scan reaching the slot a moment earlier or later would see.
+  // Inline: it runs for every record of a history_long scan, most of which it rejects.
+  bool head_prefiltered(std::uint64_t thread_id, std::uint64_t event_id, std::uint32_t class_index) {
+    const row_filter& f = *out.filter;
+    if (!f.may_match_int(0, clamp64(thread_id)) || !f.may_match_int(1, clamp64(event_id))) return true;
+    return f.tests(3) && class_prefiltered(class_index);
+  }
+  // Whether the sink's filter tests the head at all (head_prefiltered needs one).
+  bool prefilters() const {
+    const row_filter* f = out.filter;
+    return f != nullptr && (f->tests(0) || f->tests(1) || f->tests(3));
+  }
+
+  // Every class record, copied once per scan (into classes).
+  void load_classes();
+  // 1-based class index → the class, nullptr if out of range or not allocated.
+  const class_entry* class_at(std::uint32_t index) const {
+    if (index == 0 || index > classes.size()) return nullptr;
+    const class_entry& e = classes[index - 1];
+    return e.valid ? &e : nullptr;
+  }
+  // The header's timer converters (into converters), CYCLE's epochs included.
+  void load_timers();
+  // Picoseconds from a raw timer value to now, read in this process (timers that
+  // are per thread or unavailable: nullopt).
+  std::optional<std::uint64_t> elapsed_now(std::uint8_t timer, std::uint64_t start) const {
+    if (timer < 1 || timer >= timers::timer_kind_count || converters[timer].mult == 0) return std::nullopt;
+    const auto kind = static_cast<timers::timer_kind>(timer);
+    if (kind == timers::timer_kind::thread_cpu) return std::nullopt;
+    const std::uint64_t s = to_pico(converters[timer], start);
+    const std::uint64_t n = to_pico(converters[timer], timers::read(kind));
+    return n > s ? n - s : 0;
+  }
+  // SOURCE text of a 1-based source index, looked up once per scan; nullptr when unknown.
+  const std::string* source_ref(std::uint32_t index);
+
+  // Row builders not yet moved out of the scan state.
+  // Units of work (rows_work.cpp, rows_work_summaries.cpp). which: 0 current,
+  // 1 history, 2 history_long.
+  void stages(int which);
+  void statements(int which);
+  void transactions(int which);
+  void stage_summaries(bool by_thread);
+  void statement_summaries(bool by_thread);
+  void transaction_summaries(bool by_thread);
+  void digests();
+  void statement_histogram(bool by_digest);
+  void wait_histograms();
+
+ public:
+  // Units of work.
+  // The allocated threads and what the event tables need of them.
+  std::vector<live_thread> live_threads();
+  const class_entry* event_class(std::uint32_t index, std::uint8_t kind);
+  cell source_cell(std::uint32_t index);  // SOURCE of a 1-based source index, NULL if unknown
+  void emit_stage(const stage_record& c);
+  void emit_statement(const statement_record& c);
+  void emit_transaction(const transaction_record& c);
+  // The per-class wait histograms: exited threads' + every live (thread, class) one.
+  std::vector<latency_histogram> wait_class_histograms();
+  // DIGEST_TEXT of a digest row if it still holds this digest.
+  bool digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& digest_text);
+  std::vector<char> statement_buf_;
+
+ private:
   std::uint64_t start_ = 0;
-  bool head_checked_ = false;               // head_rejected passed the row add_row starts next
-  bool row_head_checked_ = false;           // ... the row being built
+  row_builder cur_;  // the row being built
+  bool pending_ = false;
+  bool head_checked_ = false;      // head_rejected passed the row add_row starts next
+  bool row_head_checked_ = false;  // ... the row being built
+  static constexpr unsigned kTextSlots = 16;
+  std::string text_slots_[kTextSlots];
+  unsigned next_text_ = 0;
+  bool classes_loaded_ = false;
+  epoch_copy cycle_epochs_[kCycleEpochSlots];  // converters[CYCLE].epochs
+  std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
   std::vector<std::int8_t> class_verdict_;  // head_prefiltered: -1 unknown, 0 rejected, 1 may match
   // head_prefiltered's test of event_name, by class (the verdict cached per class).
   bool class_prefiltered(std::uint32_t class_index);
-  row_builder cur_;
-  row_builder objects_;
-  std::vector<cell_view> views_;
-  bool pending_ = false;
-  bool classes_loaded_ = false;
-  std::vector<class_entry> classes_;
-  converter timers_[timers::timer_kind_count];
-  epoch_copy cycle_epochs_[kCycleEpochSlots];  // timers_[CYCLE].epochs
-  std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
-  // Objects of wait events by (index << 32 | version), looked up once per scan.
-  std::unordered_map<std::uint64_t, std::optional<std::string>> file_refs_;
-  std::unordered_map<std::uint64_t, std::optional<std::string>> socket_refs_;
-  std::unordered_map<std::uint64_t, std::optional<table_ref>> table_refs_;
 };
+
+// ---------------------------------------------------------------------------
+// What several families of row builders share.
+
+// Every allocated file instance whose class is an allocated file class, in array
+// order; the others are counted invalid.
+template <class Fn>
+void for_each_file(scan_state& s, Fn&& fn) {
+  s.load_classes();
+  file_copy f;
+  for (std::uint64_t i = 0; i < s.r.count(kArrayFiles); ++i) {
+    if (!s.accept(read_file(*s.r.at<file_instance>(kArrayFiles, i), f))) continue;
+    const wait_stat* w = s.r.at<wait_stat>(kArrayFileWaitStats, i);
+    f.waits = w != nullptr ? load_stat(*w) : kZeroStat;
+    const class_entry* c = s.class_at(f.class_index);
+    if (c == nullptr || c->kind != kKindFile) {
+      ++s.invalid;
+      continue;
+    }
+    fn(f, *c);
+  }
+}
+
+// Every allocated socket instance whose class is an allocated socket class, in
+// array order; the others are counted invalid.
+template <class Fn>
+void for_each_socket(scan_state& s, Fn&& fn) {
+  s.load_classes();
+  socket_copy k;
+  for (std::uint64_t i = 0; i < s.r.count(kArraySockets); ++i) {
+    if (!s.accept(read_socket(*s.r.at<socket_instance>(kArraySockets, i), k))) continue;
+    const wait_stat* w = s.r.at<wait_stat>(kArraySocketWaitStats, i);
+    k.waits = w != nullptr ? load_stat(*w) : kZeroStat;
+    const class_entry* c = s.class_at(k.class_index);
+    if (c == nullptr || c->kind != kKindSocket) {
+      ++s.invalid;
+      continue;
+    }
+    fn(k, *c);
+  }
+}
+
+// A table share and its declared indexes (table io rows, and the object of a wait).
+struct index_copy {
+  fixed_str<kIndexNameLen> name;
+  table_io_stat stat = kZeroTableIo;
+};
+struct table_copy {
+  std::uint8_t object_type = 0;
+  fixed_str<kObjectSchemaLen> schema;
+  fixed_str<kTableNameLen> name;
+  table_io_stat no_index = kZeroTableIo;
+  std::vector<index_copy> indexes;  // the declared ones
+};
+inline const char* object_type_name(std::uint8_t type) {
+  return type == kObjectTypeTable ? "TABLE" : type == kObjectTypeTemporaryTable ? "TEMPORARY TABLE" : nullptr;
+}
+// Copies the share in slot `slot` (inside a read_versioned / read_referenced copy)
+// and its declared indexes, with their statistics if `stats` (rows_io.cpp).
+void copy_table(const region_reader::impl& r, std::uint64_t slot, const table_share& s, table_copy& c,
+                bool stats);
+
+// timer_start, timer_end, timer_wait of any event (running: end = now; rows_waits.cpp).
+void append_event_times(const scan_state& s, row_builder& x, std::uint8_t timer, bool running,
+                        std::uint64_t start, std::uint64_t end);
+
+// ---------------------------------------------------------------------------
+// The row builders, one family per rows_*.cpp. A table's registry entry
+// (tables.cpp) names its builder; a builder of several tables takes what tells
+// them apart (history_kind, summary_kind, an array).
+
+// rows_setup.cpp: the setup tables, threads, performance_timers, status.
+void rows_setup_instruments(scan_state& s);
+void rows_setup_consumers(scan_state& s);
+void rows_setup_timers(scan_state& s);
+void rows_setup_actors(scan_state& s);
+void rows_setup_objects(scan_state& s);
+void rows_performance_timers(scan_state& s);
+void rows_threads(scan_state& s);
+void rows_status(scan_state& s);
+// rows_waits.cpp: events_waits_current, _history, _history_long.
+void rows_waits(scan_state& s, history_kind which);
+// rows_summaries.cpp: the wait summaries and the sync instance tables.
+void rows_waits_summary_global(scan_state& s);
+void rows_waits_summary_by_thread(scan_state& s);
+void rows_waits_summary_by_instance(scan_state& s);
+void rows_sync_instances(scan_state& s, array_id which);  // kArrayMutexes, kArrayRwlocks, kArrayConds
+// rows_io.cpp: file io and table io.
+void rows_file_instances(scan_state& s);
+void rows_file_summary_by_instance(scan_state& s);
+void rows_file_summary_by_event_name(scan_state& s);
+void rows_table_io_by_table(scan_state& s);
+void rows_table_io_by_index_usage(scan_state& s);
+// rows_socket.cpp: socket io.
+void rows_socket_instances(scan_state& s);
+void rows_socket_summary_by_instance(scan_state& s);
+void rows_socket_summary_by_event_name(scan_state& s);
+// rows_contention.cpp: lock_contention_by_instance.
+void rows_lock_contention(scan_state& s);
+// rows_memory.cpp: memory_summary_global_by_event_name, _by_thread_by_event_name.
+void rows_memory_summary(scan_state& s, summary_kind which);
 
 }  // namespace detail
 }  // namespace pfs::reader

@@ -3,7 +3,7 @@
 // its seqlock or version+state word did not move (see region_layout.h).
 #pragma once
 
-#include "agent/reader/cells.h"
+#include "agent/reader/internal/cells.h"
 #include "agent/region/cycle_epochs.h"
 #include "agent/region/record_copy.h"
 #include "agent/region/work_layout.h"

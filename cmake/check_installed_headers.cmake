@@ -1,0 +1,72 @@
+# The test installed_headers: installs the headers (component "headers") into PREFIX
+# and fails if an internal header is installed, if an installed header includes one
+# that is not installed, or if a header of agent/provider is installed that no
+# public header of the provider (pfs*.h) reaches: the installed headers are the API
+# and what its inline parts need, nothing else.
+# cmake -DBUILD_DIR=build -DPREFIX=<dir> -DINCLUDEDIR=include -P check_installed_headers.cmake
+cmake_minimum_required(VERSION 3.20)
+file(REMOVE_RECURSE ${PREFIX})
+execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX} --component headers
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cmake --install ${BUILD_DIR} --component headers failed")
+endif()
+set(root ${PREFIX}/${INCLUDEDIR}/perfschema)
+file(GLOB_RECURSE installed RELATIVE ${root} ${root}/*)
+list(LENGTH installed count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "no header installed under ${root}")
+endif()
+set(failures "")
+foreach(h ${installed})
+  if(h MATCHES "(^|/)internal/")
+    string(APPEND failures "  ${h}: an internal header is installed\n")
+  endif()
+endforeach()
+
+# includes(<header> <out>): the quoted includes of an installed header.
+function(includes h out)
+  file(STRINGS ${root}/${h} lines REGEX "^[ \t]*#[ \t]*include[ \t]+\"")
+  set(found "")
+  foreach(l ${lines})
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\".*" "\\1" inc "${l}")
+    list(APPEND found ${inc})
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+foreach(h ${installed})
+  includes(${h} incs)
+  foreach(inc ${incs})
+    if(NOT EXISTS ${root}/${inc})
+      string(APPEND failures "  ${h} includes ${inc}, which is not installed\n")
+    endif()
+  endforeach()
+endforeach()
+
+# What the provider's public headers reach.
+file(GLOB roots RELATIVE ${root} ${root}/agent/provider/pfs*.h)
+set(reached ${roots})
+set(queue ${roots})
+while(queue)
+  list(POP_FRONT queue h)
+  if(EXISTS ${root}/${h})
+    includes(${h} incs)
+    foreach(inc ${incs})
+      if(NOT inc IN_LIST reached)
+        list(APPEND reached ${inc})
+        list(APPEND queue ${inc})
+      endif()
+    endforeach()
+  endif()
+endwhile()
+foreach(h ${installed})
+  if(h MATCHES "^agent/provider/" AND NOT h IN_LIST reached)
+    string(APPEND failures "  ${h}: installed, but no public header of the provider (pfs*.h) includes it\n")
+  endif()
+endforeach()
+
+if(failures)
+  message(FATAL_ERROR "installed headers under ${root}:\n${failures}")
+endif()
+message(STATUS "${count} headers installed, none internal, every include installed")

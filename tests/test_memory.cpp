@@ -263,4 +263,34 @@ TEST(Memory, ClassesBeyondTheArrayAreCountedAsLost) {
   });
 }
 
+TEST(Memory, AStatementsMaxTotalMemoryIsTheThreadsPeakWhileItRan) {
+  in_child([] {
+    ASSERT_TRUE(init(memory_options("mem_statement")));
+    const pfs_key k = pfs_register_memory("test", "query", PFS_MEMORY_CONTROLLED);
+    const pfs_key q = pfs_register_statement("test", "query");
+    pfs_memory_owner held, a, b;
+    ASSERT_EQ(pfs_memory_alloc(k, 100, &held), k);  // before: part of the peak, as the thread holds it
+    const int level = pfs_statement_start(q, nullptr, __FILE__, __LINE__);
+    ASSERT_EQ(level, 1);
+    ASSERT_EQ(pfs_memory_alloc(k, 1000, &a), k);
+    pfs_memory_free(k, 1000, a);
+    ASSERT_EQ(pfs_memory_alloc(k, 300, &b), k);
+    pfs_statement_end(level);
+    pfs_memory_free(k, 300, b);
+    bool seen = false;
+    for (const auto& r : scan("events_statements_history")) {
+      if (S(r, "event_name") != "statement/test/query") continue;
+      seen = true;
+      EXPECT_EQ(I(r, "max_total_memory"), 1100);
+      EXPECT_EQ(I(r, "max_controlled_memory"), 1100);
+    }
+    EXPECT_TRUE(seen);
+    for (const auto& r : scan("events_statements_summary_global_by_event_name"))
+      if (S(r, "event_name") == "statement/test/query") {
+        EXPECT_EQ(I(r, "max_total_memory"), 1100);
+      }
+    pfs_memory_free(k, 100, held);
+  });
+}
+
 }  // namespace

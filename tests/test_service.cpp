@@ -15,7 +15,7 @@ namespace {
 
 TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
   EXPECT_EQ(pfs_get_interface(0), nullptr);
-  EXPECT_EQ(pfs_get_interface(3), nullptr);
+  EXPECT_EQ(pfs_get_interface(4), nullptr);
   EXPECT_EQ(pfs_get_interface(-1), nullptr);
   const auto* v1 = static_cast<const pfs_service_v1*>(pfs_get_interface(PFS_SERVICE_VERSION_1));
   ASSERT_NE(v1, nullptr);
@@ -37,6 +37,19 @@ TEST(Service, VersionTwoIsVersionOnePlusSockets) {
   EXPECT_EQ(v2->register_socket, &pfs_register_socket);
   EXPECT_EQ(v2->start_socket_wait, &pfs_start_socket_wait);
   EXPECT_EQ(v2->destroy_socket, &pfs_destroy_socket);  // the last member
+}
+
+TEST(Service, VersionThreeIsVersionTwoPlusMemory) {
+  const auto* v3 = static_cast<const pfs_service_v3*>(pfs_get_interface(PFS_SERVICE_VERSION_3));
+  ASSERT_NE(v3, nullptr);
+  EXPECT_EQ(v3->base.base.version, 3u);
+  EXPECT_EQ(v3->base.base.size, sizeof(pfs_service_v3));
+  EXPECT_EQ(v3->base.base.register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v3->base.destroy_socket, &pfs_destroy_socket);
+  EXPECT_EQ(v3->register_memory, &pfs_register_memory);
+  EXPECT_EQ(v3->memory_alloc, &pfs_memory_alloc);
+  EXPECT_EQ(v3->memory_free, &pfs_memory_free);  // the last member
+  EXPECT_EQ(pfs_get_interface(4), nullptr);
 }
 
 TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {

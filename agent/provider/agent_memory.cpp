@@ -63,7 +63,9 @@ const class_record* memory_class(pfs_key key) {
 thread_context* counting_thread(const class_record& c) {
   if (c.traits & kMemoryGlobalOnly) return nullptr;
   thread_context* t = current_thread();
-  if (t == nullptr || t->rec == nullptr || t->slot >= g_memory.thread_count) return nullptr;
+  // A thread without a slot (array full, agent stopping, thread exiting) has a
+  // context of its own with THREAD_ID 0.
+  if (t == nullptr || t->thread_id == 0 || t->rec == nullptr || t->slot >= g_memory.thread_count) return nullptr;
   return t;
 }
 
@@ -256,7 +258,7 @@ void release_memory(agent_state&, thread_context& t) {
 }
 
 void statement_memory_begin(const thread_context& t, std::uint32_t level) {
-  if (t.rec == nullptr || t.slot >= g_memory.thread_count || level == 0 || level > kMaxStatementStack) return;
+  if (t.thread_id == 0 || t.slot >= g_memory.thread_count || level == 0 || level > kMaxStatementStack) return;
   memory_thread_state& m = g_memory.states[t.slot];
   m.depth = level;
   m.peaks[level - 1] = {load_relaxed(t.rec->controlled_memory), load_relaxed(t.rec->total_memory)};
@@ -265,7 +267,7 @@ void statement_memory_begin(const thread_context& t, std::uint32_t level) {
 void statement_memory_end(const thread_context& t, std::uint32_t level, std::int64_t& max_controlled,
                           std::int64_t& max_total) {
   max_controlled = max_total = 0;
-  if (t.rec == nullptr || t.slot >= g_memory.thread_count || level == 0 || level > kMaxStatementStack) return;
+  if (t.thread_id == 0 || t.slot >= g_memory.thread_count || level == 0 || level > kMaxStatementStack) return;
   memory_thread_state& m = g_memory.states[t.slot];
   const statement_peaks p = m.peaks[level - 1];
   max_controlled = p.controlled;

@@ -28,22 +28,34 @@ constexpr pfs_service_v1 kServiceV1 = {
     PFS_SERVICE_V1_FUNCTIONS,
 };
 
+#define PFS_SERVICE_V2_SOCKETS                                                                           \
+  pfs_register_socket, pfs_init_socket, pfs_set_socket_address, pfs_set_socket_state, pfs_set_socket_owner, \
+      pfs_socket_class, pfs_start_socket_wait, pfs_end_socket_wait, pfs_end_socket_close_wait, pfs_destroy_socket
+
 constexpr pfs_service_v2 kServiceV2 = {
     {
         PFS_SERVICE_VERSION_2,
         sizeof(pfs_service_v2),
         PFS_SERVICE_V1_FUNCTIONS,
     },
-    pfs_register_socket,
-    pfs_init_socket,
-    pfs_set_socket_address,
-    pfs_set_socket_state,
-    pfs_set_socket_owner,
-    pfs_socket_class,
-    pfs_start_socket_wait,
-    pfs_end_socket_wait,
-    pfs_end_socket_close_wait,
-    pfs_destroy_socket,
+    PFS_SERVICE_V2_SOCKETS,
+};
+
+
+constexpr pfs_service_v3 kServiceV3 = {
+    {
+        {
+            PFS_SERVICE_VERSION_3,
+            sizeof(pfs_service_v3),
+            PFS_SERVICE_V1_FUNCTIONS,
+        },
+        PFS_SERVICE_V2_SOCKETS,
+    },
+    pfs_register_memory,
+    pfs_memory_alloc,
+    pfs_memory_realloc,
+    pfs_memory_claim,
+    pfs_memory_free,
 };
 
 }  // namespace
@@ -54,6 +66,8 @@ extern "C" __attribute__((visibility("default"))) const void* pfs_get_interface(
       return &kServiceV1;
     case PFS_SERVICE_VERSION_2:
       return &kServiceV2;
+    case PFS_SERVICE_VERSION_3:
+      return &kServiceV3;
     default:
       return nullptr;  // a newer plugin than this agent: it runs uninstrumented
   }

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "agent/provider/internal/agent_internal.h"
 #include "agent/provider/internal/digest.h"
@@ -144,6 +145,16 @@ void zero_stat(statement_stat& s) {
   for (std::uint64_t* f : {&s.lock_time, &s.errors, &s.warnings, &s.rows_affected, &s.rows_sent,
                            &s.rows_examined, &s.cpu_time, &s.lock_time_hi, &s.cpu_time_hi})
     store_relaxed(*f, std::uint64_t{0});
+  store_relaxed(s.max_controlled_memory, std::int64_t{0});
+  store_relaxed(s.max_total_memory, std::int64_t{0});
+}
+// MAX_CONTROLLED_MEMORY and MAX_TOTAL_MEMORY of a summary: the largest statement's.
+void max_memory_atomic(statement_stat& into, std::int64_t controlled, std::int64_t total) {
+  for (auto [field, v] : {std::pair{&into.max_controlled_memory, controlled}, std::pair{&into.max_total_memory, total}}) {
+    std::int64_t seen = load_relaxed(*field);
+    while (v > seen && !__atomic_compare_exchange_n(field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+  }
 }
 void zero_stat(transaction_stat& s) {
   zero_stat(s.all);
@@ -164,6 +175,7 @@ void fold_stat(statement_stat& into, const statement_stat& from) {
   add_atomic(into.rows_sent, load_relaxed(from.rows_sent));
   add_atomic(into.rows_examined, load_relaxed(from.rows_examined));
   add_wide_atomic(into.cpu_time, into.cpu_time_hi, load_sum(from.cpu_time, from.cpu_time_hi));
+  max_memory_atomic(into, load_relaxed(from.max_controlled_memory), load_relaxed(from.max_total_memory));
 }
 
 // Copies a NUL-terminated string into a fixed field with relaxed byte stores.
@@ -337,6 +349,7 @@ void add_to_digest(std::uint32_t row, std::uint64_t key, const statement_record&
   add_atomic(s.rows_examined, load_relaxed(r.rows_examined));
   if (const std::uint64_t cpu = load_relaxed(r.cpu_time); cpu != 0)
     add_sum_atomic(s.cpu_time, s.cpu_time_hi, cpu);
+  max_memory_atomic(s, load_relaxed(r.max_controlled_memory), load_relaxed(r.max_total_memory));
   std::uint64_t first = 0;
   __atomic_compare_exchange_n(&d.first_seen_ns, &first, seen_ns, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   atomic_max(d.last_seen_ns, seen_ns);
@@ -425,12 +438,16 @@ void end_top_statement(thread_context& t, work_state& w) {
     cpu = elapsed_ps(static_cast<std::uint8_t>(timers::timer_kind::thread_cpu), level.cpu_start, now);
   }
   const std::uint64_t lock_time = t.lock_time - level.lock_base;
+  std::int64_t max_controlled = 0, max_total = 0;
+  statement_memory_end(t, i + 1, max_controlled, max_total);
   const std::uint32_t seq = begin_record_write(r);
   store_relaxed(r.state, shown(level.work_flags & kWorkStatementsCurrent, false));
   store_relaxed(r.end_event_id, t.next_event_id);
   store_relaxed(r.timer_end, end);
   store_relaxed(r.lock_time, lock_time);
   store_relaxed(r.cpu_time, cpu);
+  store_relaxed(r.max_controlled_memory, max_controlled);
+  store_relaxed(r.max_total_memory, max_total);
   end_record_write(r, seq);
 
   statement_stat& s = w.statement_stats[level.kind_index];
@@ -443,6 +460,8 @@ void end_top_statement(thread_context& t, work_state& w) {
   add(s.rows_sent, load_relaxed(r.rows_sent));
   add(s.rows_examined, load_relaxed(r.rows_examined));
   add_sum(s.cpu_time, s.cpu_time_hi, cpu);
+  if (max_controlled > load_relaxed(s.max_controlled_memory)) store_relaxed(s.max_controlled_memory, max_controlled);
+  if (max_total > load_relaxed(s.max_total_memory)) store_relaxed(s.max_total_memory, max_total);
   if (timer != 0) add_statement_to_histogram(w, t.thread_id, ps);
   if (load_relaxed(r.digest_index) != 0)
     add_to_digest(load_relaxed(r.digest_index), level.digest_key, r, ps, timer != 0,
@@ -794,6 +813,8 @@ int statement_start(pfs_key key, const char* schema, const char* file, unsigned 
     w->statement_id_end = w->next_statement_id + kIdBlock;
   }
   store_relaxed(r.statement_id, w->next_statement_id++);
+  store_relaxed(r.max_controlled_memory, std::int64_t{0});
+  store_relaxed(r.max_total_memory, std::int64_t{0});
   for (std::uint32_t* f : {&r.errors, &r.warnings, &r.mysql_errno, &r.digest_index, &r.sql_text_length})
     store_relaxed(*f, 0u);
   store_relaxed(r.has_digest, std::uint8_t{0});
@@ -804,6 +825,7 @@ int statement_start(pfs_key key, const char* schema, const char* file, unsigned 
   store_cstr(r.current_schema, kObjectSchemaLen, schema);
   end_record_write(r, seq);
   w->depth = depth + 1;
+  statement_memory_begin(*t, depth + 1);
   store_relaxed(t->rec->statement_depth, depth + 1);
   store_relaxed(t->rec->event_id, t->next_event_id);
   t->nest_event_id = event_id;

@@ -23,6 +23,7 @@ extern "C" {
 
 #define PFS_SERVICE_VERSION_1 1
 #define PFS_SERVICE_VERSION_2 2 /* version 1 + socket io */
+#define PFS_SERVICE_VERSION_3 3 /* version 2 + memory */
 
 typedef struct pfs_service_v1 {
   uint32_t version; /* PFS_SERVICE_VERSION_1 */
@@ -112,6 +113,17 @@ typedef struct pfs_service_v2 {
   void (*end_socket_close_wait)(pfs_wait_locker* locker, int fd);
   void (*destroy_socket)(int fd);
 } pfs_service_v2;
+
+/* Version 3: version 2's members (base.base.version is PFS_SERVICE_VERSION_3 and
+ * base.base.size sizeof(pfs_service_v3)), then memory. */
+typedef struct pfs_service_v3 {
+  pfs_service_v2 base;
+  pfs_key (*register_memory)(const char* category, const char* name, unsigned flags);
+  pfs_key (*memory_alloc)(pfs_key key, size_t size, pfs_memory_owner* owner);
+  pfs_key (*memory_realloc)(pfs_key key, size_t old_size, size_t new_size, pfs_memory_owner* owner);
+  pfs_key (*memory_claim)(pfs_key key, size_t size, pfs_memory_owner* owner);
+  void (*memory_free)(pfs_key key, size_t size, pfs_memory_owner owner);
+} pfs_service_v3;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's
  * executable when it links libpfs_agent.a with -rdynamic, or libpfs_preload.so). */

@@ -131,7 +131,7 @@ struct statement_record {
   std::uint8_t has_digest;  // digest holds a value
   std::uint8_t has_text;    // SQL_TEXT was given (else NULL)
   std::uint8_t pad0[2];
-  // Layout 5: the thread's most memory while the statement ran (bytes; running: so far).
+  // Layout 5: the thread's most memory while the statement ran (bytes; 0 while it runs).
   std::int64_t max_controlled_memory;
   std::int64_t max_total_memory;
   char returned_sqlstate[kSqlStateLen];

@@ -1,0 +1,275 @@
+// The heap under the interposer: malloc, calloc, realloc, reallocarray, free,
+// posix_memalign, aligned_alloc, memalign, valloc, pvalloc (C++'s new and delete
+// reach these through libstdc++), counted per thread in one memory class,
+// memory/<program>/malloc, with the allocator's usable size of each block
+// (malloc_usable_size), so a free is counted without a header. One class for the
+// whole heap: a free cannot tell which of the functions allocated its block.
+//
+// The real functions are the next definitions in the lookup order (RTLD_NEXT), so
+// a program linked against jemalloc or tcmalloc keeps its allocator. dlsym itself
+// allocates: while this thread resolves them, allocations come from a small static
+// arena whose blocks are never given back. Nothing here locks; the agent's own
+// allocations (tls.busy) are not counted.
+//
+// Blocks allocated before the agent started (the dynamic loader's, the C
+// library's) and freed after are counted as frees alone: the class's current
+// values start slightly below what the program holds; docs/instrumenting.md.
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "agent/preload/preload_internal.h"
+#include "agent/provider/internal/preload_api.h"
+#include "agent/provider/pfs_c.h"
+
+namespace pfs::preload {
+namespace {
+
+using malloc_fn = void* (*)(size_t);
+using free_fn = void (*)(void*);
+using calloc_fn = void* (*)(size_t, size_t);
+using realloc_fn = void* (*)(void*, size_t);
+using memalign_fn = void* (*)(size_t, size_t);
+using posix_memalign_fn = int (*)(void**, size_t, size_t);
+using usable_fn = size_t (*)(void*);
+
+struct real_heap {
+  std::atomic<malloc_fn> malloc{nullptr};
+  std::atomic<free_fn> free{nullptr};
+  std::atomic<calloc_fn> calloc{nullptr};
+  std::atomic<realloc_fn> realloc{nullptr};
+  std::atomic<memalign_fn> memalign{nullptr};
+  std::atomic<memalign_fn> aligned_alloc{nullptr};
+  std::atomic<posix_memalign_fn> posix_memalign{nullptr};
+  std::atomic<malloc_fn> valloc{nullptr};
+  std::atomic<malloc_fn> pvalloc{nullptr};
+  std::atomic<usable_fn> usable_size{nullptr};
+};
+constinit real_heap g_real;
+
+// The bootstrap arena: blocks of dlsym's allocations while the real functions are
+// not known yet. Each block is preceded by its size (16 bytes keep the alignment).
+constexpr std::size_t kArenaSize = 256 * 1024;
+alignas(64) constinit char g_arena[kArenaSize] = {};
+constinit std::atomic<std::size_t> g_arena_used{0};
+
+bool in_arena(const void* p) {
+  const char* c = static_cast<const char*>(p);
+  return c >= g_arena && c < g_arena + kArenaSize;
+}
+void* arena_alloc(std::size_t n, std::size_t align = 16) {
+  if (align < 16) align = 16;
+  const auto base = reinterpret_cast<std::uintptr_t>(g_arena);
+  std::size_t used = g_arena_used.load(std::memory_order_relaxed);
+  for (;;) {
+    const std::uintptr_t at = (base + used + sizeof(std::size_t) + align - 1) & ~(std::uintptr_t{align} - 1);
+    const std::size_t start = at - base;
+    if (start + n > kArenaSize || start < used || n > kArenaSize) return nullptr;
+    if (g_arena_used.compare_exchange_weak(used, start + n, std::memory_order_relaxed)) {
+      std::memcpy(g_arena + start - sizeof(std::size_t), &n, sizeof(std::size_t));
+      return g_arena + start;
+    }
+  }
+}
+std::size_t arena_size(const void* p) {
+  std::size_t n = 0;
+  std::memcpy(&n, static_cast<const char*>(p) - sizeof(std::size_t), sizeof(std::size_t));
+  return n;
+}
+
+__attribute__((tls_model("initial-exec"))) constinit thread_local bool tls_heap_resolving = false;
+
+template <class Fn>
+void resolve(std::atomic<Fn>& slot, const char* name) {
+  slot.store(reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name)), std::memory_order_release);
+}
+
+// True once the real functions are known; false on this thread while it resolves
+// them (its allocations then come from the arena).
+bool heap_resolved() {
+  if (g_real.free.load(std::memory_order_acquire) != nullptr) [[likely]]
+    return true;
+  if (tls_heap_resolving) return false;
+  tls_heap_resolving = true;
+  const int saved = errno;
+  resolve(g_real.malloc, "malloc");
+  resolve(g_real.calloc, "calloc");
+  resolve(g_real.realloc, "realloc");
+  resolve(g_real.memalign, "memalign");
+  resolve(g_real.aligned_alloc, "aligned_alloc");
+  resolve(g_real.posix_memalign, "posix_memalign");
+  resolve(g_real.valloc, "valloc");
+  resolve(g_real.pvalloc, "pvalloc");
+  resolve(g_real.usable_size, "malloc_usable_size");
+  resolve(g_real.free, "free");  // last: it says the others are there
+  errno = saved;
+  tls_heap_resolving = false;
+  return g_real.free.load(std::memory_order_acquire) != nullptr;
+}
+
+// memory/<program>/malloc, registered once the agent runs (0 before, and when it
+// cannot be: the class array full).
+constexpr std::uint32_t kNoClass = UINT32_MAX;
+constinit std::atomic<std::uint32_t> g_heap_key{0};
+constinit const volatile unsigned char* g_heap_flags = nullptr;
+
+pfs_key heap_key() {
+  std::uint32_t k = g_heap_key.load(std::memory_order_acquire);
+  if (k != 0) [[likely]]
+    return k == kNoClass ? 0 : k;
+  if (!pfs_active()) return 0;
+  busy_scope busy;  // registering allocates: not counted, and not registered twice
+  // The program's base name, made a valid category.
+  char category[48] = {};
+  const char* name = ::program_invocation_short_name;
+  std::size_t n = 0;
+  for (const char* p = name != nullptr ? name : ""; *p != '\0' && n + 1 < sizeof(category); ++p)
+    category[n++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+  if (n == 0) std::memcpy(category, "program", 8);
+  k = pfs_register_memory(category, "malloc", 0);
+  if (k != 0) g_heap_flags = pfs_class_flags(k);
+  g_heap_key.store(k == 0 ? kNoClass : k, std::memory_order_release);
+  return k;
+}
+
+// The key to count with now: 0 while the agent is off or busy on this thread, or
+// the class is disabled.
+pfs_key counting_key() {
+  if (tls.busy) return 0;  // the agent's own allocations, or this file's
+  const pfs_key k = heap_key();
+  if (k == 0 || !(*g_heap_flags & PFS_ENABLED)) return 0;
+  return k;
+}
+
+std::size_t usable(void* p) {
+  const usable_fn f = g_real.usable_size.load(std::memory_order_relaxed);
+  return f != nullptr ? f(p) : 0;
+}
+
+void count_alloc(void* p) {
+  if (p == nullptr) return;
+  const pfs_key k = counting_key();
+  if (k == 0) return;
+  busy_scope busy;  // the agent may register this thread (and allocate) first
+  pfs_memory_owner owner;
+  pfs_memory_alloc(k, usable(p), &owner);
+}
+
+void count_free(void* p) {
+  const pfs_key k = counting_key();
+  if (k == 0) return;
+  busy_scope busy;
+  pfs_memory_free(k, usable(p), 0);
+}
+
+}  // namespace
+}  // namespace pfs::preload
+
+using namespace pfs::preload;
+
+extern "C" {
+
+__attribute__((visibility("default"))) void* malloc(size_t n) {
+  if (!heap_resolved()) return arena_alloc(n);
+  void* p = g_real.malloc.load(std::memory_order_relaxed)(n);
+  count_alloc(p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void free(void* p) {
+  if (p == nullptr || in_arena(p)) return;
+  if (!heap_resolved()) return;  // cannot happen: p came from the real allocator
+  count_free(p);
+  g_real.free.load(std::memory_order_relaxed)(p);
+}
+
+__attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
+  if (!heap_resolved()) {
+    if (size != 0 && n > SIZE_MAX / size) return nullptr;
+    return arena_alloc(n * size);  // the arena is zeros and never reused
+  }
+  void* p = g_real.calloc.load(std::memory_order_relaxed)(n, size);
+  count_alloc(p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void* realloc(void* p, size_t n) {
+  if (p != nullptr && in_arena(p)) {
+    // A bootstrap block grows into a real one (or a larger arena block).
+    void* q = malloc(n);
+    if (q != nullptr) {
+      const std::size_t old = arena_size(p);
+      std::memcpy(q, p, old < n ? old : n);
+    }
+    return q;
+  }
+  if (!heap_resolved()) return arena_alloc(n);
+  if (p == nullptr) return malloc(n);
+  const pfs_key k = counting_key();
+  const std::size_t old = k != 0 ? usable(p) : 0;
+  void* q = g_real.realloc.load(std::memory_order_relaxed)(p, n);
+  if (k == 0) return q;
+  busy_scope busy;
+  pfs_memory_owner owner;
+  if (q != nullptr)
+    pfs_memory_realloc(k, old, usable(q), &owner);
+  else if (n == 0)
+    pfs_memory_free(k, old, 0);  // realloc(p, 0) freed p
+  return q;
+}
+
+__attribute__((visibility("default"))) void* reallocarray(void* p, size_t n, size_t size) {
+  if (size != 0 && n > SIZE_MAX / size) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(p, n * size);
+}
+
+__attribute__((visibility("default"))) int posix_memalign(void** out, size_t align, size_t n) {
+  if (!heap_resolved()) {
+    void* p = arena_alloc(n, align);
+    if (p == nullptr) return ENOMEM;
+    *out = p;
+    return 0;
+  }
+  const int rc = g_real.posix_memalign.load(std::memory_order_relaxed)(out, align, n);
+  if (rc == 0) count_alloc(*out);
+  return rc;
+}
+
+__attribute__((visibility("default"))) void* aligned_alloc(size_t align, size_t n) {
+  if (!heap_resolved()) return arena_alloc(n, align);
+  void* p = g_real.aligned_alloc.load(std::memory_order_relaxed)(align, n);
+  count_alloc(p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void* memalign(size_t align, size_t n) {
+  if (!heap_resolved()) return arena_alloc(n, align);
+  void* p = g_real.memalign.load(std::memory_order_relaxed)(align, n);
+  count_alloc(p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void* valloc(size_t n) {
+  if (!heap_resolved()) return arena_alloc(n, 4096);
+  void* p = g_real.valloc.load(std::memory_order_relaxed)(n);
+  count_alloc(p);
+  return p;
+}
+
+__attribute__((visibility("default"))) void* pvalloc(size_t n) {
+  if (!heap_resolved()) return arena_alloc((n + 4095) & ~std::size_t{4095}, 4096);
+  void* p = g_real.pvalloc.load(std::memory_order_relaxed)(n);
+  count_alloc(p);
+  return p;
+}
+
+}  // extern "C"

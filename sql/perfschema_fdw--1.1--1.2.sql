@@ -1,0 +1,90 @@
+/* sql/perfschema_fdw--1.1--1.2.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "ALTER EXTENSION perfschema_fdw UPDATE TO '1.2'" to load this file. \quit
+
+-- 1.2: memory (region layout 5; import the foreign schema again for the new
+-- tables memory_summary_global_by_event_name and ..._by_thread_by_event_name).
+-- perfschema_create_views also makes the sys schema's memory views. The views of
+-- 1.1 stay in their function, renamed perfschema_create_views_1_1, which the new
+-- perfschema_create_views calls first: each version adds its views without
+-- repeating the earlier ones.
+ALTER FUNCTION perfschema_create_views(name, name) RENAME TO perfschema_create_views_1_1;
+COMMENT ON FUNCTION perfschema_create_views_1_1(name, name) IS
+  'the views of perfschema_fdw 1.1 (waits, io, statements, lock waits); perfschema_create_views makes them and the later ones';
+
+CREATE FUNCTION perfschema_create_views(target_schema name, source_schema name)
+RETURNS SETOF name
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $function$
+DECLARE
+  -- In each body: %1$s = the source schema, %2$s = the size formatter (empty for
+  -- the x$ views: "(expr)" is the raw number of bytes).
+  own_schema name;
+  v record;
+  missing text[];
+BEGIN
+  SELECT n.nspname INTO own_schema
+    FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+   WHERE e.extname = 'perfschema_fdw';
+  RETURN QUERY EXECUTE format('SELECT * FROM %I.perfschema_create_views_1_1($1, $2)', own_schema)
+    USING target_schema, source_schema;
+  FOR v IN
+    SELECT * FROM (VALUES
+      -- sys.memory_by_thread_by_current_bytes: what each thread holds now.
+      ('memory_by_thread_by_current_bytes',
+       ARRAY['memory_summary_by_thread_by_event_name', 'threads'], $$
+        SELECT m.thread_id,
+               CASE WHEN t.processlist_user IS NOT NULL
+                    THEN t.processlist_user || '@' || coalesce(t.processlist_host, '')
+                    ELSE regexp_replace(t.name, '^thread/', '') END AS "user",
+               sum(m.current_count_used) AS current_count_used,
+               %2$s(sum(m.current_number_of_bytes_used)) AS current_allocated,
+               %2$s(coalesce(sum(m.current_number_of_bytes_used) / nullif(sum(m.current_count_used), 0), 0))
+                 AS current_avg_alloc,
+               %2$s(max(m.current_number_of_bytes_used)) AS current_max_alloc,
+               %2$s(sum(m.sum_number_of_bytes_alloc)) AS total_allocated
+          FROM %1$s.memory_summary_by_thread_by_event_name m
+          JOIN %1$s.threads t ON t.thread_id = m.thread_id
+         GROUP BY m.thread_id, 2
+         ORDER BY sum(m.current_number_of_bytes_used) DESC, m.thread_id $$),
+      -- sys.memory_global_by_current_bytes: the classes that hold memory now.
+      ('memory_global_by_current_bytes', ARRAY['memory_summary_global_by_event_name'], $$
+        SELECT event_name,
+               current_count_used AS current_count,
+               %2$s(current_number_of_bytes_used) AS current_alloc,
+               %2$s(coalesce(current_number_of_bytes_used / nullif(current_count_used, 0), 0)) AS current_avg_alloc,
+               high_count_used AS high_count,
+               %2$s(high_number_of_bytes_used) AS high_alloc,
+               %2$s(coalesce(high_number_of_bytes_used / nullif(high_count_used, 0), 0)) AS high_avg_alloc
+          FROM %1$s.memory_summary_global_by_event_name
+         WHERE current_number_of_bytes_used > 0
+         ORDER BY current_number_of_bytes_used DESC, event_name $$),
+      -- sys.memory_global_total: all memory the program's classes hold now.
+      ('memory_global_total', ARRAY['memory_summary_global_by_event_name'], $$
+        SELECT %2$s(sum(current_number_of_bytes_used)) AS total_allocated
+          FROM %1$s.memory_summary_global_by_event_name $$)
+    ) AS d(name, tables, body)
+  LOOP
+    SELECT array_agg(format('"%s"', t)) INTO missing
+      FROM unnest(v.tables) AS t
+     WHERE to_regclass(format('%I.%I', source_schema, t)) IS NULL;
+    IF missing IS NOT NULL THEN
+      RAISE NOTICE 'skipping view "%": schema "%" has no %', v.name, source_schema,
+        CASE WHEN cardinality(missing) = 1 THEN 'table ' || missing[1]
+             ELSE 'tables ' || array_to_string(missing, ', ') END;
+      CONTINUE;
+    END IF;
+    EXECUTE format('CREATE OR REPLACE VIEW %I.%I AS %s', target_schema, v.name,
+                   format(v.body, quote_ident(source_schema), 'pg_catalog.pg_size_pretty'));
+    RETURN NEXT v.name::name;
+    EXECUTE format('CREATE OR REPLACE VIEW %I.%I AS %s', target_schema, 'x$' || v.name,
+                   format(v.body, quote_ident(source_schema), ''));
+    RETURN NEXT ('x$' || v.name)::name;
+  END LOOP;
+END
+$function$;
+
+COMMENT ON FUNCTION perfschema_create_views(name, name) IS
+  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement; lock waits and lock wait cycles; memory by thread, by class and in all, when present) in target_schema over an imported performance_schema in source_schema';

@@ -406,68 +406,68 @@ const std::vector<table_entry>& registry() noexcept {
         [](const impl& r) { return r.count(kArrayTables) + r.count(kArrayTableIndexes); },
         truncatable(kResetTable, kResetWait | kResetTable));
     add(table_id::events_stages_current, "events_stages_current", stage_columns(), "PFS_MAX_THREADS",
-        [](scan_state& s) { s.stages(0); },
+        [](scan_state& s) { rows_stages(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayStageCurrent); },
         truncatable(kHideStages, kHideStages));
     add(table_id::events_stages_history, "events_stages_history", stage_columns(), "PFS_STAGES_HISTORY_SIZE",
-        [](scan_state& s) { s.stages(1); },
+        [](scan_state& s) { rows_stages(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayStageHistory); },
         truncatable(kHideStagesHistory, kHideStagesHistory));
     add(table_id::events_stages_history_long, "events_stages_history_long", stage_columns(),
         "PFS_STAGES_HISTORY_LONG_SIZE",
-        [](scan_state& s) { s.stages(2); },
+        [](scan_state& s) { rows_stages(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayStageHistoryLong); },
         truncatable(kHideStagesHistoryLong, kHideStagesHistoryLong));
     add(table_id::events_statements_current, "events_statements_current", statement_columns(),
         "PFS_STATEMENT_STACK_DEPTH, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scan_state& s) { s.statements(0); },
+        [](scan_state& s) { rows_statements(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayStatementCurrent); },
         truncatable(kHideStatements, kHideStatements));
     add(table_id::events_statements_history, "events_statements_history", statement_columns(),
         "PFS_STATEMENTS_HISTORY_SIZE, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scan_state& s) { s.statements(1); },
+        [](scan_state& s) { rows_statements(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayStatementHistory); },
         truncatable(kHideStatementsHistory, kHideStatementsHistory));
     add(table_id::events_statements_history_long, "events_statements_history_long", statement_columns(),
         "PFS_STATEMENTS_HISTORY_LONG_SIZE, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scan_state& s) { s.statements(2); },
+        [](scan_state& s) { rows_statements(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayStatementHistoryLong); },
         truncatable(kHideStatementsHistoryLong, kHideStatementsHistoryLong));
     add(table_id::events_transactions_current, "events_transactions_current", transaction_columns(),
         "PFS_MAX_THREADS",
-        [](scan_state& s) { s.transactions(0); },
+        [](scan_state& s) { rows_transactions(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayTransactionCurrent); },
         truncatable(kHideTransactions, kHideTransactions));
     add(table_id::events_transactions_history, "events_transactions_history", transaction_columns(),
         "PFS_TRANSACTIONS_HISTORY_SIZE",
-        [](scan_state& s) { s.transactions(1); },
+        [](scan_state& s) { rows_transactions(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayTransactionHistory); },
         truncatable(kHideTransactionsHistory, kHideTransactionsHistory));
     add(table_id::events_transactions_history_long, "events_transactions_history_long", transaction_columns(),
         "PFS_TRANSACTIONS_HISTORY_LONG_SIZE",
-        [](scan_state& s) { s.transactions(2); },
+        [](scan_state& s) { rows_transactions(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayTransactionHistoryLong); },
         truncatable(kHideTransactionsHistoryLong, kHideTransactionsHistoryLong));
     add(table_id::events_stages_summary_by_thread_by_event_name, "events_stages_summary_by_thread_by_event_name",
         with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_STAGE_CLASSES",
-        [](scan_state& s) { s.stage_summaries(true); },
+        [](scan_state& s) { rows_stage_summaries(s, summary_kind::by_thread); },
         [](const impl& r) { return r.count(kArrayThreadStageStats); },
         truncatable(kResetStagesByThread, kResetStagesByThread | kResetStages));
     add(table_id::events_stages_summary_global_by_event_name, "events_stages_summary_global_by_event_name",
         with_stats({T("event_name")}), "PFS_MAX_STAGE_CLASSES",
-        [](scan_state& s) { s.stage_summaries(false); },
+        [](scan_state& s) { rows_stage_summaries(s, summary_kind::global); },
         [](const impl& r) { return r.count(kArrayClassStageStats); },
         truncatable(kResetStages, kResetStages));
     add(table_id::events_statements_summary_by_thread_by_event_name,
         "events_statements_summary_by_thread_by_event_name", with_statement_stats({I("thread_id"), T("event_name")}),
         "PFS_MAX_THREADS, PFS_MAX_STATEMENT_CLASSES",
-        [](scan_state& s) { s.statement_summaries(true); },
+        [](scan_state& s) { rows_statement_summaries(s, summary_kind::by_thread); },
         [](const impl& r) { return r.count(kArrayThreadStatementStats); },
         truncatable(kResetStatementsByThread, kResetStatementsByThread | kResetStatements));
     add(table_id::events_statements_summary_global_by_event_name,
         "events_statements_summary_global_by_event_name", with_statement_stats({T("event_name")}),
         "PFS_MAX_STATEMENT_CLASSES",
-        [](scan_state& s) { s.statement_summaries(false); },
+        [](scan_state& s) { rows_statement_summaries(s, summary_kind::global); },
         [](const impl& r) { return r.count(kArrayClassStatementStats); },
         truncatable(kResetStatements, kResetStatements));
     add(table_id::events_statements_summary_by_digest, "events_statements_summary_by_digest",
@@ -478,34 +478,34 @@ const std::vector<table_entry>& registry() noexcept {
                c.push_back(d);
              return c; }(),
         "PFS_DIGESTS_SIZE",
-        [](scan_state& s) { s.digests(); },
+        rows_digests,
         [](const impl& r) { return r.count(kArrayDigests); },
         truncatable(kResetDigests, kResetDigests | kResetDigestHistograms));
     add(table_id::events_transactions_summary_by_thread_by_event_name,
         "events_transactions_summary_by_thread_by_event_name",
         with_transaction_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS",
-        [](scan_state& s) { s.transaction_summaries(true); },
+        [](scan_state& s) { rows_transaction_summaries(s, summary_kind::by_thread); },
         [](const impl& r) { return r.count(kArrayThreadTransactionStats); },
         truncatable(kResetTransactionsByThread, kResetTransactionsByThread | kResetTransactions));
     add(table_id::events_transactions_summary_global_by_event_name,
         "events_transactions_summary_global_by_event_name", with_transaction_stats({T("event_name")}), nullptr,
-        [](scan_state& s) { s.transaction_summaries(false); },
+        [](scan_state& s) { rows_transaction_summaries(s, summary_kind::global); },
         [](const impl&) { return std::uint64_t{1}; },
         truncatable(kResetTransactions, kResetTransactions));
     add(table_id::events_statements_histogram_global, "events_statements_histogram_global", with_buckets({}),
         nullptr,
-        [](scan_state& s) { s.statement_histogram(false); },
+        rows_statement_histogram_global,
         [](const impl&) { return std::uint64_t{kHistogramBuckets}; },
         truncatable(kResetStatementHistogram, kResetStatementHistogram));
     add(table_id::events_statements_histogram_by_digest, "events_statements_histogram_by_digest",
         with_buckets({T("schema_name", true), T("digest", true)}), "PFS_DIGESTS_SIZE",
-        [](scan_state& s) { s.statement_histogram(true); },
+        rows_statement_histogram_by_digest,
         [](const impl& r) { return r.count(kArrayDigests) * kHistogramBuckets; },
         truncatable(kResetDigestHistograms, kResetDigestHistograms | kResetDigests));
     // Beyond MySQL (which has histograms for statements only): every wait class.
     add(table_id::events_waits_histogram_global_by_event_name, "events_waits_histogram_global_by_event_name",
         with_buckets({T("event_name")}), "PFS_MAX_CLASSES, PFS_WAIT_HISTOGRAMS",
-        [](scan_state& s) { s.wait_histograms(); },
+        rows_wait_histograms,
         [](const impl& r) { return r.classes * kHistogramBuckets; },
         truncatable(kResetWaitHistograms, kResetWaitHistograms | kResetWait));
     // Beyond MySQL: the contended waits of each lock instance by the SOURCE of the

@@ -68,13 +68,17 @@ namespace detail {
 class scan_state;
 using row_builder_fn = void (*)(scan_state&);
 using estimate_fn = std::uint64_t (*)(const region_reader::impl&);
+using expected_fn = std::uint64_t (*)(const region_reader::impl&, std::uint64_t bound);
 
 // A table of the registry (tables.cpp): its public definition, the row builder
-// that makes its rows, and an upper bound of its row count from the array sizes.
+// that makes its rows, an upper bound of its row count from the array sizes, and
+// the rows to expect below that bound (nullptr: the bound) from the provider's
+// counters.
 struct table_entry {
   table_def def;
   row_builder_fn rows;
   estimate_fn estimate;
+  expected_fn expected;
 };
 // Every table, in table_id order.
 const std::vector<table_entry>& registry() noexcept;

@@ -19,8 +19,8 @@
 #include "agent/region/cycle_epochs.h"
 #include "agent/region/region.h"
 #include "agent/region/region_builder.h"
-#include "agent_test_util.h"
-#include "tests/named_rows.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
 #include "timers/cycle_watch.h"
 #include "timers/timer.h"
 

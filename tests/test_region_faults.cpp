@@ -23,7 +23,7 @@
 #include "agent/reader/reader.h"
 #include "agent/region/fault_guard.h"
 #include "agent/region/region.h"
-#include "agent_test_util.h"
+#include "tests/agent/agent_test_util.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include "agent/reader/reader.h"
 #include "agent/region/region.h"
 #include "agent/region/safe_files.h"
-#include "agent_test_util.h"
+#include "tests/agent/agent_test_util.h"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "agent/provider/pfs_socket.h"
-#include "agent_test_util.h"
 #include "fdw/pfs_core.h"
-#include "tests/named_rows.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
 
 using namespace pfs;
 using pfs::test::I;

@@ -8,8 +8,8 @@
 
 #include "agent/provider/pfs.h"
 #include "agent/provider/pfs_service.h"
-#include "tests/agent_test_util.h"
-#include "tests/named_rows.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
 
 namespace {
 

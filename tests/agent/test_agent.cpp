@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "agent/region/setup.h"
-#include "agent_test_util.h"
-#include "tests/named_rows.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
 
 using namespace pfs;
 using namespace pfs::layout;

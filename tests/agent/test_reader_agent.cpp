@@ -14,7 +14,7 @@
 
 #include "agent/provider/pfs.h"
 #include "agent/reader/reader.h"
-#include "agent_test_util.h"
+#include "tests/agent/agent_test_util.h"
 
 namespace {
 

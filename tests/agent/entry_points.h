@@ -1,7 +1,7 @@
 // Every entry point of the agent, each called through a scenario: the C ABI's
 // are keyed by their address in the service table (pfs_service.h), so a caller can
 // check that each entry of the table has one; then the C++ API on top. Shared by
-// tests/test_region_changes.cpp and tests/fuzz/fuzz_provider.cpp, which call them
+// tests/agent/test_region_changes.cpp and tests/fuzz/fuzz_provider.cpp, which call them
 // all on a region that changed under the program.
 #pragma once
 

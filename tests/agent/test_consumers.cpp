@@ -15,8 +15,8 @@
 #include "agent/provider/pfs.h"
 #include "agent/provider/pfs_io.h"
 #include "agent/provider/pfs_socket.h"
-#include "agent_test_util.h"
-#include "named_rows.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
 
 namespace {
 

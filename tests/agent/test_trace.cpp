@@ -14,8 +14,8 @@
 
 #include "agent/provider/pfs_io.h"
 #include "agent/region/setup.h"
-#include "agent_test_util.h"
-#include "tests/named_rows.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
 
 using namespace pfs;
 using namespace pfs::layout;

@@ -27,8 +27,8 @@
 #include "agent/provider/pfs_service.h"
 #include "agent/provider/pfs_socket.h"
 #include "agent/provider/pfs_work.h"
-#include "tests/agent_test_util.h"
-#include "tests/entry_points.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/entry_points.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include "agent/reader/reader.h"
 #include "agent/region/setup.h"
-#include "agent_test_util.h"
+#include "tests/agent/agent_test_util.h"
 
 using namespace pfs;
 using namespace pfs::layout;

@@ -15,8 +15,8 @@
 #include "agent/reader/reader.h"
 #include "agent/region/histogram.h"
 #include "agent/region/setup.h"
-#include "tests/agent_test_util.h"
-#include "tests/named_rows.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
 #include "timers/timer.h"
 
 namespace {

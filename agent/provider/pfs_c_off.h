@@ -1,6 +1,6 @@
 /* The C ABI with the agent compiled out (PFS_NO_INSTRUMENTATION; included by
  * pfs_c.h): every function does nothing and says so. Generated from pfs_c.h's
- * declarations; keep the two in step (tests/test_no_instrumentation.cpp builds
+ * declarations; keep the two in step (tests/end_to_end/test_no_instrumentation.cpp builds
  * every header this way). */
 
 PFS_C_API int pfs_init_from_env(void) { return -1; }

@@ -8,15 +8,9 @@
 #   acquisition and how long it has held it;
 # - lock_contention_by_instance counts the slow pair's contended waits under the
 #   holder's source, and TRUNCATE resets it.
-# Usage (as root): bash scripts/fdw_blocking_test.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
-
-if [ "${1:-}" != "--session" ]; then
-  live_build
-  exec pg_virtualenv -t bash "$0" --session
-fi
+# Usage (as root): bash tests/live/fdw_blocking_test.sh
+source "$(dirname "$0")/lib.sh"
+live_session
 
 live_workdir
 live_start_provider --hot-threads=1 --hold-us=300000 --deadlocks=2,3

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Opens a timeline JSON in Debian's headless chromium through scripts/timeline.html
+# Opens a timeline JSON in Debian's headless chromium through tests/live/timeline.html
 # (JSON.parse in the browser, every event checked) and prints the page's verdict.
-# Usage: bash scripts/timeline_browser_check.sh FILE.json   (exit 1 unless "OK n")
+# Usage: bash tests/live/timeline_browser.sh FILE.json   (exit 1 unless "OK n")
 set -euo pipefail
 json=$1
 page=$(mktemp -d /tmp/pfs_timeline_page.XXXXXX)

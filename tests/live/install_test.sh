@@ -7,21 +7,19 @@
 # debian/rules does: -DPFS_SHARED=ON), with pkg-config perfschema-shared and
 # perfschema::shared. Every program records its waits, the installed reader reads
 # them back, and perfschema_fdw reads them from SQL.
-# Usage (as root): bash scripts/install_test.sh    (about 30 s; the first run
+# Usage (as root): bash tests/live/install_test.sh    (about 30 s; the first run
 # builds build-shared, a few minutes)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build
-  generator=()
+# Before the cluster: libperfschema.so in build-shared, configured as debian/rules does.
+live_before_session() {
+  local generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
   cmake -S . -B build-shared "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DPFS_SHARED=ON \
     -DPFS_BUILD_TESTS=OFF -DPFS_BUILD_BENCH=OFF >/dev/null
   cmake --build build-shared -j"$(nproc)" >/dev/null
-  exec pg_virtualenv -t bash "$0" --session
-fi
+}
+live_session
 
 live_workdir
 prefix="$WORK/prefix"

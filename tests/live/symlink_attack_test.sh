@@ -11,9 +11,8 @@
 # content, mode and owner; the programs exit as they do without the agent; each
 # says on stderr why it did not record.
 # Needs root, to plant as another user (CI runs as root); skipped otherwise.
-# Usage: bash scripts/symlink_attack_test.sh [build-dir]    (about 20 s)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# Usage: bash tests/live/symlink_attack_test.sh [build-dir]    (about 20 s)
+source "$(dirname "$0")/lib.sh"
 build=${1:-build}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 preload="$build/agent/libpfs_preload.so"

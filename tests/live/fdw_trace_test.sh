@@ -6,16 +6,11 @@
 # (\i), and their end lines (END_EVENT_ID not NULL) match, row for row and column
 # for column, what events_waits_history_long shows for the same events. The same
 # events as timelines (pfs_trace_merge --format=chrome, scripts/timeline.sql) are
-# checked by scripts/timeline_check.py and in headless chromium.
-# Usage (as root): bash scripts/fdw_trace_test.sh    (TRACE_THREADS 4, TRACE_OPS 1000)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+# checked by tests/live/timeline_json.py and in headless chromium.
+# Usage (as root): bash tests/live/fdw_trace_test.sh    (TRACE_THREADS 4, TRACE_OPS 1000)
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build pfs_trace_merge
-  exec pg_virtualenv -t bash "$0" --session
-fi
+live_session pfs_trace_merge
 
 threads=${TRACE_THREADS:-4}
 ops=${TRACE_OPS:-1000}
@@ -95,11 +90,11 @@ q "SELECT thread_id, event_id, end_event_id, event_name, source, timer_wait, ope
 q "COPY (SELECT thread_id, event_id, timer_start, timer_wait FROM trace.traced) TO STDOUT (FORMAT csv)" \
   >"$WORK/traced.csv"
 build/tools/pfs_trace_merge --format=chrome "$WORK/trace" >"$WORK/trace.json"
-python3 scripts/timeline_check.py "$WORK/trace.json" "$WORK/traced.csv"
+python3 tests/live/timeline_json.py "$WORK/trace.json" "$WORK/traced.csv"
 psql -X -q -At -v ON_ERROR_STOP=1 -v schema=ps -f scripts/timeline.sql -o "$WORK/sql.json"
-python3 scripts/timeline_check.py "$WORK/sql.json" "$WORK/traced.csv" --only-expected-threads
+python3 tests/live/timeline_json.py "$WORK/sql.json" "$WORK/traced.csv" --only-expected-threads
 for json in trace sql; do
-  verdict=$(bash scripts/timeline_browser_check.sh "$WORK/$json.json") || fail "chromium: $verdict"
+  verdict=$(bash tests/live/timeline_browser.sh "$WORK/$json.json") || fail "chromium: $verdict"
   echo "ok: headless chromium loads the $json timeline: $verdict"
 done
 

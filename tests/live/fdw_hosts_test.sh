@@ -8,11 +8,8 @@
 # of setup_instruments through the central cluster reaches the right host's program
 # within a second of COMMIT (the program's own timestamp of the change against the
 # time COMMIT was sent) and stops it counting that instrument, and no other host's.
-# Usage (as root): bash scripts/fdw_hosts_test.sh    (about 20 s)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
-source scripts/pg_clusters_common.sh
+# Usage (as root): bash tests/live/fdw_hosts_test.sh    (about 20 s)
+source "$(dirname "$0")/lib.sh"
 
 live_build
 work=$(mktemp -d /tmp/pfs_hosts.XXXXXX)

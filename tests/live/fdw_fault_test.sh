@@ -10,16 +10,10 @@
 #   appears later at a server's path, a scan fails within a second;
 # - a COMMIT waiting for the region's setup lock (held by tools/pfs_hold_setup_lock)
 #   ends at statement_timeout, and at pg_cancel_backend.
-# Usage (as root): bash scripts/fdw_fault_test.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+# Usage (as root): bash tests/live/fdw_fault_test.sh
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build
-  cmake --build build -j"$(nproc)" --target pfs_hold_setup_lock >/dev/null
-  exec pg_virtualenv -t bash "$0" --session
-fi
+live_session pfs_hold_setup_lock
 
 rounds=${FAULT_ROUNDS:-200}
 live_workdir

@@ -9,16 +9,11 @@
 #   at COMMIT: the workers' lock counts, growing before, stop in every region;
 # - a damaged file in the directory is a WARNING, the others still show;
 # - after the processes exit their regions stay readable, status says not alive.
-# Usage (as root): bash scripts/fdw_directory_test.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+# Usage (as root): bash tests/live/fdw_directory_test.sh
+source "$(dirname "$0")/lib.sh"
 
 workers=4
-if [ "${1:-}" != "--session" ]; then
-  live_build pfs_prefork
-  exec pg_virtualenv -t bash "$0" --session
-fi
+live_session pfs_prefork
 
 WORK=$(mktemp -d /tmp/pfs_directory.XXXXXX)
 chmod 755 "$WORK"

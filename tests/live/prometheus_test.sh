@@ -4,15 +4,10 @@
 # program (sysbench fileio, unmodified, under the interposer: mutex waits and file
 # io). curl reads /metrics and finds the program's waits, its file io bytes and
 # the status counters, and the number of perfschema series stays bounded.
-# Usage (as root): bash scripts/prometheus_test.sh    (about 20 s)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+# Usage (as root): bash tests/live/prometheus_test.sh    (about 20 s)
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build pfs_preload
-  exec pg_virtualenv -t bash "$0" --session
-fi
+live_session pfs_preload
 
 live_workdir
 sysbench_pid=

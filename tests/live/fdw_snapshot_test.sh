@@ -5,17 +5,11 @@
 # the next at the start of a minute (pg_cron 1.4 schedules by the minute: this
 # test waits up to 70 s). Then waits_delta shows the program's waits per second
 # over that interval, and the folded stacks of its waits turn into an SVG.
-# Usage (as root): bash scripts/fdw_snapshot_test.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+# Usage (as root): bash tests/live/fdw_snapshot_test.sh
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build
-  cmake --build build -j"$(nproc)" --target pfs_flamegraph >/dev/null
-  exec pg_virtualenv -t -o shared_preload_libraries=pg_cron -o cron.database_name=postgres \
-    -o cron.use_background_workers=on bash "$0" --session
-fi
+live_session pfs_flamegraph -- -o shared_preload_libraries=pg_cron -o cron.database_name=postgres \
+  -o cron.use_background_workers=on
 
 live_workdir
 live_start_provider

@@ -2,8 +2,8 @@
 """Checks a timeline (Chrome trace-event JSON from pfs_trace_merge --format=chrome or
 scripts/timeline.sql) against the waits it must hold.
 
-Usage: timeline_check.py TIMELINE.json EXPECTED.csv [--only-expected-threads]
-       timeline_check.py TIMELINE.json --nesting [--schema NAME]
+Usage: timeline_json.py TIMELINE.json EXPECTED.csv [--only-expected-threads]
+       timeline_json.py TIMELINE.json --nesting [--schema NAME]
 
 EXPECTED.csv: thread_id,event_id,timer_start,timer_wait (picoseconds), one row per
 finished wait. The JSON must parse; its "wait" complete events (of the expected

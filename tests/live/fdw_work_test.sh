@@ -8,16 +8,10 @@
 # and the stage and transaction summaries equal the counts the program printed.
 # The long histories are sized so that the statements and stages of the waits
 # still kept are kept too.
-# Usage (as root): bash scripts/fdw_work_test.sh    (WORK_SECONDS, default 2)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+# Usage (as root): bash tests/live/fdw_work_test.sh    (WORK_SECONDS, default 2)
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build
-  cmake --build build -j"$(nproc)" --target pfs_demo pfs_flamegraph >/dev/null
-  exec pg_virtualenv -t bash "$0" --session
-fi
+live_session pfs_demo pfs_flamegraph
 
 live_workdir
 PFS_WAITS_HISTORY_LONG_SIZE=2000 PFS_STAGES_HISTORY_LONG_SIZE=60000 PFS_STATEMENTS_HISTORY_LONG_SIZE=50000 \

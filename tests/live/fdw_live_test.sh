@@ -9,15 +9,10 @@
 #   its probe thread (the moment the class's derived flag flips, against the
 #   time the COMMIT was sent, by tools/latency/pfs_commit_delay.cpp on libpq);
 #   required below 1 ms (median).
-# Usage (as root): bash scripts/fdw_live_test.sh      (LIVE_TOGGLES: probe rounds, 20)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+# Usage (as root): bash tests/live/fdw_live_test.sh      (LIVE_TOGGLES: probe rounds, 20)
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build pfs_commit_delay
-  exec pg_virtualenv -t bash "$0" --session
-fi
+live_session pfs_commit_delay
 
 live_workdir
 LIVE_ENV=(PFS_WAITS_HISTORY_LONG_SIZE=20000)

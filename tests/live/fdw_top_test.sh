@@ -9,15 +9,10 @@
 # The timeline from SQL (scripts/timeline.sql) of a short pfs_demo run is checked
 # here too: its statements, stages and waits nest by time, and its statements keep
 # the program's schema.
-# Usage (as root): bash scripts/fdw_top_test.sh
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+# Usage (as root): bash tests/live/fdw_top_test.sh
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build pfs_top pfs_demo
-  exec pg_virtualenv -t bash "$0" --session
-fi
+live_session pfs_top pfs_demo
 
 command -v tmux >/dev/null || fail "tmux is not installed (scripts/setup.sh installs it)"
 live_workdir
@@ -102,8 +97,8 @@ IMPORT FOREIGN SCHEMA performance_schema FROM SERVER timeline INTO timeline;
 SQL
 psql -X -q -At -v ON_ERROR_STOP=1 -v schema=timeline -f scripts/timeline.sql -o "$WORK/demo.json"
 # (pfs_demo's statements run in schema demo: the timeline must say so)
-python3 scripts/timeline_check.py "$WORK/demo.json" --nesting --schema demo
-verdict=$(bash scripts/timeline_browser_check.sh "$WORK/demo.json") || fail "chromium: $verdict"
+python3 tests/live/timeline_json.py "$WORK/demo.json" --nesting --schema demo
+verdict=$(bash tests/live/timeline_browser.sh "$WORK/demo.json") || fail "chromium: $verdict"
 echo "ok: headless chromium loads pfs_demo's timeline: $verdict"
 
 # --- batch mode, psql's options, another schema: the deadlocked pfs_live

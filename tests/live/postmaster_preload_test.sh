@@ -7,12 +7,10 @@
 # that the table's data file shows the filling backend's writes (it extends the
 # file) in that backend's region, the checkpointer's in the checkpointer's, and
 # nothing in the postmaster's. Prints the bytes each process wrote to the file.
-# Usage: bash scripts/postmaster_preload_test.sh [build-dir]   (about 10 s)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+# Usage: bash tests/live/postmaster_preload_test.sh [build-dir]   (about 10 s)
+source "$(dirname "$0")/lib.sh"
 build=${1:-build}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
-source scripts/pg_clusters_common.sh
 bin=$PG_BIN
 inspect="$build/tests/preload_programs/pl_inspect"
 preload="$build/agent/libpfs_preload.so"

@@ -5,16 +5,11 @@
 # aborted and no failed transaction, the server log shows no crash, assertion or
 # PANIC, and the process is still running and recording afterwards.
 #
-# Usage (as root): bash scripts/fdw_load_test.sh
+# Usage (as root): bash tests/live/fdw_load_test.sh
 #   LOAD_SECONDS (60), LOAD_CLIENTS (8), LOAD_THREADS (2), LOAD_MODE (prepared)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+source "$(dirname "$0")/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  live_build
-  exec pg_virtualenv -t bash "$0" --session
-fi
+live_session
 
 seconds=${LOAD_SECONDS:-60}
 clients=${LOAD_CLIENTS:-8}

@@ -7,6 +7,8 @@ the including file's part. Prints one line per include that runs against them
 (file:line: the include, the parts, the arrows that part has) and exits 1.
 
 Usage: python3 cmake/check_layering.py [SOURCE_DIR] [--rules FILE] [--stamp FILE]
+       python3 cmake/check_layering.py --arrows    (prints the arrows of the libraries
+                                                   and programs, checks nothing)
 """
 
 import argparse
@@ -23,7 +25,7 @@ INTERNAL = ".internal"
 class Rules:
     def __init__(self, path):
         self.patterns = []  # (pattern, part)
-        self.arrows = {}  # part -> set of parts and file paths
+        self.arrows = {}  # part -> parts and file paths, in the order written
         self.path = path
         with open(path, encoding="utf-8") as f:
             for number, raw in enumerate(f, 1):
@@ -35,7 +37,8 @@ class Rules:
                     for pattern in words[2:]:
                         self.patterns.append((pattern, words[1]))
                 elif len(words) >= 2 and words[1] == "->":
-                    self.arrows.setdefault(words[0], set()).update(words[2:])
+                    targets = self.arrows.setdefault(words[0], [])
+                    targets += [t for t in words[2:] if t not in targets]
                 else:
                     sys.exit(f"{path}:{number}: neither 'part NAME PATH...' nor 'NAME -> NAME...': {raw.strip()}")
         parts = {part for _, part in self.patterns}
@@ -66,7 +69,7 @@ class Rules:
         owner = self.owner(part)
         if self.owner(target_part) == owner:
             return True  # a part's own files, its internal folder included
-        arrows = self.arrows.get(owner, set())
+        arrows = self.arrows.get(owner, [])
         return target_part in arrows or target_rel in arrows
 
 
@@ -95,11 +98,17 @@ def main():
     ap.add_argument("source_dir", nargs="?", default=os.path.dirname(here))
     ap.add_argument("--rules", default=None)
     ap.add_argument("--stamp", default=None, help="touched when the check passes")
+    ap.add_argument("--arrows", action="store_true", help="print the arrows of the libraries and programs (not tests/) and stop")
     args = ap.parse_args()
     root = os.path.abspath(args.source_dir)
     rules_path = args.rules or os.path.join(root, "cmake", "layering.txt")
     rules = Rules(rules_path)
     rules_rel = os.path.relpath(rules_path, root)
+    if args.arrows:
+        for part, targets in rules.arrows.items():
+            if not part.startswith("tests."):
+                print(f"{part} -> {' '.join(targets) or 'nothing'}")
+        return
 
     errors = []
     count = 0
@@ -120,7 +129,7 @@ def main():
                 target_part = rules.part_of(target)
                 if not rules.allowed(part, target_part, target):
                     owner = rules.owner(part)
-                    arrows = " ".join(sorted(rules.arrows.get(owner, set()))) or "nothing"
+                    arrows = " ".join(rules.arrows.get(owner, [])) or "nothing"
                     what = "an internal header of " + rules.owner(target_part) if target_part.endswith(INTERNAL) else target_part
                     errors.append(
                         f'{rel}:{number}: #include "{m.group(1)}" runs against the arrows: '

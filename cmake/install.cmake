@@ -1,6 +1,6 @@
 # Install rules: static libraries, headers under include/perfschema/ (included by
 # their path in the tree: "agent/provider/pfs.h"), the exported CMake package and
-# the pkg-config files. scripts/install_test.sh builds projects outside the tree
+# the pkg-config files. tests/live/install_test.sh builds projects outside the tree
 # (tests/consumer in C++, tests/consumer_c in C) against them every way.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)

@@ -4,14 +4,9 @@
 # that cannot) against the built tree and a throwaway PostgreSQL cluster.
 # Ends with `doc blocks: N run, M untested`.
 # Usage (as root): bash scripts/doc_check.sh [PAGE.md...]    (scripts/test.sh runs it)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-source scripts/fdw_live_common.sh
+source "$(dirname "$0")/../tests/live/lib.sh"
 
-if [ "${1:-}" != "--session" ]; then
-  # Everything the pages use: the tools, the interposer, the extension.
-  live_build pfs_demo pfs_top pfs_trace_merge pfs_flamegraph pfs_preload pfs_prefork
-  exec pg_virtualenv -t bash "$0" --session "$@"
-fi
+# Everything the pages use: the tools, the interposer, the extension.
+live_session pfs_demo pfs_top pfs_trace_merge pfs_flamegraph pfs_preload pfs_prefork
 shift
 python3 scripts/doc_check.py "$@"

@@ -3,17 +3,17 @@
 # tool the tests use; build/ is reused if configured), the extension with PGXS,
 # its installation, the pg_regress suite and the isolation specs on a throwaway
 # PostgreSQL cluster (pg_virtualenv), then the tests with a live instrumented
-# process: setup changes end to end (scripts/fdw_live_test.sh), trace files
-# (scripts/fdw_trace_test.sh), pfs_top in tmux (scripts/fdw_top_test.sh), lock waits, deadlocks and contention
-# (scripts/fdw_blocking_test.sh), statements, stages and transactions of a real
-# program checked against its own counts (scripts/fdw_work_test.sh), snapshots on a pg_cron
-# schedule and flame graphs (scripts/fdw_snapshot_test.sh), three hosts read by a central
-# cluster through postgres_fdw (scripts/fdw_hosts_test.sh), a pre-forking program's
-# regions read as one through region_directory (scripts/fdw_directory_test.sh), Debian's Prometheus exporter
-# with tools/prometheus/queries.yaml (scripts/prometheus_test.sh), a program outside the
-# tree built against the installed library (scripts/install_test.sh), region files truncated under running scans, FIFOs
-# and lock waits (scripts/fdw_fault_test.sh) and a short pgbench load test
-# (scripts/fdw_load_test.sh, LOAD_SECONDS=10 here). Prints the diffs and exits
+# process: setup changes end to end (tests/live/fdw_live_test.sh), trace files
+# (tests/live/fdw_trace_test.sh), pfs_top in tmux (tests/live/fdw_top_test.sh), lock waits, deadlocks and contention
+# (tests/live/fdw_blocking_test.sh), statements, stages and transactions of a real
+# program checked against its own counts (tests/live/fdw_work_test.sh), snapshots on a pg_cron
+# schedule and flame graphs (tests/live/fdw_snapshot_test.sh), three hosts read by a central
+# cluster through postgres_fdw (tests/live/fdw_hosts_test.sh), a pre-forking program's
+# regions read as one through region_directory (tests/live/fdw_directory_test.sh), Debian's Prometheus exporter
+# with tools/prometheus/queries.yaml (tests/live/prometheus_test.sh), a program outside the
+# tree built against the installed library (tests/live/install_test.sh), region files truncated under running scans, FIFOs
+# and lock waits (tests/live/fdw_fault_test.sh) and a short pgbench load test
+# (tests/live/fdw_load_test.sh, LOAD_SECONDS=10 here). Prints the diffs and exits
 # non-zero on failure.
 # Usage (as root): bash scripts/fdw_check.sh
 set -euo pipefail
@@ -33,16 +33,16 @@ if ! pg_virtualenv -t make -f Makefile.pgxs installcheck; then
 fi
 echo "=== perfschema_fdw: all regression and isolation tests passed"
 
-bash scripts/fdw_live_test.sh
-bash scripts/fdw_trace_test.sh
-bash scripts/fdw_top_test.sh
-bash scripts/fdw_blocking_test.sh
-bash scripts/fdw_work_test.sh
-bash scripts/fdw_snapshot_test.sh
-bash scripts/fdw_hosts_test.sh
-bash scripts/fdw_directory_test.sh
-bash scripts/prometheus_test.sh
-bash scripts/install_test.sh
-bash scripts/fdw_fault_test.sh
-LOAD_SECONDS=${LOAD_SECONDS:-10} bash scripts/fdw_load_test.sh
+bash tests/live/fdw_live_test.sh
+bash tests/live/fdw_trace_test.sh
+bash tests/live/fdw_top_test.sh
+bash tests/live/fdw_blocking_test.sh
+bash tests/live/fdw_work_test.sh
+bash tests/live/fdw_snapshot_test.sh
+bash tests/live/fdw_hosts_test.sh
+bash tests/live/fdw_directory_test.sh
+bash tests/live/prometheus_test.sh
+bash tests/live/install_test.sh
+bash tests/live/fdw_fault_test.sh
+LOAD_SECONDS=${LOAD_SECONDS:-10} bash tests/live/fdw_load_test.sh
 echo "=== perfschema_fdw: all tests passed"

@@ -6,9 +6,9 @@
 # sysbench mutex, threads and fileio tests, whose reports are compared with the
 # tables read back from the region), prints one sysbench run's report next to the
 # tables it produced, and runs PostgreSQL's postmaster under the interposer with a
-# region per process (scripts/postmaster_preload_test.sh), and (as root) plants
+# region per process (tests/live/postmaster_preload_test.sh), and (as root) plants
 # links, FIFOs and hard links at every name the agent creates as another user
-# (scripts/symlink_attack_test.sh).
+# (tests/live/symlink_attack_test.sh).
 # If the perfschema_fdw extension is installed and pg_virtualenv is there, the
 # same region is also queried through PostgreSQL (PFS_PRELOAD_PSQL=0 skips that).
 # Usage: bash scripts/preload_check.sh [build-dir]    (default build; about 30 s)
@@ -64,7 +64,7 @@ SELECT event_name, count_star FROM ps.events_waits_summary_global_by_event_name
   fi
 fi
 echo "=== PostgreSQL's postmaster under the interposer: a region per forked process"
-bash scripts/postmaster_preload_test.sh "$build"
+bash tests/live/postmaster_preload_test.sh "$build"
 echo "=== files the agent creates, planted by another user (issue 42)"
-bash scripts/symlink_attack_test.sh "$build"
+bash tests/live/symlink_attack_test.sh "$build"
 echo "=== preload check passed"

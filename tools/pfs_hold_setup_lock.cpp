@@ -1,7 +1,7 @@
 // pfs_hold_setup_lock: holds a region's setup lock for a while, as a provider or a
 // committing backend does for microseconds, so that tests can check that a
 // PostgreSQL backend waiting for it honours statement_timeout and
-// pg_cancel_backend (scripts/fdw_fault_test.sh).
+// pg_cancel_backend (tests/live/fdw_fault_test.sh).
 //
 //   pfs_hold_setup_lock REGION SECONDS
 //

@@ -1,5 +1,5 @@
 // pfs_live: a long-running instrumented process for the end-to-end, load and trace
-// tests of setup changes from SQL (scripts/fdw_live_test.sh, fdw_load_test.sh,
+// tests of setup changes from SQL (tests/live/fdw_live_test.sh, fdw_load_test.sh,
 // fdw_trace_test.sh). It records waits until it is stopped (SIGTERM, SIGINT) or its
 // time is up, so a PostgreSQL session can change its setup while it runs:
 //

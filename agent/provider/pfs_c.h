@@ -21,18 +21,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* PFS_NO_INSTRUMENTATION: the program is built without the agent. Every function
- * below is then a static inline that does nothing (a wait start returns 0, a
- * handle is NULL, pfs_spawn_thread is pthread_create), from pfs_c_off.h. */
+/* Every function is declared once, as
+ *
+ *     PFS_C_FN(return type, name, (parameters), its value without the agent)
+ *     PFS_C_VOID(name, (parameters))
+ *
+ * which is the declaration "type name(parameters);". With PFS_NO_INSTRUMENTATION
+ * (the program is built without the agent) it is instead a static inline that does
+ * nothing and returns that value: a wait start 0, a handle NULL, pfs_spawn_thread
+ * is pthread_create. */
 #ifdef PFS_NO_INSTRUMENTATION
-#define PFS_C_API static inline
+#define PFS_C_FN(type, name, params, off) \
+  static inline type name params { return off; }
+#define PFS_C_VOID(name, params) \
+  static inline void name params {}
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
 #else
-#define PFS_C_API
+#define PFS_C_FN(type, name, params, off) type name params;
+#define PFS_C_VOID(name, params) void name params;
 #endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The declarations are laid out by hand: clang-format takes the parameters in
+ * PFS_C_FN for an expression ("pfs_sync * m"). */
+/* clang-format off */
 
 typedef uint32_t pfs_key;         /* 1-based instrument class; 0 = not instrumented */
 typedef struct pfs_sync pfs_sync; /* an instrumented mutex, rwlock or condition */
@@ -51,6 +68,10 @@ typedef struct pfs_sync pfs_sync; /* an instrumented mutex, rwlock or condition 
 #define PFS_OP_WAIT 7
 #define PFS_OP_TIMED_WAIT 8
 
+#ifdef PFS_NO_INSTRUMENTATION
+static const volatile unsigned char pfs_no_flags_ = 0; /* pfs_class_flags: never enabled */
+#endif
+
 /* Opaque, caller-allocated (on the stack) state of one wait in progress. */
 typedef struct pfs_wait_locker {
   uint64_t opaque[24];
@@ -59,44 +80,44 @@ typedef struct pfs_wait_locker {
 /* Start-up. pfs_init_from_env reads PFS_REGION and the other PFS_* variables;
  * returns 0 on success, -1 if the agent stays disabled (the reason is in
  * pfs_last_error()). Idempotent. */
-PFS_C_API int pfs_init_from_env(void);
-PFS_C_API const char* pfs_last_error(void);
-PFS_C_API int pfs_active(void);
-PFS_C_API void pfs_shutdown(void);
+PFS_C_FN(int, pfs_init_from_env, (void), -1)
+PFS_C_FN(const char*, pfs_last_error, (void), "instrumentation compiled out (PFS_NO_INSTRUMENTATION)")
+PFS_C_FN(int, pfs_active, (void), 0)
+PFS_C_VOID(pfs_shutdown, (void))
 
 /* Classes: names become wait/synch/mutex/<category>/<name> and so on.
  * Registering the same name twice returns the same key. */
-PFS_C_API pfs_key pfs_register_mutex(const char* category, const char* name);
-PFS_C_API pfs_key pfs_register_rwlock(const char* category, const char* name);
-PFS_C_API pfs_key pfs_register_cond(const char* category, const char* name);
-PFS_C_API pfs_key pfs_register_thread(const char* category, const char* name);
+PFS_C_FN(pfs_key, pfs_register_mutex, (const char* category, const char* name), 0)
+PFS_C_FN(pfs_key, pfs_register_rwlock, (const char* category, const char* name), 0)
+PFS_C_FN(pfs_key, pfs_register_cond, (const char* category, const char* name), 0)
+PFS_C_FN(pfs_key, pfs_register_thread, (const char* category, const char* name), 0)
 /* Pointer to the flags byte the hot path tests (never NULL). */
-PFS_C_API const volatile unsigned char* pfs_class_flags(pfs_key key);
+PFS_C_FN(const volatile unsigned char*, pfs_class_flags, (pfs_key key), &pfs_no_flags_)
 
 /* Instances. identity: the address shown as OBJECT_INSTANCE_BEGIN. */
-PFS_C_API pfs_sync* pfs_init_mutex(pfs_key key, const void* identity);
-PFS_C_API pfs_sync* pfs_init_rwlock(pfs_key key, const void* identity);
-PFS_C_API pfs_sync* pfs_init_cond(pfs_key key, const void* identity);
-PFS_C_API void pfs_destroy_sync(pfs_sync* handle);
+PFS_C_FN(pfs_sync*, pfs_init_mutex, (pfs_key key, const void* identity), NULL)
+PFS_C_FN(pfs_sync*, pfs_init_rwlock, (pfs_key key, const void* identity), NULL)
+PFS_C_FN(pfs_sync*, pfs_init_cond, (pfs_key key, const void* identity), NULL)
+PFS_C_VOID(pfs_destroy_sync, (pfs_sync* handle))
 
 /* Waits. start returns 1 when the matching end must be called, 0 when nothing
  * more is to be done. rc: the real call's result (0 = acquired). */
-PFS_C_API int pfs_start_mutex_wait(pfs_wait_locker* locker, pfs_sync* m, int op, const char* file,
-                                   unsigned line);
-PFS_C_API void pfs_end_mutex_wait(pfs_wait_locker* locker, int rc);
-PFS_C_API void pfs_unlock_mutex(pfs_sync* m);
-PFS_C_API int pfs_start_rwlock_wait(pfs_wait_locker* locker, pfs_sync* rw, int op, const char* file,
-                                    unsigned line);
-PFS_C_API void pfs_end_rwlock_wait(pfs_wait_locker* locker, int rc);
-PFS_C_API void pfs_unlock_rwlock(pfs_sync* rw);
+PFS_C_FN(int, pfs_start_mutex_wait,
+         (pfs_wait_locker* locker, pfs_sync* m, int op, const char* file, unsigned line), 0)
+PFS_C_VOID(pfs_end_mutex_wait, (pfs_wait_locker* locker, int rc))
+PFS_C_VOID(pfs_unlock_mutex, (pfs_sync* m))
+PFS_C_FN(int, pfs_start_rwlock_wait,
+         (pfs_wait_locker* locker, pfs_sync* rw, int op, const char* file, unsigned line), 0)
+PFS_C_VOID(pfs_end_rwlock_wait, (pfs_wait_locker* locker, int rc))
+PFS_C_VOID(pfs_unlock_rwlock, (pfs_sync* rw))
 /* m: the mutex the condition waits with (its owner is cleared while waiting). */
-PFS_C_API int pfs_start_cond_wait(pfs_wait_locker* locker, pfs_sync* cond, pfs_sync* m, int op,
-                                  const char* file, unsigned line);
-PFS_C_API void pfs_end_cond_wait(pfs_wait_locker* locker, int rc);
+PFS_C_FN(int, pfs_start_cond_wait,
+         (pfs_wait_locker* locker, pfs_sync* cond, pfs_sync* m, int op, const char* file, unsigned line), 0)
+PFS_C_VOID(pfs_end_cond_wait, (pfs_wait_locker* locker, int rc))
 /* Before signalling or broadcasting a condition: the caller is the thread that
  * ends the waits (their SIGNALLING_THREAD_ID). */
-PFS_C_API void pfs_signal_cond(pfs_sync* cond);
-PFS_C_API void pfs_broadcast_cond(pfs_sync* cond);
+PFS_C_VOID(pfs_signal_cond, (pfs_sync* cond))
+PFS_C_VOID(pfs_broadcast_cond, (pfs_sync* cond))
 
 /* ---------------------------------------------------------------------------
  * File io: classes wait/io/file/<category>/<name>. The wrappers of pfs_io.h
@@ -116,22 +137,23 @@ PFS_C_API void pfs_broadcast_cond(pfs_sync* cond);
 #define PFS_FILE_RENAME 20
 #define PFS_FILE_SYNC 21
 
-PFS_C_API pfs_key pfs_register_file(const char* category, const char* name);
+PFS_C_FN(pfs_key, pfs_register_file, (const char* category, const char* name), 0)
 /* Waits on a file named by path (create, open, stat, delete, rename). */
-PFS_C_API int pfs_start_file_name_wait(pfs_wait_locker* locker, pfs_key key, int op, const char* path,
-                                       const char* file, unsigned line);
+PFS_C_FN(int, pfs_start_file_name_wait,
+         (pfs_wait_locker* locker, pfs_key key, int op, const char* path, const char* file, unsigned line), 0)
 /* create/open: fd is the real call's result (-1 on failure); binds fd to the file. */
-PFS_C_API void pfs_end_file_open_wait(pfs_wait_locker* locker, int fd);
+PFS_C_VOID(pfs_end_file_open_wait, (pfs_wait_locker* locker, int fd))
 /* stat, delete, rename: rc is the real call's result; new_path for rename. */
-PFS_C_API void pfs_end_file_name_wait(pfs_wait_locker* locker, int rc, const char* new_path);
+PFS_C_VOID(pfs_end_file_name_wait, (pfs_wait_locker* locker, int rc, const char* new_path))
 /* Waits on an open descriptor (read, write, seek, tell, flush, stat, chsize, sync, close). */
-PFS_C_API int pfs_start_file_wait(pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line);
+PFS_C_FN(int, pfs_start_file_wait,
+         (pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line), 0)
 /* bytes: what the call transferred, or -1. */
-PFS_C_API void pfs_end_file_wait(pfs_wait_locker* locker, int64_t bytes);
+PFS_C_VOID(pfs_end_file_wait, (pfs_wait_locker* locker, int64_t bytes))
 /* close: after the real close; unbinds fd whatever the result. */
-PFS_C_API void pfs_end_file_close_wait(pfs_wait_locker* locker, int fd);
+PFS_C_VOID(pfs_end_file_close_wait, (pfs_wait_locker* locker, int fd))
 /* For descriptors the wrappers did not open (dup, sockets): forget fd. */
-PFS_C_API void pfs_forget_fd(int fd);
+PFS_C_VOID(pfs_forget_fd, (int fd))
 
 /* ---------------------------------------------------------------------------
  * Table io (WL#4895): classes wait/io/table/<category>/handler. */
@@ -143,19 +165,22 @@ PFS_C_API void pfs_forget_fd(int fd);
 #define PFS_OBJECT_TEMPORARY_TABLE 2
 
 typedef struct pfs_table pfs_table;
-PFS_C_API pfs_key pfs_register_table_io(const char* category);
+PFS_C_FN(pfs_key, pfs_register_table_io, (const char* category), 0)
 /* Declares a table (OBJECT_TYPE, OBJECT_SCHEMA, OBJECT_NAME); declaring it again
  * returns the same share. NULL when the table array is full (counted as lost). */
-PFS_C_API pfs_table* pfs_declare_table(pfs_key key, int object_type, const char* schema, const char* name);
+PFS_C_FN(pfs_table*, pfs_declare_table,
+         (pfs_key key, int object_type, const char* schema, const char* name), NULL)
 /* Declares an index of the table; returns its 1-based number, 0 if lost. */
-PFS_C_API unsigned pfs_declare_table_index(pfs_table* table, const char* index_name);
+PFS_C_FN(unsigned, pfs_declare_table_index, (pfs_table* table, const char* index_name), 0)
 /* Forgets a dropped table (its statistics go with it). */
-PFS_C_API void pfs_drop_table(pfs_table* table);
+PFS_C_VOID(pfs_drop_table, (pfs_table* table))
 /* index: 1-based declared index or 0 (none); flags: the FLAGS column. */
-PFS_C_API int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table, int op, unsigned index,
-                                      unsigned flags, const char* file, unsigned line);
+PFS_C_FN(int, pfs_start_table_io_wait,
+         (pfs_wait_locker* locker, pfs_table* table, int op, unsigned index, unsigned flags,
+          const char* file, unsigned line),
+         0)
 /* rows: how many rows the event covers (a batch counts them all). */
-PFS_C_API void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
+PFS_C_VOID(pfs_end_table_io_wait, (pfs_wait_locker* locker, uint64_t rows))
 
 /* ---------------------------------------------------------------------------
  * Socket io: classes wait/io/socket/<category>/<name>, one socket_instances row
@@ -181,27 +206,28 @@ PFS_C_API void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows);
 #define PFS_SOCKET_STATE_IDLE 1
 #define PFS_SOCKET_STATE_ACTIVE 2
 
-PFS_C_API pfs_key pfs_register_socket(const char* category, const char* name);
+PFS_C_FN(pfs_key, pfs_register_socket, (const char* category, const char* name), 0)
 /* A new socket descriptor (from socket, socketpair, accept): its row, owned by the
  * calling thread. addr (a struct sockaddr of addr_len bytes, or NULL) gives IP and
  * PORT. Returns 0 when not recorded (agent off, no class, array full: counted as
  * socket_instances_lost). */
-PFS_C_API int pfs_init_socket(pfs_key key, int fd, const void* addr, unsigned addr_len);
+PFS_C_FN(int, pfs_init_socket, (pfs_key key, int fd, const void* addr, unsigned addr_len), 0)
 /* IP and PORT: the peer after connect, the local address after bind. */
-PFS_C_API void pfs_set_socket_address(int fd, const void* addr, unsigned addr_len);
+PFS_C_VOID(pfs_set_socket_address, (int fd, const void* addr, unsigned addr_len))
 /* STATE: PFS_SOCKET_STATE_IDLE while the program waits for a request on it. */
-PFS_C_API void pfs_set_socket_state(int fd, int state);
+PFS_C_VOID(pfs_set_socket_state, (int fd, int state))
 /* THREAD_ID: the calling thread (a connection handed to a worker). */
-PFS_C_API void pfs_set_socket_owner(int fd);
+PFS_C_VOID(pfs_set_socket_owner, (int fd))
 /* The class of fd's row, 0 if none (accept gives the new socket its listener's). */
-PFS_C_API pfs_key pfs_socket_class(int fd);
-PFS_C_API int pfs_start_socket_wait(pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line);
+PFS_C_FN(pfs_key, pfs_socket_class, (int fd), 0)
+PFS_C_FN(int, pfs_start_socket_wait,
+         (pfs_wait_locker* locker, int fd, int op, const char* file, unsigned line), 0)
 /* bytes: what the call transferred, or -1. */
-PFS_C_API void pfs_end_socket_wait(pfs_wait_locker* locker, int64_t bytes);
+PFS_C_VOID(pfs_end_socket_wait, (pfs_wait_locker* locker, int64_t bytes))
 /* close: after the real close; the row goes whatever the result. */
-PFS_C_API void pfs_end_socket_close_wait(pfs_wait_locker* locker, int fd);
+PFS_C_VOID(pfs_end_socket_close_wait, (pfs_wait_locker* locker, int fd))
 /* A socket descriptor closed without a recorded wait: its row goes. */
-PFS_C_API void pfs_destroy_socket(int fd);
+PFS_C_VOID(pfs_destroy_socket, (int fd))
 
 /* ---------------------------------------------------------------------------
  * Memory (MySQL's psi_memory.h): classes memory/<category>/<name>, counted (never
@@ -226,13 +252,13 @@ typedef uint64_t pfs_memory_owner;
 /* flags of pfs_register_memory: */
 #define PFS_MEMORY_GLOBAL_ONLY 1 /* one global row only (MySQL's PSI_FLAG_ONLY_GLOBAL_STAT) */
 #define PFS_MEMORY_CONTROLLED 2  /* counts towards threads.CONTROLLED_MEMORY (PSI_FLAG_MEM_COLLECT) */
-PFS_C_API pfs_key pfs_register_memory(const char* category, const char* name, unsigned flags);
-PFS_C_API pfs_key pfs_memory_alloc(pfs_key key, size_t size, pfs_memory_owner* owner);
+PFS_C_FN(pfs_key, pfs_register_memory, (const char* category, const char* name, unsigned flags), 0)
+PFS_C_FN(pfs_key, pfs_memory_alloc, (pfs_key key, size_t size, pfs_memory_owner* owner), 0)
 /* A block of old_size bytes became new_size bytes (counted as a free and an alloc). */
-PFS_C_API pfs_key pfs_memory_realloc(pfs_key key, size_t old_size, size_t new_size, pfs_memory_owner* owner);
+PFS_C_FN(pfs_key, pfs_memory_realloc, (pfs_key key, size_t old_size, size_t new_size, pfs_memory_owner* owner), 0)
 /* The calling thread takes the block over; *owner becomes it. */
-PFS_C_API pfs_key pfs_memory_claim(pfs_key key, size_t size, pfs_memory_owner* owner);
-PFS_C_API void pfs_memory_free(pfs_key key, size_t size, pfs_memory_owner owner);
+PFS_C_FN(pfs_key, pfs_memory_claim, (pfs_key key, size_t size, pfs_memory_owner* owner), 0)
+PFS_C_VOID(pfs_memory_free, (pfs_key key, size_t size, pfs_memory_owner owner))
 
 /* ---------------------------------------------------------------------------
  * Units of work (MySQL's statements, stages and transactions). They belong to
@@ -254,53 +280,53 @@ PFS_C_API void pfs_memory_free(pfs_key key, size_t size, pfs_memory_owner owner)
  * The set_* calls apply to the innermost running statement: call them only when
  * your start returned non-zero (a statement not recorded, because its class is
  * disabled or the stack is full, must not change the one around it). */
-PFS_C_API pfs_key pfs_register_stage(const char* category, const char* name);
-PFS_C_API pfs_key pfs_register_statement(const char* category, const char* name);
+PFS_C_FN(pfs_key, pfs_register_stage, (const char* category, const char* name), 0)
+PFS_C_FN(pfs_key, pfs_register_statement, (const char* category, const char* name), 0)
 
 /* Statements. start returns the statement's stack level (1 for the outermost,
  * 2 inside it ...), or 0 when it is not recorded; pass it to pfs_statement_end,
  * which also ends statements left running inside it (counted as errors).
  * schema: CURRENT_SCHEMA (NULL for none). */
-PFS_C_API int pfs_statement_start(pfs_key key, const char* schema, const char* file, unsigned line);
+PFS_C_FN(int, pfs_statement_start, (pfs_key key, const char* schema, const char* file, unsigned line), 0)
 /* SQL_TEXT (cut at PFS_MAX_SQL_TEXT_LENGTH); the agent computes DIGEST and
  * DIGEST_TEXT from it (literals replaced by '?'). */
-PFS_C_API void pfs_statement_set_text(const char* text, size_t length);
+PFS_C_VOID(pfs_statement_set_text, (const char* text, size_t length))
 /* A text the program already normalized: DIGEST is its hash, DIGEST_TEXT the text. */
-PFS_C_API void pfs_statement_set_digest_text(const char* normalized, size_t length);
-PFS_C_API void pfs_statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined);
+PFS_C_VOID(pfs_statement_set_digest_text, (const char* normalized, size_t length))
+PFS_C_VOID(pfs_statement_set_rows, (uint64_t affected, uint64_t sent, uint64_t examined))
 /* An error (ERRORS + 1) with its number, SQLSTATE and message (any may be 0/NULL). */
-PFS_C_API void pfs_statement_set_error(unsigned mysql_errno, const char* sqlstate, const char* message);
-PFS_C_API void pfs_statement_add_warnings(unsigned count);
-PFS_C_API void pfs_statement_end(int level);
+PFS_C_VOID(pfs_statement_set_error, (unsigned mysql_errno, const char* sqlstate, const char* message))
+PFS_C_VOID(pfs_statement_add_warnings, (unsigned count))
+PFS_C_VOID(pfs_statement_end, (int level))
 
 /* Stages: starting one ends the running one (MySQL's rule); the end of the
  * statement ends its stage. work: WORK_COMPLETED / WORK_ESTIMATED. */
 /* Returns the stage's EVENT_ID (0 when it is not recorded). */
-PFS_C_API uint64_t pfs_stage_start(pfs_key key, const char* file, unsigned line);
-PFS_C_API void pfs_stage_set_progress(uint64_t completed, uint64_t estimated);
-PFS_C_API void pfs_stage_end(void);
+PFS_C_FN(uint64_t, pfs_stage_start, (pfs_key key, const char* file, unsigned line), 0)
+PFS_C_VOID(pfs_stage_set_progress, (uint64_t completed, uint64_t estimated))
+PFS_C_VOID(pfs_stage_end, (void))
 /* Ends the running stage only if it is this one (scoped stages). */
-PFS_C_API void pfs_stage_end_event(uint64_t event_id);
+PFS_C_VOID(pfs_stage_end_event, (uint64_t event_id))
 
 /* Transactions: one running per thread. */
 #define PFS_ISOLATION_READ_UNCOMMITTED 1
 #define PFS_ISOLATION_READ_COMMITTED 2
 #define PFS_ISOLATION_REPEATABLE_READ 3
 #define PFS_ISOLATION_SERIALIZABLE 4
-PFS_C_API int pfs_transaction_start(int read_only, int isolation, int autocommit, const char* file,
-                                    unsigned line);
-PFS_C_API void pfs_transaction_set_gtid(const char* gtid);
-PFS_C_API void pfs_transaction_set_trx_id(uint64_t trx_id);
-PFS_C_API void pfs_transaction_set_xid(long format_id, const char* gtrid, const char* bqual);
+PFS_C_FN(int, pfs_transaction_start,
+         (int read_only, int isolation, int autocommit, const char* file, unsigned line), 0)
+PFS_C_VOID(pfs_transaction_set_gtid, (const char* gtid))
+PFS_C_VOID(pfs_transaction_set_trx_id, (uint64_t trx_id))
+PFS_C_VOID(pfs_transaction_set_xid, (long format_id, const char* gtrid, const char* bqual))
 #define PFS_SAVEPOINT 1
 #define PFS_ROLLBACK_TO_SAVEPOINT 2
 #define PFS_RELEASE_SAVEPOINT 3
-PFS_C_API void pfs_transaction_savepoint(int kind);
-PFS_C_API void pfs_transaction_end(int committed);
+PFS_C_VOID(pfs_transaction_savepoint, (int kind))
+PFS_C_VOID(pfs_transaction_end, (int committed))
 
 /* Idle: a thread waiting for work between requests (a wait named "idle"). */
-PFS_C_API int pfs_start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line);
-PFS_C_API void pfs_end_idle_wait(pfs_wait_locker* locker);
+PFS_C_FN(int, pfs_start_idle_wait, (pfs_wait_locker* locker, const char* file, unsigned line), 0)
+PFS_C_VOID(pfs_end_idle_wait, (pfs_wait_locker* locker))
 
 /* threads.PROCESSLIST_ID and CONNECTION_TYPE of the calling thread (a connection
  * or session id of the program's own). */
@@ -309,26 +335,30 @@ PFS_C_API void pfs_end_idle_wait(pfs_wait_locker* locker);
 #define PFS_CONNECTION_PIPE 3
 #define PFS_CONNECTION_SSL 4
 #define PFS_CONNECTION_SHARED_MEMORY 5
-PFS_C_API void pfs_set_thread_connection(uint64_t processlist_id, int connection_type);
+PFS_C_VOID(pfs_set_thread_connection, (uint64_t processlist_id, int connection_type))
 
 /* Threads. A thread that never registers gets a record (thread/pfs/unregistered)
  * on its first event. Registering gives it a class and a name; an actor (user,
  * host, role) makes it a foreground thread matched against setup_actors. */
-PFS_C_API void pfs_register_current_thread(pfs_key thread_class, const char* name);
-PFS_C_API void pfs_set_thread_actor(const char* user, const char* host, const char* role);
-PFS_C_API uint64_t pfs_current_thread_id(void); /* THREAD_ID, 0 if none */
-PFS_C_API void pfs_unregister_current_thread(void);
+PFS_C_VOID(pfs_register_current_thread, (pfs_key thread_class, const char* name))
+PFS_C_VOID(pfs_set_thread_actor, (const char* user, const char* host, const char* role))
+PFS_C_FN(uint64_t, pfs_current_thread_id, (void), 0) /* THREAD_ID, 0 if none */
+PFS_C_VOID(pfs_unregister_current_thread, (void))
 /* threads.PARENT_THREAD_ID (MySQL's PSI spawn_thread). pfs_spawn_thread is
  * pthread_create that records the calling thread as the new thread's parent. Code
  * that creates threads its own way passes pfs_current_thread_id() of the creating
  * thread to pfs_set_thread_parent, called first thing in the new thread. */
-PFS_C_API int pfs_spawn_thread(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*),
-                               void* arg);
-PFS_C_API void pfs_set_thread_parent(uint64_t parent_thread_id);
+PFS_C_FN(int, pfs_spawn_thread,
+         (pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg),
+         pthread_create(thread, attr, start, arg))
+PFS_C_VOID(pfs_set_thread_parent, (uint64_t parent_thread_id))
 
-#ifdef PFS_NO_INSTRUMENTATION
-#include "agent/provider/pfs_c_off.h"
+/* clang-format on */
+#if defined(PFS_NO_INSTRUMENTATION) && defined(__GNUC__)
+#pragma GCC diagnostic pop
 #endif
+#undef PFS_C_FN
+#undef PFS_C_VOID
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
 // pfs.h): the instrumented types reduced to the plain std types (same
 // constructors, same calls, nothing recorded, no agent to link), start-up that
 // says the instrumentation is not there. pfs_io.h and pfs_work.h need nothing
-// more: they sit on the C ABI, whose functions then do nothing (pfs_c_off.h).
+// more: they sit on the C ABI, whose functions then do nothing (pfs_c.h declares
+// each once, with its value without the agent).
 #pragma once
 
 #include <chrono>

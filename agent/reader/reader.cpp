@@ -254,36 +254,9 @@ std::uint64_t region_reader::estimated_rows(const table_def& t) const noexcept {
 
 std::uint64_t region_reader::expected_rows(const table_def& t) const noexcept {
   const std::uint64_t bound = estimated_rows(t);
-  const impl& r = *impl_;
-  const region_header& h = r.header();
-  const std::uint64_t next_thread = load_relaxed(h.next_thread_id);
-  const std::uint64_t threads_used = std::min(r.threads, next_thread > 0 ? next_thread - 1 : 0);
-  switch (static_cast<table_id>(t.id)) {
-    case table_id::events_waits_history_long:
-      return std::min(bound, load_relaxed(h.history_long_next_batch) * r.history_long_batch);
-    case table_id::events_stages_history_long:
-      return std::min(bound, load_relaxed(h.stages_long_next));
-    case table_id::events_statements_history_long:
-      return std::min(bound, load_relaxed(h.statements_long_next));
-    case table_id::events_transactions_history_long:
-      return std::min(bound, load_relaxed(h.transactions_long_next));
-    case table_id::threads:
-    case table_id::events_waits_current:
-    case table_id::events_waits_history:
-    case table_id::events_waits_summary_by_thread_by_event_name:
-    case table_id::events_stages_current:
-    case table_id::events_stages_history:
-    case table_id::events_statements_current:
-    case table_id::events_statements_history:
-    case table_id::events_transactions_current:
-    case table_id::events_transactions_history:
-    case table_id::events_stages_summary_by_thread_by_event_name:
-    case table_id::events_statements_summary_by_thread_by_event_name:
-    case table_id::events_transactions_summary_by_thread_by_event_name:
-      return r.threads == 0 ? 0 : bound / r.threads * threads_used;
-    default:
-      return bound;
-  }
+  if (t.id >= static_cast<std::uint32_t>(table_id::count)) return bound;
+  const table_entry& e = registry()[t.id];
+  return e.expected != nullptr ? e.expected(*impl_, bound) : bound;
 }
 
 std::uint64_t region_reader::torn_rows_skipped() const noexcept {

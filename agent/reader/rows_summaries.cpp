@@ -10,10 +10,10 @@ namespace pfs::reader::detail {
 void rows_waits_summary_global(scan_state& s) {
   s.load_classes();
   std::vector<wait_stat> sums(s.classes.size(), kZeroStat);
-  const std::vector<latency_histogram> histograms = s.wait_class_histograms();
+  const std::vector<latency_histogram> histograms = wait_class_histograms(s);
   for (std::size_t c = 0; c < s.classes.size(); ++c)
     if (s.classes[c].valid && is_wait_kind(s.classes[c].kind)) merge_stat(sums[c], s.classes[c].stat);
-  for (const live_thread& t : s.live_threads()) {
+  for (const live_thread& t : live_threads(s)) {
     for (std::size_t c = 0; c < s.classes.size(); ++c) {
       if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
       const wait_stat* w = s.r.at<wait_stat>(kArrayThreadGlobalStats, t.slot * s.r.classes + c);

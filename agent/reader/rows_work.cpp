@@ -47,60 +47,40 @@ void append_nesting(row_builder& x, const R& c) {
   x.push_back(nest != nullptr ? stable_text(std::string_view(nest)) : null_cell());
 }
 
-}  // namespace
-
 // The class of an event of the given kind; nullptr (counted invalid) if it is not one.
-const class_entry* scan_state::event_class(std::uint32_t index, std::uint8_t kind) {
-  const class_entry* cls = class_at(index);
+const class_entry* event_class(scan_state& s, std::uint32_t index, std::uint8_t kind) {
+  const class_entry* cls = s.class_at(index);
   if (cls == nullptr || cls->kind != kind) {
-    ++invalid;
+    ++s.invalid;
     return nullptr;
   }
   return cls;
 }
 
-cell scan_state::source_cell(std::uint32_t index) {
-  const std::string* src = source_ref(index);
+cell source_cell(scan_state& s, std::uint32_t index) {
+  const std::string* src = s.source_ref(index);
   return src != nullptr ? stable_text(std::string_view(*src)) : null_cell();
 }
 
-std::vector<live_thread> scan_state::live_threads() {
-  std::vector<live_thread> live;
-  for (std::uint64_t i = 0; i < r.threads; ++i) {
-    const thread_record& tr = *r.at<thread_record>(kArrayThreads, i);
-    live_thread l;
-    l.slot = i;
-    const rd res = read_versioned(tr, [&l](const thread_record& t) {
-      l.thread_id = load_relaxed(t.thread_id);
-      for (std::uint32_t k = 0; k < kTruncateTables; ++k) l.horizon[k] = load_acquire(t.horizon[k]);
-      l.history_index[kStages] = load_relaxed(t.stage_history_index);
-      l.history_index[kStatements] = load_relaxed(t.statement_history_index);
-      l.history_index[kTransactions] = load_relaxed(t.transaction_history_index);
-    });
-    if (accept(res)) live.push_back(l);
-  }
-  return live;
-}
-
-// Visits the events of one kind in the order MySQL shows them: which 0 = current
-// (per thread, its working records), 1 = history (per thread, oldest first), 2 =
-// history_long (array order). fn(const char* record) gets each record that may be a
-// row; the caller copies and checks it.
+// Visits the events of one kind in the order MySQL shows them: current (per thread,
+// its working records), history (per thread, oldest first), history_long (array
+// order). fn(const char* record) gets each record that may be a row; the caller
+// copies and checks it.
 template <class Record, class Fn>
-static void for_each_event(scan_state& s, const region_reader::impl& r,
-                           const std::vector<live_thread>& threads, std::uint32_t kind, int which, Fn&& fn) {
+void for_each_event(scan_state& s, const std::vector<live_thread>& threads, std::uint32_t kind,
+                    history_kind which, Fn&& fn) {
   static constexpr array_id kArrays[3][3] = {
       {kArrayStageCurrent, kArrayStageHistory, kArrayStageHistoryLong},
       {kArrayStatementCurrent, kArrayStatementHistory, kArrayStatementHistoryLong},
       {kArrayTransactionCurrent, kArrayTransactionHistory, kArrayTransactionHistoryLong}};
-  const array_id arr = kArrays[kind][which];
-  if (which == 2) {
-    const region_header& h = r.header();
+  const array_id arr = kArrays[kind][static_cast<int>(which)];
+  if (which == history_kind::history_long) {
+    const region_header& h = s.r.header();
     const std::uint64_t gone_below = load_acquire(h.horizon_thread_id[kTruncateStagesHistoryLong + 3 * kind]);
     const bool prefilter = s.prefilters();
-    for (std::uint64_t i = s.start_position(); i < r.count(arr); ++i) {
-      if (s.pause_before(i, r.stride(arr))) return;
-      const char* p = r.at_stride(arr, i);
+    for (std::uint64_t i = s.start_position(); i < s.r.count(arr); ++i) {
+      if (s.pause_before(i, s.r.stride(arr))) return;
+      const char* p = s.r.at_stride(arr, i);
       const Record& rec = *reinterpret_cast<const Record*>(p);
       if (prefilter && s.head_prefiltered(load_relaxed(rec.thread_id), load_relaxed(rec.event_id),
                                           load_relaxed(rec.class_index)))
@@ -109,15 +89,16 @@ static void for_each_event(scan_state& s, const region_reader::impl& r,
     }
     return;
   }
-  const std::uint64_t per = which == 0 ? (kind == kStatements ? r.statement_stack : 1)
-                                       : (kind == kStages       ? r.stage_history
-                                          : kind == kStatements ? r.statement_history
-                                                                : r.transaction_history);
+  const std::uint64_t per = which == history_kind::current
+                                ? (kind == kStatements ? s.r.statement_stack : 1)
+                                : (kind == kStages       ? s.r.stage_history
+                                   : kind == kStatements ? s.r.statement_history
+                                                         : s.r.transaction_history);
   for (const live_thread& t : threads) {
     const std::uint64_t next = t.history_index[kind];
-    const std::uint64_t start = which == 1 && per != 0 && next >= per ? next % per : 0;
+    const std::uint64_t start = which == history_kind::history && per != 0 && next >= per ? next % per : 0;
     for (std::uint64_t k = 0; k < per; ++k) {
-      const char* p = r.at_stride(arr, t.slot * per + (start + k) % per);
+      const char* p = s.r.at_stride(arr, t.slot * per + (start + k) % per);
       if (p == nullptr) break;
       fn(p, &t, k);
     }
@@ -129,77 +110,42 @@ static void for_each_event(scan_state& s, const region_reader::impl& r,
 // gone-threads horizon (history_long).
 using thread_index = std::unordered_map<std::uint64_t, const live_thread*>;  // by THREAD_ID
 
-static thread_index index_threads(const std::vector<live_thread>& threads) {
+thread_index index_threads(const std::vector<live_thread>& threads) {
   thread_index by_id;
   for (const live_thread& l : threads) by_id.emplace(l.thread_id, &l);
   return by_id;
 }
 
 template <class R>
-static bool event_visible(const R& c, const live_thread* t, std::uint64_t slot_or_horizon,
-                          const thread_index& threads, std::uint32_t kind, int which) {
+bool event_visible(const R& c, const live_thread* t, std::uint64_t slot_or_horizon,
+                   const thread_index& threads, std::uint32_t kind, history_kind which) {
   const std::uint32_t table = kTruncateStagesCurrent + 3 * kind + static_cast<std::uint32_t>(which);
-  if (which == 2) {
+  if (which == history_kind::history_long) {
     if (c.state != kWaitCompleted) return false;
     const auto it = threads.find(c.thread_id);
     if (it != threads.end()) return c.event_id >= it->second->horizon[table];
     return c.thread_id >= slot_or_horizon;
   }
   if (c.thread_id != t->thread_id || c.event_id < t->horizon[table]) return false;
-  if (which == 1) return c.state == kWaitCompleted;
+  if (which == history_kind::history) return c.state == kWaitCompleted;
   return shown_current(c.state);
 }
 
-void scan_state::stages(int which) {
-  load_classes();
-  load_timers();
-  const std::vector<live_thread> threads = live_threads();
-  const thread_index by_id = index_threads(threads);
-  for_each_event<stage_record>(*this, r, threads, kStages, which,
-                               [&](const char* p, const live_thread* t, std::uint64_t k) {
-                                 stage_record c;
-                                 if (!accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c)))
-                                   return;
-                                 if (!event_visible(c, t, k, by_id, kStages, which)) return;
-                                 emit_stage(c);
-                               });
-}
-
-void scan_state::emit_stage(const stage_record& c) {
-  const class_entry* cls = event_class(c.class_index, kKindStage);
-  if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
-  auto& x = add_row();
+void emit_stage(scan_state& s, const stage_record& c) {
+  const class_entry* cls = event_class(s, c.class_index, kKindStage);
+  if (cls == nullptr || s.head_rejected(c.thread_id, c.event_id, cls->name)) return;
+  auto& x = s.add_row();
   append_event_head(x, c, cls->name);
-  x.push_back(source_cell(c.source_index));
-  append_event_times(*this, x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
+  x.push_back(source_cell(s, c.source_index));
+  append_event_times(s, x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
   x.push_back(c.work_completed == kNoWork ? null_cell() : int_cell(c.work_completed));
   x.push_back(c.work_estimated == kNoWork ? null_cell() : int_cell(c.work_estimated));
   append_nesting(x, c);
 }
 
-void scan_state::statements(int which) {
-  load_classes();
-  load_timers();
-  const std::vector<live_thread> threads = live_threads();
-  const thread_index by_id = index_threads(threads);
-  std::string text;
-  for_each_event<statement_record>(*this, r, threads, kStatements, which,
-                                   [&](const char* p, const live_thread* t, std::uint64_t k) {
-                                     statement_record c;
-                                     if (!accept(read_statement(*reinterpret_cast<const statement_record*>(p),
-                                                                c, text, r.max_sql_text_length)))
-                                       return;
-                                     if (!event_visible(c, t, k, by_id, kStatements, which)) return;
-                                     // MySQL shows the running statements of the stack, or the last completed
-                                     // outermost one when none runs: a nested statement that ended is not a
-                                     // row.
-                                     if (which == 0 && k > 0 && c.state != kWaitRunning) return;
-                                     statement_buf_.assign(text.begin(), text.end());
-                                     emit_statement(c);
-                                   });
-}
-
-bool scan_state::digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& digest_text) {
+// DIGEST_TEXT of a digest row if it still holds this digest.
+bool digest_text_of(const region_reader::impl& r, std::uint32_t row, const std::uint8_t* digest,
+                    std::string& digest_text) {
   if (row == 0 || row > r.count(kArrayDigests)) return false;
   const digest_record& d = *r.at<digest_record>(kArrayDigests, row - 1);
   fixed_str<kDigestTextLen> text;
@@ -214,37 +160,37 @@ bool scan_state::digest_text_of(std::uint32_t row, const std::uint8_t* digest, s
   return true;
 }
 
-void scan_state::emit_statement(const statement_record& c) {
-  const class_entry* cls = event_class(c.class_index, kKindStatement);
-  if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
-  auto& x = add_row();
+void emit_statement(scan_state& s, const statement_record& c, std::string_view text) {
+  const class_entry* cls = event_class(s, c.class_index, kKindStatement);
+  if (cls == nullptr || s.head_rejected(c.thread_id, c.event_id, cls->name)) return;
+  auto& x = s.add_row();
   append_event_head(x, c, cls->name);
-  x.push_back(source_cell(c.source_index));
+  x.push_back(source_cell(s, c.source_index));
   const bool running = c.state == kWaitRunning;
-  append_event_times(*this, x, c.timer, running, c.timer_start, c.timer_end);
+  append_event_times(s, x, c.timer, running, c.timer_start, c.timer_end);
   x.push_back(int_cell(running ? 0 : c.lock_time));  // lock_time: known when the statement ends
-  x.push_back(c.has_text != 0 ? text_cell(std::string_view(statement_buf_.data(), statement_buf_.size()))
-                              : null_cell());
+  x.push_back(c.has_text != 0 ? s.text_cell(text) : null_cell());
   std::string digest_text;
   if (c.has_digest != 0) {
-    x.push_back(text_cell(digest_hex(c.digest)));
-    x.push_back(digest_text_of(c.digest_index, c.digest, digest_text) ? text_cell(std::move(digest_text))
-                                                                      : null_cell());
+    x.push_back(s.text_cell(digest_hex(c.digest)));
+    x.push_back(digest_text_of(s.r, c.digest_index, c.digest, digest_text)
+                    ? s.text_cell(std::move(digest_text))
+                    : null_cell());
   } else {
     x.push_back(null_cell());
     x.push_back(null_cell());
   }
   fixed_str<kObjectSchemaLen> schema;
   schema.load(c.current_schema);
-  x.push_back(schema.empty() ? null_cell() : text_cell(schema.str()));
+  x.push_back(schema.empty() ? null_cell() : s.text_cell(schema.str()));
   for (int k = 0; k < 4; ++k) x.push_back(null_cell());  // object_type, _schema, _name, _instance_begin
   x.push_back(int_cell(c.mysql_errno));
   fixed_str<kSqlStateLen> state;
   state.load(c.returned_sqlstate);
-  x.push_back(state.empty() ? null_cell() : text_cell(state.str()));
+  x.push_back(state.empty() ? null_cell() : s.text_cell(state.str()));
   fixed_str<kMessageTextLen> message;
   message.load(c.message_text);
-  x.push_back(message.empty() ? null_cell() : text_cell(message.str()));
+  x.push_back(message.empty() ? null_cell() : s.text_cell(message.str()));
   x.push_back(int_cell(c.errors));
   x.push_back(int_cell(c.warnings));
   x.push_back(int_cell(c.rows_affected));
@@ -260,24 +206,10 @@ void scan_state::emit_statement(const statement_record& c) {
   x.push_back(stable_text(std::string_view("PRIMARY")));
 }
 
-void scan_state::transactions(int which) {
-  load_classes();
-  load_timers();
-  const std::vector<live_thread> threads = live_threads();
-  const thread_index by_id = index_threads(threads);
-  for_each_event<transaction_record>(
-      *this, r, threads, kTransactions, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
-        transaction_record c;
-        if (!accept(read_seq_record(*reinterpret_cast<const transaction_record*>(p), c))) return;
-        if (!event_visible(c, t, k, by_id, kTransactions, which)) return;
-        emit_transaction(c);
-      });
-}
-
-void scan_state::emit_transaction(const transaction_record& c) {
-  const class_entry* cls = event_class(c.class_index, kKindTransaction);
-  if (cls == nullptr || head_rejected(c.thread_id, c.event_id, cls->name)) return;
-  auto& x = add_row();
+void emit_transaction(scan_state& s, const transaction_record& c) {
+  const class_entry* cls = event_class(s, c.class_index, kKindTransaction);
+  if (cls == nullptr || s.head_rejected(c.thread_id, c.event_id, cls->name)) return;
+  auto& x = s.add_row();
   append_event_head(x, c, cls->name);
   constexpr const char* kStates[] = {nullptr, "ACTIVE", "COMMITTED", "ROLLED BACK"};
   x.push_back(c.trx_state >= 1 && c.trx_state <= 3 ? stable_text(std::string_view(kStates[c.trx_state]))
@@ -285,18 +217,18 @@ void scan_state::emit_transaction(const transaction_record& c) {
   x.push_back(nullable_int(c.trx_id));
   fixed_str<kGtidLen> gtid;
   gtid.load(c.gtid);
-  x.push_back(gtid.empty() ? stable_text(std::string_view("AUTOMATIC")) : text_cell(gtid.str()));
+  x.push_back(gtid.empty() ? stable_text(std::string_view("AUTOMATIC")) : s.text_cell(gtid.str()));
   const bool xa = c.has_xid != 0;
   x.push_back(xa ? int_cell_signed(c.xid_format_id) : null_cell());
   fixed_str<kXidPartLen> gtrid, bqual;
   gtrid.load(c.xid_gtrid);
   bqual.load(c.xid_bqual);
-  x.push_back(xa && !gtrid.empty() ? text_cell(gtrid.str()) : null_cell());
-  x.push_back(xa && !bqual.empty() ? text_cell(bqual.str()) : null_cell());
+  x.push_back(xa && !gtrid.empty() ? s.text_cell(gtrid.str()) : null_cell());
+  x.push_back(xa && !bqual.empty() ? s.text_cell(bqual.str()) : null_cell());
   const char* xs = xa ? xa_state_name(c.xa_state) : nullptr;
   x.push_back(xs != nullptr ? stable_text(std::string_view(xs)) : null_cell());
-  x.push_back(source_cell(c.source_index));
-  append_event_times(*this, x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
+  x.push_back(source_cell(s, c.source_index));
+  append_event_times(s, x, c.timer, c.state == kWaitRunning, c.timer_start, c.timer_end);
   x.push_back(c.access_mode == kAccessReadOnly    ? stable_text(std::string_view("READ ONLY"))
               : c.access_mode == kAccessReadWrite ? stable_text(std::string_view("READ WRITE"))
                                                   : null_cell());
@@ -308,6 +240,75 @@ void scan_state::emit_transaction(const transaction_record& c) {
   x.push_back(int_cell(c.release_savepoint));
   x.push_back(null_cell());  // object_instance_begin
   append_nesting(x, c);
+}
+
+}  // namespace
+
+std::vector<live_thread> live_threads(scan_state& s) {
+  std::vector<live_thread> live;
+  for (std::uint64_t i = 0; i < s.r.threads; ++i) {
+    const thread_record& tr = *s.r.at<thread_record>(kArrayThreads, i);
+    live_thread l;
+    l.slot = i;
+    const rd res = read_versioned(tr, [&l](const thread_record& t) {
+      l.thread_id = load_relaxed(t.thread_id);
+      for (std::uint32_t k = 0; k < kTruncateTables; ++k) l.horizon[k] = load_acquire(t.horizon[k]);
+      l.history_index[kStages] = load_relaxed(t.stage_history_index);
+      l.history_index[kStatements] = load_relaxed(t.statement_history_index);
+      l.history_index[kTransactions] = load_relaxed(t.transaction_history_index);
+    });
+    if (s.accept(res)) live.push_back(l);
+  }
+  return live;
+}
+
+void rows_stages(scan_state& s, history_kind which) {
+  s.load_classes();
+  s.load_timers();
+  const std::vector<live_thread> threads = live_threads(s);
+  const thread_index by_id = index_threads(threads);
+  for_each_event<stage_record>(s, threads, kStages, which,
+                               [&](const char* p, const live_thread* t, std::uint64_t k) {
+                                 stage_record c;
+                                 if (!s.accept(read_seq_record(*reinterpret_cast<const stage_record*>(p), c)))
+                                   return;
+                                 if (!event_visible(c, t, k, by_id, kStages, which)) return;
+                                 emit_stage(s, c);
+                               });
+}
+
+void rows_statements(scan_state& s, history_kind which) {
+  s.load_classes();
+  s.load_timers();
+  const std::vector<live_thread> threads = live_threads(s);
+  const thread_index by_id = index_threads(threads);
+  std::string text;
+  for_each_event<statement_record>(
+      s, threads, kStatements, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
+        statement_record c;
+        if (!s.accept(read_statement(*reinterpret_cast<const statement_record*>(p), c, text,
+                                     s.r.max_sql_text_length)))
+          return;
+        if (!event_visible(c, t, k, by_id, kStatements, which)) return;
+        // MySQL shows the running statements of the stack, or the last completed
+        // outermost one when none runs: a nested statement that ended is not a row.
+        if (which == history_kind::current && k > 0 && c.state != kWaitRunning) return;
+        emit_statement(s, c, text);
+      });
+}
+
+void rows_transactions(scan_state& s, history_kind which) {
+  s.load_classes();
+  s.load_timers();
+  const std::vector<live_thread> threads = live_threads(s);
+  const thread_index by_id = index_threads(threads);
+  for_each_event<transaction_record>(
+      s, threads, kTransactions, which, [&](const char* p, const live_thread* t, std::uint64_t k) {
+        transaction_record c;
+        if (!s.accept(read_seq_record(*reinterpret_cast<const transaction_record*>(p), c))) return;
+        if (!event_visible(c, t, k, by_id, kTransactions, which)) return;
+        emit_transaction(s, c);
+      });
 }
 
 }  // namespace pfs::reader::detail

@@ -96,90 +96,93 @@ latency_histogram load_histogram(const latency_histogram& h) {
 
 }  // namespace
 
-void scan_state::stage_summaries(bool by_thread) {
-  load_classes();
-  const std::uint64_t per = r.stage_classes;
+void rows_stage_summaries(scan_state& s, summary_kind which) {
+  const bool by_thread = which == summary_kind::by_thread;
+  s.load_classes();
+  const std::uint64_t per = s.r.stage_classes;
   std::vector<wait_stat> global(per, kZeroStat);
-  for (std::uint64_t i = 0; i < per; ++i) global[i] = load_stat(*r.at<wait_stat>(kArrayClassStageStats, i));
+  for (std::uint64_t i = 0; i < per; ++i) global[i] = load_stat(*s.r.at<wait_stat>(kArrayClassStageStats, i));
   std::vector<wait_stat> mine(per, kZeroStat);
-  for (const live_thread& t : live_threads()) {
+  for (const live_thread& t : live_threads(s)) {
     for (std::uint64_t i = 0; i < per; ++i) {
-      mine[i] = load_stat(*r.at<wait_stat>(kArrayThreadStageStats, t.slot * per + i));
+      mine[i] = load_stat(*s.r.at<wait_stat>(kArrayThreadStageStats, t.slot * per + i));
       merge_stat(global[i], mine[i]);
     }
     if (!by_thread) continue;
-    for (const class_entry& c : classes) {
+    for (const class_entry& c : s.classes) {
       if (!c.valid || c.kind != kKindStage || c.kind_index >= per) continue;
-      auto& x = add_row();
+      auto& x = s.add_row();
       x.push_back(int_cell(t.thread_id));
-      x.push_back(text_cell(std::string_view(c.name)));
+      x.push_back(s.text_cell(std::string_view(c.name)));
       append_stat_cells(x, mine[c.kind_index]);
     }
   }
   if (by_thread) return;
-  for (const class_entry& c : classes) {
+  for (const class_entry& c : s.classes) {
     if (!c.valid || c.kind != kKindStage || c.kind_index >= per) continue;
-    auto& x = add_row();
-    x.push_back(text_cell(std::string_view(c.name)));
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(c.name)));
     append_stat_cells(x, global[c.kind_index]);
   }
 }
 
-void scan_state::statement_summaries(bool by_thread) {
-  load_classes();
-  const std::uint64_t per = r.statement_classes;
+void rows_statement_summaries(scan_state& s, summary_kind which) {
+  const bool by_thread = which == summary_kind::by_thread;
+  s.load_classes();
+  const std::uint64_t per = s.r.statement_classes;
   std::vector<statement_stat> global(per, kZeroStatement);
   for (std::uint64_t i = 0; i < per; ++i)
-    global[i] = load_statement_stat(*r.at<statement_stat>(kArrayClassStatementStats, i));
+    global[i] = load_statement_stat(*s.r.at<statement_stat>(kArrayClassStatementStats, i));
   std::vector<statement_stat> mine(per, kZeroStatement);
-  for (const live_thread& t : live_threads()) {
+  for (const live_thread& t : live_threads(s)) {
     for (std::uint64_t i = 0; i < per; ++i) {
-      mine[i] = load_statement_stat(*r.at<statement_stat>(kArrayThreadStatementStats, t.slot * per + i));
+      mine[i] = load_statement_stat(*s.r.at<statement_stat>(kArrayThreadStatementStats, t.slot * per + i));
       add_statement_stat(global[i], mine[i]);
     }
     if (!by_thread) continue;
-    for (const class_entry& c : classes) {
+    for (const class_entry& c : s.classes) {
       if (!c.valid || c.kind != kKindStatement || c.kind_index >= per) continue;
-      auto& x = add_row();
+      auto& x = s.add_row();
       x.push_back(int_cell(t.thread_id));
-      x.push_back(text_cell(std::string_view(c.name)));
+      x.push_back(s.text_cell(std::string_view(c.name)));
       append_statement_cells(x, mine[c.kind_index]);
     }
   }
   if (by_thread) return;
-  for (const class_entry& c : classes) {
+  for (const class_entry& c : s.classes) {
     if (!c.valid || c.kind != kKindStatement || c.kind_index >= per) continue;
-    auto& x = add_row();
-    x.push_back(text_cell(std::string_view(c.name)));
+    auto& x = s.add_row();
+    x.push_back(s.text_cell(std::string_view(c.name)));
     append_statement_cells(x, global[c.kind_index]);
   }
 }
 
-void scan_state::transaction_summaries(bool by_thread) {
-  load_classes();
+void rows_transaction_summaries(scan_state& s, summary_kind which) {
+  const bool by_thread = which == summary_kind::by_thread;
+  s.load_classes();
   const class_entry* cls = nullptr;
-  for (const class_entry& c : classes)
+  for (const class_entry& c : s.classes)
     if (c.valid && c.kind == kKindTransaction) cls = &c;
-  if (cls == nullptr || r.count(kArrayClassTransactionStats) == 0) return;
-  transaction_stat global = load_transaction_stat(*r.at<transaction_stat>(kArrayClassTransactionStats, 0));
-  const auto emit = [&](row_builder& x, const transaction_stat& s) {
-    append_stat_cells(x, s.all);
-    append_stat_cells(x, s.read_write);
-    append_stat_cells(x, s.read_only);
+  if (cls == nullptr || s.r.count(kArrayClassTransactionStats) == 0) return;
+  transaction_stat global = load_transaction_stat(*s.r.at<transaction_stat>(kArrayClassTransactionStats, 0));
+  const auto emit = [](row_builder& x, const transaction_stat& t) {
+    append_stat_cells(x, t.all);
+    append_stat_cells(x, t.read_write);
+    append_stat_cells(x, t.read_only);
   };
-  for (const live_thread& t : live_threads()) {
-    const transaction_stat* p = r.at<transaction_stat>(kArrayThreadTransactionStats, t.slot);
+  for (const live_thread& t : live_threads(s)) {
+    const transaction_stat* p = s.r.at<transaction_stat>(kArrayThreadTransactionStats, t.slot);
     const transaction_stat mine = p != nullptr ? load_transaction_stat(*p) : kZeroTransaction;
     add_transaction_stat(global, mine);
     if (!by_thread) continue;
-    auto& x = add_row();
+    auto& x = s.add_row();
     x.push_back(int_cell(t.thread_id));
-    x.push_back(text_cell(std::string_view(cls->name)));
+    x.push_back(s.text_cell(std::string_view(cls->name)));
     emit(x, mine);
   }
   if (by_thread) return;
-  auto& x = add_row();
-  x.push_back(text_cell(std::string_view(cls->name)));
+  auto& x = s.add_row();
+  x.push_back(s.text_cell(std::string_view(cls->name)));
   emit(x, global);
 }
 
@@ -210,13 +213,64 @@ rd read_digest(const digest_record& d, std::uint64_t row, digest_copy& c) {
 
 cell timestamp_cell(std::uint64_t ns) { return int_cell(ns / 1000); }
 
+// The histogram rows of events_statements_histogram_global (by_digest = false) or
+// _by_digest (true).
+void statement_histogram(scan_state& s, bool by_digest) {
+  const auto rows = [&s](const latency_histogram& hist, auto&& key) {
+    std::uint64_t total = 0;
+    for (std::uint64_t c : hist.counts) total = sat_add(total, c);
+    std::uint64_t below = 0;
+    for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) {
+      below = sat_add(below, hist.counts[b]);
+      auto& x = s.add_row();
+      key(x);
+      x.push_back(int_cell(b));
+      x.push_back(int_cell(histogram::bucket_low(b)));
+      x.push_back(int_cell(histogram::bucket_high(b)));
+      x.push_back(int_cell(hist.counts[b]));
+      x.push_back(int_cell(below));
+      x.push_back(float_cell(total == 0 ? 0.0 : static_cast<double>(below) / static_cast<double>(total)));
+    }
+  };
+  if (!by_digest) {
+    if (s.r.count(kArrayStatementHistogram) == 0) return;
+    // Exited threads' buckets + every live thread's own statement histogram.
+    latency_histogram all = load_histogram(*s.r.at<latency_histogram>(kArrayStatementHistogram, 0));
+    for (std::uint64_t i = 0; i < s.r.count(kArrayWaitHistograms); ++i) {
+      const thread_histogram& th = *s.r.at<thread_histogram>(kArrayWaitHistograms, i);
+      std::uint32_t cls = 0;
+      latency_histogram hist;
+      if (!s.accept(read_versioned(th,
+                                   [&](const thread_histogram& t) {
+                                     cls = load_relaxed(t.class_index);
+                                     hist = load_histogram(t.h);
+                                   })) ||
+          cls != kStatementHistogramClass)
+        continue;
+      for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
+        all.counts[b] = sat_add(all.counts[b], hist.counts[b]);
+    }
+    rows(all, [](row_builder&) {});
+    return;
+  }
+  for (std::uint64_t i = 0; i < s.r.count(kArrayDigests); ++i) {
+    digest_copy c;
+    if (!s.accept(read_digest(*s.r.at<digest_record>(kArrayDigests, i), i, c)) || c.first_seen == 0) continue;
+    const std::string schema = c.schema.str(), hex = digest_hex(c.digest);
+    rows(c.h, [&](row_builder& x) {
+      x.push_back(c.null_row || schema.empty() ? null_cell() : s.text_cell(std::string_view(schema)));
+      x.push_back(c.null_row ? null_cell() : s.text_cell(std::string_view(hex)));
+    });
+  }
+}
+
 }  // namespace
 
-void scan_state::digests() {
-  for (std::uint64_t i = 0; i < r.count(kArrayDigests); ++i) {
-    const digest_record& d = *r.at<digest_record>(kArrayDigests, i);
+void rows_digests(scan_state& s) {
+  for (std::uint64_t i = 0; i < s.r.count(kArrayDigests); ++i) {
+    const digest_record& d = *s.r.at<digest_record>(kArrayDigests, i);
     digest_copy c;
-    if (!accept(read_digest(d, i, c)) || c.first_seen == 0) continue;
+    if (!s.accept(read_digest(d, i, c)) || c.first_seen == 0) continue;
     // The query sample has a seqlock of its own (several threads may replace it).
     fixed_str<kSampleTextLen> sample;
     std::uint64_t sample_seen = 0, sample_wait = 0;
@@ -230,87 +284,42 @@ void scan_state::digests() {
       std::atomic_thread_fence(std::memory_order_acquire);
       sample_ok = load_relaxed(d.sample_seq) == s1;
     }
-    auto& x = add_row();
-    x.push_back(c.null_row || c.schema.empty() ? null_cell() : text_cell(c.schema.str()));
-    x.push_back(c.null_row ? null_cell() : text_cell(digest_hex(c.digest)));
-    x.push_back(c.null_row ? null_cell() : text_cell(c.text.str()));
+    auto& x = s.add_row();
+    x.push_back(c.null_row || c.schema.empty() ? null_cell() : s.text_cell(c.schema.str()));
+    x.push_back(c.null_row ? null_cell() : s.text_cell(digest_hex(c.digest)));
+    x.push_back(c.null_row ? null_cell() : s.text_cell(c.text.str()));
     append_statement_cells(x, c.stat);
     x.push_back(timestamp_cell(c.first_seen));
     x.push_back(timestamp_cell(c.last_seen));
     for (double q : {0.95, 0.99, 0.999}) x.push_back(int_cell(histogram::quantile(c.h.counts, q)));
-    x.push_back(sample_ok && sample_seen != 0 ? text_cell(sample.str()) : null_cell());
+    x.push_back(sample_ok && sample_seen != 0 ? s.text_cell(sample.str()) : null_cell());
     x.push_back(timestamp_cell(sample_ok ? sample_seen : 0));
     x.push_back(int_cell(sample_ok ? sample_wait : 0));
   }
 }
 
-void scan_state::statement_histogram(bool by_digest) {
-  const auto rows = [this](const latency_histogram& hist, auto&& key) {
-    std::uint64_t total = 0;
-    for (std::uint64_t c : hist.counts) total = sat_add(total, c);
-    std::uint64_t below = 0;
-    for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) {
-      below = sat_add(below, hist.counts[b]);
-      auto& x = add_row();
-      key(x);
-      x.push_back(int_cell(b));
-      x.push_back(int_cell(histogram::bucket_low(b)));
-      x.push_back(int_cell(histogram::bucket_high(b)));
-      x.push_back(int_cell(hist.counts[b]));
-      x.push_back(int_cell(below));
-      x.push_back(float_cell(total == 0 ? 0.0 : static_cast<double>(below) / static_cast<double>(total)));
-    }
-  };
-  if (!by_digest) {
-    if (r.count(kArrayStatementHistogram) == 0) return;
-    // Exited threads' buckets + every live thread's own statement histogram.
-    latency_histogram all = load_histogram(*r.at<latency_histogram>(kArrayStatementHistogram, 0));
-    for (std::uint64_t i = 0; i < r.count(kArrayWaitHistograms); ++i) {
-      const thread_histogram& th = *r.at<thread_histogram>(kArrayWaitHistograms, i);
-      std::uint32_t cls = 0;
-      latency_histogram hist;
-      if (!accept(read_versioned(th,
-                                 [&](const thread_histogram& s) {
-                                   cls = load_relaxed(s.class_index);
-                                   hist = load_histogram(s.h);
-                                 })) ||
-          cls != kStatementHistogramClass)
-        continue;
-      for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
-        all.counts[b] = sat_add(all.counts[b], hist.counts[b]);
-    }
-    rows(all, [](row_builder&) {});
-    return;
-  }
-  for (std::uint64_t i = 0; i < r.count(kArrayDigests); ++i) {
-    digest_copy c;
-    if (!accept(read_digest(*r.at<digest_record>(kArrayDigests, i), i, c)) || c.first_seen == 0) continue;
-    const std::string schema = c.schema.str(), hex = digest_hex(c.digest);
-    rows(c.h, [&](row_builder& x) {
-      x.push_back(c.null_row || schema.empty() ? null_cell() : text_cell(std::string_view(schema)));
-      x.push_back(c.null_row ? null_cell() : text_cell(std::string_view(hex)));
-    });
-  }
-}
+void rows_statement_histogram_global(scan_state& s) { statement_histogram(s, false); }
 
-std::vector<latency_histogram> scan_state::wait_class_histograms() {
-  std::vector<latency_histogram> sums(r.classes);
-  for (std::uint64_t c = 0; c < r.classes; ++c) {
-    const latency_histogram* hist = r.at<latency_histogram>(kArrayClassWaitHistograms, c);
+void rows_statement_histogram_by_digest(scan_state& s) { statement_histogram(s, true); }
+
+std::vector<latency_histogram> wait_class_histograms(scan_state& s) {
+  std::vector<latency_histogram> sums(s.r.classes);
+  for (std::uint64_t c = 0; c < s.r.classes; ++c) {
+    const latency_histogram* hist = s.r.at<latency_histogram>(kArrayClassWaitHistograms, c);
     sums[c] = hist != nullptr ? load_histogram(*hist) : latency_histogram{};
   }
-  for (std::uint64_t i = 0; i < r.count(kArrayWaitHistograms); ++i) {
-    const thread_histogram& th = *r.at<thread_histogram>(kArrayWaitHistograms, i);
+  for (std::uint64_t i = 0; i < s.r.count(kArrayWaitHistograms); ++i) {
+    const thread_histogram& th = *s.r.at<thread_histogram>(kArrayWaitHistograms, i);
     std::uint32_t cls = 0;
     latency_histogram hist;
-    if (!accept(read_versioned(th, [&](const thread_histogram& s) {
-          cls = load_relaxed(s.class_index);
-          hist = load_histogram(s.h);
+    if (!s.accept(read_versioned(th, [&](const thread_histogram& t) {
+          cls = load_relaxed(t.class_index);
+          hist = load_histogram(t.h);
         })))
       continue;
     if (cls == kStatementHistogramClass) continue;  // a thread's statement histogram
-    if (cls == 0 || cls > r.classes) {
-      ++invalid;
+    if (cls == 0 || cls > s.r.classes) {
+      ++s.invalid;
       continue;
     }
     for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
@@ -319,19 +328,19 @@ std::vector<latency_histogram> scan_state::wait_class_histograms() {
   return sums;
 }
 
-void scan_state::wait_histograms() {
-  load_classes();
-  const std::vector<latency_histogram> all = wait_class_histograms();
-  for (std::size_t c = 0; c < classes.size(); ++c) {
-    if (!classes[c].valid || !is_wait_kind(classes[c].kind)) continue;
+void rows_wait_histograms(scan_state& s) {
+  s.load_classes();
+  const std::vector<latency_histogram> all = wait_class_histograms(s);
+  for (std::size_t c = 0; c < s.classes.size(); ++c) {
+    if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
     const latency_histogram& hist = all[c];
     std::uint64_t total = 0;
     for (std::uint64_t n : hist.counts) total = sat_add(total, n);
     std::uint64_t below = 0;
     for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) {
       below = sat_add(below, hist.counts[b]);
-      auto& x = add_row();
-      x.push_back(text_cell(std::string_view(classes[c].name)));
+      auto& x = s.add_row();
+      x.push_back(s.text_cell(std::string_view(s.classes[c].name)));
       x.push_back(int_cell(b));
       x.push_back(int_cell(histogram::bucket_low(b)));
       x.push_back(int_cell(histogram::bucket_high(b)));

@@ -2,9 +2,12 @@
 // columns (MySQL's names and order, in lower case), the row builder that makes its
 // rows (rows_*.cpp), its row estimate, what SQL may change in it, and the variable
 // that sizes it. The reader's dispatch, IMPORT FOREIGN SCHEMA, the FDW's write
-// validation and the README's table list (checked by tests/reader/test_tables.cpp) all
-// follow from here: adding a table or a column is one edit here, plus its row
-// builder and its test.
+// validation and docs/tables.md's table list (checked by tests/reader/test_tables.cpp) all
+// follow from here: adding a table is its table_id, one entry here naming its row
+// builder, and that builder (docs/tables.md, "Adding a table"); adding a column is
+// one edit here and one cell in its builder.
+#include <algorithm>
+
 #include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
@@ -229,6 +232,27 @@ std::vector<column_def> with_table_groups(std::vector<column_def> key) {
 
 using impl = region_reader::impl;
 
+// Expected rows (region_reader::expected_rows) of tables whose rows grow as the
+// program runs, below their bound: per thread used so far...
+std::uint64_t per_used_thread(const impl& r, std::uint64_t bound) {
+  const std::uint64_t next_thread = load_relaxed(r.header().next_thread_id);
+  const std::uint64_t threads_used = std::min(r.threads, next_thread > 0 ? next_thread - 1 : 0);
+  return r.threads == 0 ? 0 : bound / r.threads * threads_used;
+}
+// ... or per history_long slot claimed so far.
+std::uint64_t waits_long_used(const impl& r, std::uint64_t bound) {
+  return std::min(bound, load_relaxed(r.header().history_long_next_batch) * r.history_long_batch);
+}
+std::uint64_t stages_long_used(const impl& r, std::uint64_t bound) {
+  return std::min(bound, load_relaxed(r.header().stages_long_next));
+}
+std::uint64_t statements_long_used(const impl& r, std::uint64_t bound) {
+  return std::min(bound, load_relaxed(r.header().statements_long_next));
+}
+std::uint64_t transactions_long_used(const impl& r, std::uint64_t bound) {
+  return std::min(bound, load_relaxed(r.header().transactions_long_next));
+}
+
 constexpr unsigned kKeyed = kWriteUpdate;
 constexpr unsigned kEditable = kWriteUpdate | kWriteInsert | kWriteDelete | kWriteTruncate;
 
@@ -288,9 +312,10 @@ const std::vector<table_entry>& registry() noexcept {
   static const std::vector<table_entry> all = [] {
     std::vector<table_entry> t;
     auto add = [&t](table_id id, const char* name, std::vector<column_def> columns, const char* size_variable,
-                    row_builder_fn rows, estimate_fn estimate, write_rules writes = {}) {
+                    row_builder_fn rows, estimate_fn estimate, write_rules writes = {},
+                    expected_fn expected = nullptr) {
       t.push_back({table_def{name, std::move(columns), static_cast<std::uint32_t>(id), size_variable, writes},
-                   rows, estimate});
+                   rows, estimate, expected});
     };
     // clang-format off
     add(table_id::setup_instruments, "setup_instruments",
@@ -330,20 +355,24 @@ const std::vector<table_entry>& registry() noexcept {
         "PFS_MAX_THREADS",
         rows_threads,
         [](const impl& r) { return r.threads; },
-        keyed({"thread_id"}, {"instrumented", "history"}));
+        keyed({"thread_id"}, {"instrumented", "history"}),
+        per_used_thread);
     add(table_id::events_waits_current, "events_waits_current", wait_columns(), "PFS_WAITS_STACK_DEPTH",
         [](scan_state& s) { rows_waits(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayWaitStacks); },
-        truncatable(kHideCurrent, kHideCurrent));
+        truncatable(kHideCurrent, kHideCurrent),
+        per_used_thread);
     add(table_id::events_waits_history, "events_waits_history", wait_columns(), "PFS_WAITS_HISTORY_SIZE",
         [](scan_state& s) { rows_waits(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayWaitHistory); },
-        truncatable(kHideHistory, kHideHistory));
+        truncatable(kHideHistory, kHideHistory),
+        per_used_thread);
     add(table_id::events_waits_history_long, "events_waits_history_long", wait_columns(),
         "PFS_WAITS_HISTORY_LONG_SIZE",
         [](scan_state& s) { rows_waits(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayHistoryLong); },
-        truncatable(kHideHistoryLong, kHideHistoryLong));
+        truncatable(kHideHistoryLong, kHideHistoryLong),
+        waits_long_used);
     // Beyond MySQL: quantile_95, quantile_99, quantile_999 from the class's histogram.
     add(table_id::events_waits_summary_global_by_event_name, "events_waits_summary_global_by_event_name",
         [] { auto c = with_stats({T("event_name")});
@@ -357,7 +386,8 @@ const std::vector<table_entry>& registry() noexcept {
         with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_CLASSES",
         rows_waits_summary_by_thread,
         [](const impl& r) { return r.count(kArrayThreadClassStats); },
-        truncatable(kResetThread, kResetThread));
+        truncatable(kResetThread, kResetThread),
+        per_used_thread);
     add(table_id::events_waits_summary_by_instance, "events_waits_summary_by_instance",
         with_stats({T("event_name"), I("object_instance_begin")}),
         "PFS_MAX_MUTEXES, PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_MAX_FILES, PFS_MAX_SOCKETS",
@@ -416,68 +446,79 @@ const std::vector<table_entry>& registry() noexcept {
         [](const impl& r) { return r.count(kArrayTables) + r.count(kArrayTableIndexes); },
         truncatable(kResetTable, kResetWait | kResetTable));
     add(table_id::events_stages_current, "events_stages_current", stage_columns(), "PFS_MAX_THREADS",
-        [](scan_state& s) { s.stages(0); },
+        [](scan_state& s) { rows_stages(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayStageCurrent); },
-        truncatable(kHideStages, kHideStages));
+        truncatable(kHideStages, kHideStages),
+        per_used_thread);
     add(table_id::events_stages_history, "events_stages_history", stage_columns(), "PFS_STAGES_HISTORY_SIZE",
-        [](scan_state& s) { s.stages(1); },
+        [](scan_state& s) { rows_stages(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayStageHistory); },
-        truncatable(kHideStagesHistory, kHideStagesHistory));
+        truncatable(kHideStagesHistory, kHideStagesHistory),
+        per_used_thread);
     add(table_id::events_stages_history_long, "events_stages_history_long", stage_columns(),
         "PFS_STAGES_HISTORY_LONG_SIZE",
-        [](scan_state& s) { s.stages(2); },
+        [](scan_state& s) { rows_stages(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayStageHistoryLong); },
-        truncatable(kHideStagesHistoryLong, kHideStagesHistoryLong));
+        truncatable(kHideStagesHistoryLong, kHideStagesHistoryLong),
+        stages_long_used);
     add(table_id::events_statements_current, "events_statements_current", statement_columns(),
         "PFS_STATEMENT_STACK_DEPTH, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scan_state& s) { s.statements(0); },
+        [](scan_state& s) { rows_statements(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayStatementCurrent); },
-        truncatable(kHideStatements, kHideStatements));
+        truncatable(kHideStatements, kHideStatements),
+        per_used_thread);
     add(table_id::events_statements_history, "events_statements_history", statement_columns(),
         "PFS_STATEMENTS_HISTORY_SIZE, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scan_state& s) { s.statements(1); },
+        [](scan_state& s) { rows_statements(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayStatementHistory); },
-        truncatable(kHideStatementsHistory, kHideStatementsHistory));
+        truncatable(kHideStatementsHistory, kHideStatementsHistory),
+        per_used_thread);
     add(table_id::events_statements_history_long, "events_statements_history_long", statement_columns(),
         "PFS_STATEMENTS_HISTORY_LONG_SIZE, PFS_MAX_SQL_TEXT_LENGTH",
-        [](scan_state& s) { s.statements(2); },
+        [](scan_state& s) { rows_statements(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayStatementHistoryLong); },
-        truncatable(kHideStatementsHistoryLong, kHideStatementsHistoryLong));
+        truncatable(kHideStatementsHistoryLong, kHideStatementsHistoryLong),
+        statements_long_used);
     add(table_id::events_transactions_current, "events_transactions_current", transaction_columns(),
         "PFS_MAX_THREADS",
-        [](scan_state& s) { s.transactions(0); },
+        [](scan_state& s) { rows_transactions(s, history_kind::current); },
         [](const impl& r) { return r.count(kArrayTransactionCurrent); },
-        truncatable(kHideTransactions, kHideTransactions));
+        truncatable(kHideTransactions, kHideTransactions),
+        per_used_thread);
     add(table_id::events_transactions_history, "events_transactions_history", transaction_columns(),
         "PFS_TRANSACTIONS_HISTORY_SIZE",
-        [](scan_state& s) { s.transactions(1); },
+        [](scan_state& s) { rows_transactions(s, history_kind::history); },
         [](const impl& r) { return r.count(kArrayTransactionHistory); },
-        truncatable(kHideTransactionsHistory, kHideTransactionsHistory));
+        truncatable(kHideTransactionsHistory, kHideTransactionsHistory),
+        per_used_thread);
     add(table_id::events_transactions_history_long, "events_transactions_history_long", transaction_columns(),
         "PFS_TRANSACTIONS_HISTORY_LONG_SIZE",
-        [](scan_state& s) { s.transactions(2); },
+        [](scan_state& s) { rows_transactions(s, history_kind::history_long); },
         [](const impl& r) { return r.count(kArrayTransactionHistoryLong); },
-        truncatable(kHideTransactionsHistoryLong, kHideTransactionsHistoryLong));
+        truncatable(kHideTransactionsHistoryLong, kHideTransactionsHistoryLong),
+        transactions_long_used);
     add(table_id::events_stages_summary_by_thread_by_event_name, "events_stages_summary_by_thread_by_event_name",
         with_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS, PFS_MAX_STAGE_CLASSES",
-        [](scan_state& s) { s.stage_summaries(true); },
+        [](scan_state& s) { rows_stage_summaries(s, summary_kind::by_thread); },
         [](const impl& r) { return r.count(kArrayThreadStageStats); },
-        truncatable(kResetStagesByThread, kResetStagesByThread | kResetStages));
+        truncatable(kResetStagesByThread, kResetStagesByThread | kResetStages),
+        per_used_thread);
     add(table_id::events_stages_summary_global_by_event_name, "events_stages_summary_global_by_event_name",
         with_stats({T("event_name")}), "PFS_MAX_STAGE_CLASSES",
-        [](scan_state& s) { s.stage_summaries(false); },
+        [](scan_state& s) { rows_stage_summaries(s, summary_kind::global); },
         [](const impl& r) { return r.count(kArrayClassStageStats); },
         truncatable(kResetStages, kResetStages));
     add(table_id::events_statements_summary_by_thread_by_event_name,
         "events_statements_summary_by_thread_by_event_name", with_statement_stats({I("thread_id"), T("event_name")}),
         "PFS_MAX_THREADS, PFS_MAX_STATEMENT_CLASSES",
-        [](scan_state& s) { s.statement_summaries(true); },
+        [](scan_state& s) { rows_statement_summaries(s, summary_kind::by_thread); },
         [](const impl& r) { return r.count(kArrayThreadStatementStats); },
-        truncatable(kResetStatementsByThread, kResetStatementsByThread | kResetStatements));
+        truncatable(kResetStatementsByThread, kResetStatementsByThread | kResetStatements),
+        per_used_thread);
     add(table_id::events_statements_summary_global_by_event_name,
         "events_statements_summary_global_by_event_name", with_statement_stats({T("event_name")}),
         "PFS_MAX_STATEMENT_CLASSES",
-        [](scan_state& s) { s.statement_summaries(false); },
+        [](scan_state& s) { rows_statement_summaries(s, summary_kind::global); },
         [](const impl& r) { return r.count(kArrayClassStatementStats); },
         truncatable(kResetStatements, kResetStatements));
     add(table_id::events_statements_summary_by_digest, "events_statements_summary_by_digest",
@@ -488,34 +529,35 @@ const std::vector<table_entry>& registry() noexcept {
                c.push_back(d);
              return c; }(),
         "PFS_DIGESTS_SIZE",
-        [](scan_state& s) { s.digests(); },
+        rows_digests,
         [](const impl& r) { return r.count(kArrayDigests); },
         truncatable(kResetDigests, kResetDigests | kResetDigestHistograms));
     add(table_id::events_transactions_summary_by_thread_by_event_name,
         "events_transactions_summary_by_thread_by_event_name",
         with_transaction_stats({I("thread_id"), T("event_name")}), "PFS_MAX_THREADS",
-        [](scan_state& s) { s.transaction_summaries(true); },
+        [](scan_state& s) { rows_transaction_summaries(s, summary_kind::by_thread); },
         [](const impl& r) { return r.count(kArrayThreadTransactionStats); },
-        truncatable(kResetTransactionsByThread, kResetTransactionsByThread | kResetTransactions));
+        truncatable(kResetTransactionsByThread, kResetTransactionsByThread | kResetTransactions),
+        per_used_thread);
     add(table_id::events_transactions_summary_global_by_event_name,
         "events_transactions_summary_global_by_event_name", with_transaction_stats({T("event_name")}), nullptr,
-        [](scan_state& s) { s.transaction_summaries(false); },
+        [](scan_state& s) { rows_transaction_summaries(s, summary_kind::global); },
         [](const impl&) { return std::uint64_t{1}; },
         truncatable(kResetTransactions, kResetTransactions));
     add(table_id::events_statements_histogram_global, "events_statements_histogram_global", with_buckets({}),
         nullptr,
-        [](scan_state& s) { s.statement_histogram(false); },
+        rows_statement_histogram_global,
         [](const impl&) { return std::uint64_t{kHistogramBuckets}; },
         truncatable(kResetStatementHistogram, kResetStatementHistogram));
     add(table_id::events_statements_histogram_by_digest, "events_statements_histogram_by_digest",
         with_buckets({T("schema_name", true), T("digest", true)}), "PFS_DIGESTS_SIZE",
-        [](scan_state& s) { s.statement_histogram(true); },
+        rows_statement_histogram_by_digest,
         [](const impl& r) { return r.count(kArrayDigests) * kHistogramBuckets; },
         truncatable(kResetDigestHistograms, kResetDigestHistograms | kResetDigests));
     // Beyond MySQL (which has histograms for statements only): every wait class.
     add(table_id::events_waits_histogram_global_by_event_name, "events_waits_histogram_global_by_event_name",
         with_buckets({T("event_name")}), "PFS_MAX_CLASSES, PFS_WAIT_HISTOGRAMS",
-        [](scan_state& s) { s.wait_histograms(); },
+        rows_wait_histograms,
         [](const impl& r) { return r.classes * kHistogramBuckets; },
         truncatable(kResetWaitHistograms, kResetWaitHistograms | kResetWait));
     // Beyond MySQL: the contended waits of each lock instance by the SOURCE of the

@@ -1,4 +1,4 @@
-// An application built against the installed perfschema (scripts/install_test.sh):
+// An application built against the installed perfschema (tests/live/install_test.sh):
 // locks a pfs::mutex LOCKS times and writes a file, then says how many.
 #include <fcntl.h>
 

@@ -1,4 +1,4 @@
-/* A C program built against the installed perfschema (scripts/install_test.sh):
+/* A C program built against the installed perfschema (tests/live/install_test.sh):
  * with CMake (a C-only project), with pkg-config and against libperfschema.so.
  * Locks an instrumented mutex LOCKS times through the C ABI, as a C library
  * wraps its own locks, then says how many. */

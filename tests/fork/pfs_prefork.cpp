@@ -6,7 +6,7 @@
 // parent_locks=N, worker_locks=N, worker_bytes=N and one worker=PID line each.
 // With STAY_UNTIL=PATH the workers then keep locking the mutex (one lock a
 // millisecond) until PATH exists, so that a reader sees them alive
-// (scripts/fdw_directory_test.sh).
+// (tests/live/fdw_directory_test.sh).
 #include <sys/wait.h>
 #include <unistd.h>
 

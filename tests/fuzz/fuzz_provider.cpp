@@ -1,6 +1,6 @@
 // libFuzzer target: a running provider whose region file is changed under it. The
 // agent runs in this process with classes and objects of every kind
-// (tests/entry_points.h); each input is a list of changes to its region file —
+// (tests/agent/entry_points.h); each input is a list of changes to its region file —
 // bytes written at an offset (the mapping shares the file's pages, so the agent
 // sees them at once) or the file truncated to a length (the agent's next access
 // faults; the region is lost until the file is restored) — after which every entry
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/entry_points.h"
+#include "tests/agent/entry_points.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // A program written against the agent's API, built with PFS_NO_INSTRUMENTATION
 // and no agent (CMake target pfs_api_off): every instrumented type is the plain
-// std type and every call compiles. tests/test_no_instrumentation.cpp runs it
+// std type and every call compiles. tests/end_to_end/test_no_instrumentation.cpp runs it
 // with PFS_REGION set and checks that it works and writes no region.
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 /* A plugin loaded at run time (dlopen) that instruments itself through the
  * service table (pfs_service.h) and has no link with the agent: it finds
- * pfs_get_interface in the program that loaded it. tests/test_service.cpp. */
+ * pfs_get_interface in the program that loaded it. tests/agent/test_service.cpp. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>

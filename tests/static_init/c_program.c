@@ -1,5 +1,5 @@
 /* A C program that instruments its mutex before main, from a constructor function
- * (C's way to run code at start-up), with the static agent (tests/test_static_init.cpp).
+ * (C's way to run code at start-up), with the static agent (tests/end_to_end/test_static_init.cpp).
  * Locks it LOCKS times (default 10); prints agent_active=0|1 and init_from_env=0|-1. */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-// The instrumented globals of the init-order programs (tests/test_static_init.cpp).
+// The instrumented globals of the init-order programs (tests/end_to_end/test_static_init.cpp).
 #pragma once
 
 #include "agent/provider/pfs.h"

@@ -1,4 +1,4 @@
-/* Loads a plugin with dlopen and runs it (tests/test_static_init.cpp): the program
+/* Loads a plugin with dlopen and runs it (tests/end_to_end/test_static_init.cpp): the program
  * itself has no link with the agent. Usage: loader PLUGIN.so N; prints
  * agent_active=0|1. */
 #include <dlfcn.h>

@@ -1,5 +1,5 @@
 // A program whose instrumented objects stand at namespace scope, as README shows
-// them (tests/test_static_init.cpp runs it linked with the static agent and with
+// them (tests/end_to_end/test_static_init.cpp runs it linked with the static agent and with
 // libperfschema.so). Locks each object LOCKS times (default 10) and prints
 // agent_active=0|1.
 #include <cstdio>

@@ -1,7 +1,7 @@
 // A plugin whose instrumented objects stand at namespace scope: dlopen runs their
 // constructors, which register the plugin's classes (and start the agent, if the
 // program did not). Built linking the static agent into the plugin and linking
-// libperfschema.so (tests/test_static_init.cpp).
+// libperfschema.so (tests/end_to_end/test_static_init.cpp).
 #include "agent/provider/pfs.h"
 
 namespace {

@@ -49,8 +49,8 @@ inline std::int64_t clamp64(std::uint64_t v) {
 }
 
 // Cells are views: text either points at data that lives for the whole scan
-// (class names, sources, constants: stable_text) or at the scanner's text slots,
-// which hold it until the row has been handed to the sink (scanner::text_cell).
+// (class names, sources, constants: stable_text) or at the scan state's text slots,
+// which hold it until the row has been handed to the sink (scan_state::text_cell).
 using cell = cell_view;
 
 // One row being built: slots reused from row to row.

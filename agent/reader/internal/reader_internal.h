@@ -1,7 +1,7 @@
 // The reader's internals shared by its files: the reader state (a mapping and a
-// checked copy of its geometry), the status table's fixed lists, and the scanner that
-// builds the rows of one scan. Row builders live in rows_*.cpp by table family; the
-// table registry (tables.cpp) says which builder makes which table.
+// checked copy of its geometry), the status table's fixed lists, the state of one
+// scan, and the row builders over it, which live in rows_*.cpp by table family; the
+// table registry (tables.cpp) names each table's builder.
 #pragma once
 
 #include "agent/reader/internal/consistent_copy.h"
@@ -70,13 +70,17 @@ namespace detail {
 class scan_state;
 using row_builder_fn = void (*)(scan_state&);
 using estimate_fn = std::uint64_t (*)(const region_reader::impl&);
+using expected_fn = std::uint64_t (*)(const region_reader::impl&, std::uint64_t bound);
 
 // A table of the registry (tables.cpp): its public definition, the row builder
-// that makes its rows, and an upper bound of its row count from the array sizes.
+// that makes its rows, an upper bound of its row count from the array sizes, and
+// the rows to expect below that bound (nullptr: the bound) from the provider's
+// counters.
 struct table_entry {
   table_def def;
   row_builder_fn rows;
   estimate_fn estimate;
+  expected_fn expected;
 };
 // Every table, in table_id order.
 const std::vector<table_entry>& registry() noexcept;
@@ -180,7 +184,8 @@ struct live_thread {
 
 // The tables of events kept three ways (MySQL's _current, _history and
 // _history_long): per thread its running and latest events, per thread a ring of
-// its last events, one ring for the whole process.
+// its last events, one ring for the whole process. In this order: the arrays and
+// TRUNCATE horizons of units of work are indexed by it.
 enum class history_kind { current, history, history_long };
 // A summary of units of work by thread and event name, or by event name alone
 // (the exited threads' buckets and every live thread).
@@ -316,34 +321,6 @@ class scan_state {
   // SOURCE text of a 1-based source index, looked up once per scan; nullptr when unknown.
   const std::string* source_ref(std::uint32_t index);
 
-  // Row builders not yet moved out of the scan state.
-  // Units of work (rows_work.cpp, rows_work_summaries.cpp). which: 0 current,
-  // 1 history, 2 history_long.
-  void stages(int which);
-  void statements(int which);
-  void transactions(int which);
-  void stage_summaries(bool by_thread);
-  void statement_summaries(bool by_thread);
-  void transaction_summaries(bool by_thread);
-  void digests();
-  void statement_histogram(bool by_digest);
-  void wait_histograms();
-
- public:
-  // Units of work.
-  // The allocated threads and what the event tables need of them.
-  std::vector<live_thread> live_threads();
-  const class_entry* event_class(std::uint32_t index, std::uint8_t kind);
-  cell source_cell(std::uint32_t index);  // SOURCE of a 1-based source index, NULL if unknown
-  void emit_stage(const stage_record& c);
-  void emit_statement(const statement_record& c);
-  void emit_transaction(const transaction_record& c);
-  // The per-class wait histograms: exited threads' + every live (thread, class) one.
-  std::vector<latency_histogram> wait_class_histograms();
-  // DIGEST_TEXT of a digest row if it still holds this digest.
-  bool digest_text_of(std::uint32_t row, const std::uint8_t* digest, std::string& digest_text);
-  std::vector<char> statement_buf_;
-
  private:
   std::uint64_t start_ = 0;
   row_builder cur_;  // the row being built
@@ -422,9 +399,14 @@ inline const char* object_type_name(std::uint8_t type) {
 void copy_table(const region_reader::impl& r, std::uint64_t slot, const table_share& s, table_copy& c,
                 bool stats);
 
+// The allocated threads and what the event tables need of them (rows_work.cpp).
+std::vector<live_thread> live_threads(scan_state& s);
 // timer_start, timer_end, timer_wait of any event (running: end = now; rows_waits.cpp).
 void append_event_times(const scan_state& s, row_builder& x, std::uint8_t timer, bool running,
                         std::uint64_t start, std::uint64_t end);
+// The per-class wait histograms: exited threads' + every live (thread, class) one
+// (rows_work_summaries.cpp).
+std::vector<latency_histogram> wait_class_histograms(scan_state& s);
 
 // ---------------------------------------------------------------------------
 // The row builders, one family per rows_*.cpp. A table's registry entry
@@ -457,6 +439,18 @@ void rows_table_io_by_index_usage(scan_state& s);
 void rows_socket_instances(scan_state& s);
 void rows_socket_summary_by_instance(scan_state& s);
 void rows_socket_summary_by_event_name(scan_state& s);
+// rows_work.cpp: events_stages_*, events_statements_*, events_transactions_*.
+void rows_stages(scan_state& s, history_kind which);
+void rows_statements(scan_state& s, history_kind which);
+void rows_transactions(scan_state& s, history_kind which);
+// rows_work_summaries.cpp: the summaries of units of work and the histograms.
+void rows_stage_summaries(scan_state& s, summary_kind which);
+void rows_statement_summaries(scan_state& s, summary_kind which);
+void rows_transaction_summaries(scan_state& s, summary_kind which);
+void rows_digests(scan_state& s);
+void rows_statement_histogram_global(scan_state& s);
+void rows_statement_histogram_by_digest(scan_state& s);
+void rows_wait_histograms(scan_state& s);
 // rows_contention.cpp: lock_contention_by_instance.
 void rows_lock_contention(scan_state& s);
 // rows_memory.cpp: memory_summary_global_by_event_name, _by_thread_by_event_name.

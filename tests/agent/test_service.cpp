@@ -1,0 +1,73 @@
+// The service table for plugins (pfs_service.h, MySQL's PSI service): the
+// versions the agent knows, and a plugin loaded with dlopen that records waits
+// through it without any link with the agent.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "agent/provider/pfs.h"
+#include "agent/provider/pfs_service.h"
+#include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
+
+namespace {
+
+TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
+  EXPECT_EQ(pfs_get_interface(0), nullptr);
+  EXPECT_EQ(pfs_get_interface(4), nullptr);
+  EXPECT_EQ(pfs_get_interface(-1), nullptr);
+  const auto* v1 = static_cast<const pfs_service_v1*>(pfs_get_interface(PFS_SERVICE_VERSION_1));
+  ASSERT_NE(v1, nullptr);
+  EXPECT_EQ(v1->version, 1u);
+  EXPECT_EQ(v1->size, sizeof(pfs_service_v1));
+  EXPECT_EQ(v1->register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v1->start_mutex_wait, &pfs_start_mutex_wait);
+  EXPECT_EQ(v1->statement_start, &pfs_statement_start);
+  EXPECT_EQ(v1->set_thread_parent, &pfs_set_thread_parent);  // the last member
+}
+
+TEST(Service, VersionTwoIsVersionOnePlusSockets) {
+  const auto* v2 = static_cast<const pfs_service_v2*>(pfs_get_interface(PFS_SERVICE_VERSION_2));
+  ASSERT_NE(v2, nullptr);
+  EXPECT_EQ(v2->base.version, 2u);
+  EXPECT_EQ(v2->base.size, sizeof(pfs_service_v2));
+  EXPECT_EQ(v2->base.register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v2->base.set_thread_parent, &pfs_set_thread_parent);
+  EXPECT_EQ(v2->register_socket, &pfs_register_socket);
+  EXPECT_EQ(v2->start_socket_wait, &pfs_start_socket_wait);
+  EXPECT_EQ(v2->destroy_socket, &pfs_destroy_socket);  // the last member
+}
+
+TEST(Service, VersionThreeIsVersionTwoPlusMemory) {
+  const auto* v3 = static_cast<const pfs_service_v3*>(pfs_get_interface(PFS_SERVICE_VERSION_3));
+  ASSERT_NE(v3, nullptr);
+  EXPECT_EQ(v3->base.base.version, 3u);
+  EXPECT_EQ(v3->base.base.size, sizeof(pfs_service_v3));
+  EXPECT_EQ(v3->base.base.register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v3->base.destroy_socket, &pfs_destroy_socket);
+  EXPECT_EQ(v3->register_memory, &pfs_register_memory);
+  EXPECT_EQ(v3->memory_alloc, &pfs_memory_alloc);
+  EXPECT_EQ(v3->memory_free, &pfs_memory_free);  // the last member
+  EXPECT_EQ(pfs_get_interface(4), nullptr);
+}
+
+TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {
+  pfs::test::in_child([] {
+    ASSERT_TRUE(pfs::init(pfs::test::small_options("service"))) << pfs::last_error();
+    const std::string path = std::string(PFS_BUILD_DIR) + "/tests/pfs_test_plugin.so";
+    void* plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(plugin, nullptr) << dlerror();
+    auto run = reinterpret_cast<int (*)(int)>(dlsym(plugin, "pfs_test_plugin_run"));
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run(5), 5);
+    std::int64_t count = -1;
+    for (const auto& r : pfs::test::scan("events_waits_summary_global_by_event_name"))
+      if (pfs::test::S(r, "event_name") == "wait/synch/mutex/plugin/lock")
+        count = pfs::test::I(r, "count_star");
+    EXPECT_EQ(count, 5);
+    dlclose(plugin);
+  });
+}
+
+}  // namespace

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Prometheus: Debian's prometheus-postgres-exporter with tools/prometheus/queries.yaml
+# against a throwaway PostgreSQL whose perfschema tables read the region of a real
+# program (sysbench fileio, unmodified, under the interposer: mutex waits and file
+# io). curl reads /metrics and finds the program's waits, its file io bytes and
+# the status counters, and the number of perfschema series stays bounded.
+# Usage (as root): bash tests/live/prometheus_test.sh    (about 20 s)
+source "$(dirname "$0")/lib.sh"
+
+live_session pfs_preload
+
+live_workdir
+sysbench_pid=
+trap '[ -n "$sysbench_pid" ] && kill "$sysbench_pid" 2>/dev/null;
+      wait 2>/dev/null; rm -rf "$WORK"' EXIT
+cd "$WORK"
+sysbench fileio --file-num=4 --file-total-size=16M prepare >/dev/null
+LD_PRELOAD="$OLDPWD/build/agent/libpfs_preload.so" PFS_REGION="$REGION" PFS_REGION_MODE=0644 PFS_INSTRUMENT='%=ON' \
+  sysbench fileio --file-num=4 --file-total-size=16M --file-test-mode=rndrw --time=60 run >"$WORK/sysbench.out" 2>&1 &
+sysbench_pid=$!
+cd "$OLDPWD"
+for _ in $(seq 100); do [ -s "$REGION" ] && break; sleep 0.05; done
+[ -s "$REGION" ] || fail "sysbench under the interposer made no region"
+live_import
+
+metrics=$(scrape_exporter tools/prometheus/queries.yaml "$WORK/exporter.log") ||
+  fail "no /metrics: $(grep -v "^\s" "$WORK/exporter.log" | head -20)"
+echo "$metrics" | grep '^perfschema_' | sort -t' ' -k2 -g -r | sed -n 1,8p
+waits=$(echo "$metrics" | awk '/^perfschema_waits_count_star\{/ && /wait\/synch\/mutex\/sysbench/ { n += $2 } END { print n + 0 }')
+check "the program's mutex waits are exported ($waits)" "awk 'BEGIN { exit !($waits > 0) }'"
+written=$(echo "$metrics" | awk '/^perfschema_file_io_bytes_write\{/ { n += $2 } END { printf "%d", n }')
+check "its file io bytes are exported ($written written)" "[ $written -gt 0 ]"
+check "the busiest files are sysbench's test files" \
+  "echo \"\$metrics\" | grep -q '^perfschema_top_files_bytes_write{file_name=\"[^\"]*test_file.0\"'"
+check "totals by class are exported" "echo \"\$metrics\" | grep -q '^perfschema_waits_by_class_count_star{class=\"wait/io/file\"'"
+check "the provider is alive" "echo \"\$metrics\" | grep -q '^perfschema_status_value{name=\"provider_alive\",server=\"[^\"]*\"} 1$'"
+check "the lost counters are exported" "echo \"\$metrics\" | grep -q '^perfschema_status_value{name=\"[a-z_]*_lost\",'"
+series=$(echo "$metrics" | grep -c '^perfschema_')
+classes=$(q "SELECT count(*) FROM ps.setup_instruments")
+check "the series are bounded ($series series, $classes instruments)" "[ $series -le $((3 * classes + 6 * 20 + 60)) ]"
+echo "$metrics" | grep -q '^pg_exporter_last_scrape_error 0' || fail "the exporter reports a scrape error: $(grep -i error "$WORK/exporter.log" | tail -3)"
+echo "=== prometheus_test: all checks passed"

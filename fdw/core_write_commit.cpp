@@ -124,6 +124,12 @@ static void apply(const region_map& m, const mapped_region& region, const pendin
       case kResetSocket:
         setup::reset_socket_summaries(m);
         break;
+      case kResetMemory:
+        setup::reset_memory_summaries(m, false);
+        break;
+      case kResetMemoryByThread:
+        setup::reset_memory_summaries(m, true);
+        break;
       case kResetTable:
         setup::reset_table_summaries(m);
         break;

@@ -1,5 +1,9 @@
 // The overlay of a scan: a transaction's pending changes applied to the rows a
 // scan produces, so that it reads its own writes.
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
 #include "fdw/core_write.h"
 
 namespace pfs::fdw::write {
@@ -56,8 +60,44 @@ static bool is_text(const reader::table_def& t, int c) {
   return t.columns[static_cast<std::size_t>(c)].type == reader::column_type::text;
 }
 
+static void set_int(PfsCoreValue& v, std::int64_t x, bool& changed) {
+  if (!v.isnull && v.value == x) return;
+  v.isnull = false;
+  v.value = x;
+  v.changed = true;
+  changed = true;
+}
+
+// A memory summary row as TRUNCATE leaves it (MySQL's rebase, as
+// setup::reset_memory_summaries does): the allocations and frees that cancel out
+// are taken off both counts, and the low and high marks become the current values.
+static void rebase_memory_row(const reader::table_def& t, PfsCoreValue* row, bool& changed) {
+  const auto col = [&t](const char* name) { return reader::column_index(t, name); };
+  for (const auto& [alloc, freed] : {std::pair{"count_alloc", "count_free"},
+                                     std::pair{"sum_number_of_bytes_alloc", "sum_number_of_bytes_free"}}) {
+    const int a = col(alloc), f = col(freed);
+    if (a < 0 || f < 0 || row[a].isnull || row[f].isnull) continue;
+    const std::int64_t base = std::min(row[a].value, row[f].value);
+    set_int(row[a], row[a].value - base, changed);
+    set_int(row[f], row[f].value - base, changed);
+  }
+  for (const auto& [current, low, high] :
+       {std::tuple{"current_count_used", "low_count_used", "high_count_used"},
+        std::tuple{"current_number_of_bytes_used", "low_number_of_bytes_used",
+                   "high_number_of_bytes_used"}}) {
+    const int c = col(current), l = col(low), h = col(high);
+    if (c < 0 || l < 0 || h < 0 || row[c].isnull) continue;
+    set_int(row[l], row[c].value, changed);
+    set_int(row[h], row[c].value, changed);
+  }
+}
+
 static void zero_stats(const PfsCoreOverlay& o, PfsCoreValue* row, bool& changed) {
   unsigned effects = o.zero_all;
+  if (effects & (kResetMemory | kResetMemoryByThread)) {
+    rebase_memory_row(*o.table, row, changed);
+    return;
+  }
   if (o.zero_file != 0) {
     // A file (socket) reset zeroes only the wait/io/file/ (wait/io/socket/) rows.
     const int e = reader::column_index(*o.table, "event_name");

@@ -27,10 +27,11 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$build" -j"$(nproc)" --target pfs_preload test_preload pl_calls pl_static_init pl_fork_exec \
-  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork
+  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork pl_memory test_preload_memory
 
 echo "=== preload tests (edge-case programs and sysbench under $build/agent/libpfs_preload.so)"
 PFS_PRELOAD_REQUIRE_SYSBENCH=1 "$build/tests/test_preload"
+"$build/tests/test_preload_memory"
 
 # One sysbench run, its report and the tables, side by side.
 work=$(mktemp -d /tmp/pfs_preload_check.XXXXXX)
@@ -46,6 +47,20 @@ echo "--- expected: events x thread-yields = 200000 lock waits on the mutex arra
 echo "--- events_waits_history_long, by event and SOURCE"
 "$inspect" "$region" events_waits_history_long | awk -F'\t' 'NR > 1 {n[$4 "\t" $5]++} END {for (k in n) print n[k] "\t" k}' |
   sort -rn | sed -n 1,5p
+
+# A real program's heap: Debian's python3 holding a 100 MB bytearray, then letting it go.
+echo "=== python3's heap under the interposer: a 100 MB bytearray, then del"
+py_region="$work/python3.pfs"
+LD_PRELOAD="$build/agent/libpfs_preload.so" PFS_REGION="$py_region" PFS_INSTRUMENT='%=ON' \
+  /usr/bin/python3 -c 'b = bytearray(100 * 1024 * 1024); b[-1] = 1; del b'
+"$inspect" "$py_region" memory_summary_global_by_event_name memory/python3/malloc | cut -f1-4,9-11
+read -r current high < <("$inspect" "$py_region" memory_summary_global_by_event_name memory/python3/malloc |
+  awk -F'\t' 'NR == 2 {print $10, $11}')
+if [ -z "$high" ] || [ "$high" -lt $((100 * 1024 * 1024)) ] || [ "$current" -ge $((100 * 1024 * 1024)) ]; then
+  echo "preload_check: python3's heap: high-water mark ${high:-none} (>= 100 MiB expected), in use at exit ${current:-none} (< 100 MiB expected)" >&2
+  exit 1
+fi
+echo "--- high-water mark $high bytes >= 100 MiB, in use at exit $current bytes"
 
 if [ "${PFS_PRELOAD_PSQL:-1}" != 0 ] && command -v pg_virtualenv >/dev/null && command -v pg_config >/dev/null &&
   [ -f "$(pg_config --sharedir)/extension/perfschema_fdw.control" ]; then

@@ -130,7 +130,8 @@ pfs_key heap_key() {
   const char* name = ::program_invocation_short_name;
   std::size_t n = 0;
   for (const char* p = name != nullptr ? name : ""; *p != '\0' && n + 1 < sizeof(category); ++p)
-    category[n++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+    category[n++] =
+        ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
   if (n == 0) std::memcpy(category, "program", 8);
   k = pfs_register_memory(category, "malloc", 0);
   if (k != 0) g_heap_flags = pfs_class_flags(k);

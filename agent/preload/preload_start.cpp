@@ -76,6 +76,7 @@ __attribute__((constructor)) void preload_start() {
   pfs::options o = pfs::options::from_environment(&warning);
   g_verbose = verbose != nullptr;
   pfs::detail::set_thread_create_hook(real_thread_create());  // for the agent's CYCLE watch
+  pfs::detail::set_agent_busy_hook([](bool on) { tls.busy = on; });
   if (!o.region_path.empty()) {
     // As a program that links the agent: an ignored setting and a failed start are
     // said once (pfs::init says why it failed), unless PFS_QUIET=1.

@@ -65,7 +65,8 @@ thread_context* counting_thread(const class_record& c) {
   thread_context* t = current_thread();
   // A thread without a slot (array full, agent stopping, thread exiting) has a
   // context of its own with THREAD_ID 0.
-  if (t == nullptr || t->thread_id == 0 || t->rec == nullptr || t->slot >= g_memory.thread_count) return nullptr;
+  if (t == nullptr || t->thread_id == 0 || t->rec == nullptr || t->slot >= g_memory.thread_count)
+    return nullptr;
   return t;
 }
 

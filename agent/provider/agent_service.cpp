@@ -28,9 +28,10 @@ constexpr pfs_service_v1 kServiceV1 = {
     PFS_SERVICE_V1_FUNCTIONS,
 };
 
-#define PFS_SERVICE_V2_SOCKETS                                                                           \
+#define PFS_SERVICE_V2_SOCKETS                                                                              \
   pfs_register_socket, pfs_init_socket, pfs_set_socket_address, pfs_set_socket_state, pfs_set_socket_owner, \
-      pfs_socket_class, pfs_start_socket_wait, pfs_end_socket_wait, pfs_end_socket_close_wait, pfs_destroy_socket
+      pfs_socket_class, pfs_start_socket_wait, pfs_end_socket_wait, pfs_end_socket_close_wait,              \
+      pfs_destroy_socket
 
 constexpr pfs_service_v2 kServiceV2 = {
     {
@@ -40,7 +41,6 @@ constexpr pfs_service_v2 kServiceV2 = {
     },
     PFS_SERVICE_V2_SOCKETS,
 };
-
 
 constexpr pfs_service_v3 kServiceV3 = {
     {

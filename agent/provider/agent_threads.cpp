@@ -3,6 +3,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <new>
 
@@ -184,9 +185,18 @@ void* spawn_trampoline_arg(void* (*start)(void*), void* arg, std::uint64_t paren
 
 void free_trampoline_arg(void* trampoline_arg) { delete static_cast<spawn_args*>(trampoline_arg); }
 
+namespace {
+constinit std::atomic<agent_busy_fn> g_agent_busy{nullptr};
+}  // namespace
+
+void set_agent_busy_hook(agent_busy_fn hook) { g_agent_busy.store(hook, std::memory_order_release); }
+
 void* spawn_trampoline(void* trampoline_arg) {
   const spawn_args a = *static_cast<spawn_args*>(trampoline_arg);
+  const agent_busy_fn busy = g_agent_busy.load(std::memory_order_acquire);
+  if (busy != nullptr) busy(true);
   free_trampoline_arg(trampoline_arg);
+  if (busy != nullptr) busy(false);
   pfs_set_thread_parent(a.parent);
   return a.start(a.arg);
 }

@@ -83,7 +83,8 @@ void end_top_statement(thread_context& t, work_state& w) {
   add(s.rows_sent, load_relaxed(r.rows_sent));
   add(s.rows_examined, load_relaxed(r.rows_examined));
   add_sum(s.cpu_time, s.cpu_time_hi, cpu);
-  if (max_controlled > load_relaxed(s.max_controlled_memory)) store_relaxed(s.max_controlled_memory, max_controlled);
+  if (max_controlled > load_relaxed(s.max_controlled_memory))
+    store_relaxed(s.max_controlled_memory, max_controlled);
   if (max_total > load_relaxed(s.max_total_memory)) store_relaxed(s.max_total_memory, max_total);
   if (timer != 0) add_statement_to_histogram(w, t.thread_id, ps);
   if (load_relaxed(r.digest_index) != 0)

@@ -37,9 +37,10 @@ void rows_memory_summary(scan_state& s, summary_kind which) {
   if (!by_thread)
     for (std::uint64_t i = 0; i < per; ++i)
       global[i] = load_memory_stat(s.r.at<memory_class_stat>(kArrayClassMemoryStats, i)->stat);
-  for (const live_thread& t : s.live_threads()) {
+  for (const live_thread& t : live_threads(s)) {
     for (const class_entry& c : s.classes) {
-      if (!c.valid || c.kind != kKindMemory || c.kind_index >= per || (c.traits & kMemoryGlobalOnly)) continue;
+      if (!c.valid || c.kind != kKindMemory || c.kind_index >= per || (c.traits & kMemoryGlobalOnly))
+        continue;
       const memory_stat mine =
           load_memory_stat(*s.r.at<memory_stat>(kArrayThreadMemoryStats, t.slot * per + c.kind_index));
       if (!by_thread) {

@@ -158,8 +158,8 @@ void rows_threads(scan_state& s) {
                     ? stable_text(std::string_view(kConnection[connection]))
                     : null_cell());
     x.push_back(nullable_int(t.os_thread_id));
-    x.push_back(null_cell());                                               // resource_group
-    x.push_back(stable_text(std::string_view("PRIMARY")));                  // execution_engine
+    x.push_back(null_cell());                               // resource_group
+    x.push_back(stable_text(std::string_view("PRIMARY")));  // execution_engine
     x.push_back(int_cell_signed(t.controlled_memory));
     x.push_back(int_cell_signed(t.max_controlled_memory));
     x.push_back(int_cell_signed(t.total_memory));

@@ -2,8 +2,8 @@
 # Prometheus: Debian's prometheus-postgres-exporter with tools/prometheus/queries.yaml
 # against a throwaway PostgreSQL whose perfschema tables read the region of a real
 # program (sysbench fileio, unmodified, under the interposer: mutex waits and file
-# io). curl reads /metrics and finds the program's waits, its file io bytes and
-# the status counters, and the number of perfschema series stays bounded.
+# io). curl reads /metrics and finds the program's waits, its file io bytes, its
+# heap and the agent's own memory, the status counters, and the number of perfschema series stays bounded.
 # Usage (as root): bash tests/live/prometheus_test.sh    (about 20 s)
 source "$(dirname "$0")/lib.sh"
 
@@ -34,9 +34,14 @@ check "the busiest files are sysbench's test files" \
   "echo \"\$metrics\" | grep -q '^perfschema_top_files_bytes_write{file_name=\"[^\"]*test_file.0\"'"
 check "totals by class are exported" "echo \"\$metrics\" | grep -q '^perfschema_waits_by_class_count_star{class=\"wait/io/file\"'"
 check "the provider is alive" "echo \"\$metrics\" | grep -q '^perfschema_status_value{name=\"provider_alive\",server=\"[^\"]*\"} 1$'"
+check "the heap of sysbench is exported" "echo \"\$metrics\" | grep -q '^perfschema_memory_high_bytes{event_name=\"memory/sysbench/malloc\"'"
+check "the agent's own memory is exported" "echo \"\$metrics\" | grep -q '^perfschema_memory_bytes{event_name=\"memory/performance_schema/'"
 check "the lost counters are exported" "echo \"\$metrics\" | grep -q '^perfschema_status_value{name=\"[a-z_]*_lost\",'"
 series=$(echo "$metrics" | grep -c '^perfschema_')
 classes=$(q "SELECT count(*) FROM ps.setup_instruments")
-check "the series are bounded ($series series, $classes instruments)" "[ $series -le $((3 * classes + 6 * 20 + 60)) ]"
+# waits: 3 series per instrument, memory: 5 per memory instrument, files: 6 per file
+memory_classes=$(q "SELECT count(*) FROM ps.setup_instruments WHERE name LIKE 'memory/%'")
+check "the series are bounded ($series series, $classes instruments)" \
+  "[ $series -le $((3 * classes + 2 * memory_classes + 6 * 20 + 60)) ]"
 echo "$metrics" | grep -q '^pg_exporter_last_scrape_error 0' || fail "the exporter reports a scrape error: $(grep -i error "$WORK/exporter.log" | tail -3)"
 echo "=== prometheus_test: all checks passed"

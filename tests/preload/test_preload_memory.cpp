@@ -46,7 +46,8 @@ TEST(PreloadMemory, KnownAllocationsOnTwoThreadsAreCountedExactly) {
       EXPECT_EQ(row["count_free"].i, value(r, p + "_frees")) << who;
       EXPECT_EQ(row["sum_number_of_bytes_alloc"].i, value(r, p + "_alloc_bytes")) << who;
       EXPECT_EQ(row["sum_number_of_bytes_free"].i, value(r, p + "_free_bytes")) << who;
-      EXPECT_EQ(row["current_number_of_bytes_used"].i, value(r, p + "_alloc_bytes") - value(r, p + "_free_bytes"))
+      EXPECT_EQ(row["current_number_of_bytes_used"].i,
+                value(r, p + "_alloc_bytes") - value(r, p + "_free_bytes"))
           << who;
       EXPECT_GE(row["high_number_of_bytes_used"].i, row["current_number_of_bytes_used"].i) << who;
     }

@@ -61,6 +61,11 @@ void free_trampoline_arg(void* trampoline_arg);
 // default) is pthread_create.
 using thread_create_fn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 void set_thread_create_hook(thread_create_fn create);
+// The interposer's "the agent runs on this thread" flag, set around what the agent
+// frees on a new thread before the program's code runs (the trampoline's argument,
+// allocated while the parent was marked), so that its heap count leaves it out.
+using agent_busy_fn = void (*)(bool busy);
+void set_agent_busy_hook(agent_busy_fn hook);
 
 // Writes "perfschema: <text>" as one line to stderr, unless PFS_QUIET=1
 // (agent_report.cpp): start-up failures, ignored settings, a region that changed.

@@ -145,9 +145,11 @@ inline void add_atomic(std::uint64_t& field, std::uint64_t v) {
 
 // MAX_CONTROLLED_MEMORY and MAX_TOTAL_MEMORY of a summary: the largest statement's.
 inline void max_memory_atomic(statement_stat& into, std::int64_t controlled, std::int64_t total) {
-  for (auto [field, v] : {std::pair{&into.max_controlled_memory, controlled}, std::pair{&into.max_total_memory, total}}) {
+  for (auto [field, v] :
+       {std::pair{&into.max_controlled_memory, controlled}, std::pair{&into.max_total_memory, total}}) {
     std::int64_t seen = load_relaxed(*field);
-    while (v > seen && !__atomic_compare_exchange_n(field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    while (v > seen &&
+           !__atomic_compare_exchange_n(field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
   }
 }

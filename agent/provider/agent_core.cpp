@@ -224,57 +224,6 @@ void destroy_instance(sync_instance* s) {
   store_release(s->lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
 }
 
-std::uint32_t intern_source_in_region(const char* file, unsigned line);
-
-std::uint32_t intern_source_slow(thread_context& t, const char* file, unsigned line) {
-  const std::uint32_t index = intern_source_in_region(file, line);
-  t.last_file = file;
-  t.last_line = line;
-  t.last_source = index;
-  return index;
-}
-
-std::uint32_t intern_source_in_region(const char* file, unsigned line) {
-  agent_state* a = g_agent;
-  if (a->source_count == 0 || file == nullptr) return 0;
-  const auto key = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(file));
-  const std::uint64_t h = (key ^ (std::uint64_t{line} * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
-  // Fast range reduction (no division): (hash32 * n) >> 32.
-  std::uint32_t idx = static_cast<std::uint32_t>(((h >> 32) * a->source_count) >> 32);
-  for (int probe = 0; probe < 8; ++probe) {
-    source_record& s = a->sources[idx];
-    std::uint32_t state = load_acquire(s.state);
-    if (state == kSourceReady) {
-      if (load_relaxed(s.key) == key && load_relaxed(s.line) == line) return idx + 1;
-    } else if (state == kSourceFree) {
-      std::uint32_t expected = kSourceFree;
-      if (__atomic_compare_exchange_n(&s.state, &expected, kSourceWriting, false, __ATOMIC_ACQUIRE,
-                                      __ATOMIC_RELAXED)) {
-        // Keep the base name: SOURCE is "file.cpp:123" as in MySQL.
-        const char* base = std::strrchr(file, '/');
-        base = base != nullptr ? base + 1 : file;
-        char text[kSourceLen];
-        // Line 0: the text is the whole location (the LD_PRELOAD interposer's
-        // "module:symbol+0xoff"), shown without a line number.
-        int n = line != 0 ? std::snprintf(text, sizeof(text), "%s:%u", base, line)
-                          : std::snprintf(text, sizeof(text), "%s", base);
-        (void)n;
-        for (std::size_t i = 0; i < kSourceLen; ++i) store_relaxed(s.text[i], text[i]);
-        store_relaxed(s.key, key);
-        store_relaxed(s.line, static_cast<std::uint32_t>(line));
-        store_release(s.state, kSourceReady);
-        return idx + 1;
-      }
-      if (expected == kSourceReady && load_relaxed(s.key) == key && load_relaxed(s.line) == line)
-        return idx + 1;
-    }
-    // Another call site, or one being written right now: probe on.
-    idx = idx + 1 == a->source_count ? 0 : idx + 1;
-  }
-  bump_lost(kLostSources);
-  return 0;
-}
-
 }  // namespace detail
 
 using namespace detail;

@@ -47,12 +47,6 @@ struct thread_exit_hook {
 };
 thread_local thread_exit_hook tls_exit_hook;
 
-void copy_field(char* dst, std::size_t cap, const char* src) {
-  std::size_t n = src == nullptr ? 0 : std::strlen(src);
-  if (n >= cap) n = cap - 1;
-  for (std::size_t i = 0; i < cap; ++i) store_relaxed(dst[i], i < n ? src[i] : '\0');
-}
-
 void release_batch(thread_context& t) {
   if (t.has_batch) store_release(g_agent->batches[t.batch].owner, std::uint64_t{0});
   t.has_batch = false;
@@ -93,83 +87,18 @@ void release_thread(thread_context& context) {
 }
 
 thread_context* no_context() { return no_slot_context(); }
+void arm_thread_exit_hook() { tls_exit_hook.armed = true; }
+
+void copy_field(char* dst, std::size_t cap, const char* src) {
+  std::size_t n = src == nullptr ? 0 : std::strlen(src);
+  if (n >= cap) n = cap - 1;
+  for (std::size_t i = 0; i < cap; ++i) store_relaxed(dst[i], i < n ? src[i] : '\0');
+}
 
 __attribute__((tls_model("initial-exec"))) constinit thread_local thread_context* tls_context = nullptr;
 // PARENT_THREAD_ID for this thread's record: the THREAD_ID of the thread that
 // spawned it (pfs_set_thread_parent, set before the thread registers).
 __attribute__((tls_model("initial-exec"))) constinit thread_local std::uint64_t tls_parent_thread_id = 0;
-
-thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
-  agent_state* a = g_agent;
-  if (a == nullptr || !agent_running()) return no_slot_context();
-  // Lost: no slot now (tls_context stays unset), so a later event tries again.
-  if (!region_attached()) return no_slot_context();
-  if (thread_class == 0) thread_class = register_class(kKindThread, "pfs", "unregistered");
-
-  auto* records = a->region.array<thread_record>(kArrayThreads);
-  const std::uint32_t n = static_cast<std::uint32_t>(a->contexts.size());
-  for (std::uint32_t slot = 0; slot < n; ++slot) {
-    thread_record& r = records[slot];
-    std::uint32_t word = load_relaxed(r.lock);
-    if ((word & kStateMask) != kStateFree) continue;
-    if (!__atomic_compare_exchange_n(&r.lock, &word, (word & ~kStateMask) | kStateDirty, false,
-                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-      continue;
-    thread_context& t = a->contexts[slot];
-    t = thread_context{};
-    t.rec = &r;
-    t.slot = slot;
-    t.stack = t.stack_base =
-        a->region.array<wait_record>(kArrayWaitStacks) + std::uint64_t{slot} * a->stack_depth;
-    t.stack_room = a->stack_depth;
-    t.history = a->history_size == 0
-                    ? nullptr
-                    : a->region.array<wait_record>(kArrayWaitHistory) + std::uint64_t{slot} * a->history_size;
-    t.class_stats = a->region.array<wait_stat>(kArrayThreadClassStats) + std::uint64_t{slot} * a->max_classes;
-    t.global_stats =
-        a->region.array<wait_stat>(kArrayThreadGlobalStats) + std::uint64_t{slot} * a->max_classes;
-    t.thread_id = __atomic_fetch_add(&a->header->next_thread_id, 1, __ATOMIC_RELAXED);
-    for (std::uint32_t i = 0; i < a->stack_depth; ++i) clear_event(t.stack[i]);
-    for (std::uint32_t i = 0; i < a->history_size; ++i) clear_event(t.history[i]);
-    for (std::uint32_t i = 0; i < a->max_classes; ++i) {
-      zero_stat(t.class_stats[i]);
-      zero_stat(t.global_stats[i]);
-    }
-    const std::uint64_t parent = tls_parent_thread_id;
-    store_relaxed(r.class_index, thread_class);
-    store_relaxed(r.thread_id, t.thread_id);
-    store_relaxed(r.os_thread_id, static_cast<std::uint64_t>(syscall(SYS_gettid)));
-    store_relaxed(r.parent_thread_id, parent);
-    // Background threads are instrumented with history, as in MySQL; a thread
-    // that declares an actor becomes foreground and follows setup_actors.
-    store_relaxed(r.instrumented, std::uint8_t{1});
-    store_relaxed(r.history, std::uint8_t{1});
-    store_relaxed(r.foreground, std::uint8_t{0});
-    store_relaxed(r.stack_depth, 0u);
-    store_relaxed(r.event_id, std::uint64_t{1});
-    store_relaxed(r.history_index, std::uint64_t{0});
-    copy_field(r.name, kThreadNameLen, name);
-    copy_field(r.user, kUserLen, "");
-    copy_field(r.host, kHostLen, "");
-    copy_field(r.role, kUserLen, "");
-    for (std::uint64_t& h : r.horizon) store_relaxed(h, std::uint64_t{0});
-    attach_work(*a, t);
-    attach_memory(*a, t);
-    store_relaxed(r.derived, setup::thread_derived(a->region, r));
-    store_relaxed(r.work_derived, setup::work_derived(a->region, r));
-    store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
-    // A setup change racing with this registration may have missed our record:
-    // recompute from the settings as they are now.
-    store_relaxed(r.derived, setup::thread_derived(a->region, r));
-    store_relaxed(r.work_derived, setup::work_derived(a->region, r));
-    tls_context = &t;
-    tls_exit_hook.armed = true;
-    return &t;
-  }
-  bump_lost(kLostThreadInstances);
-  tls_context = no_slot_context();
-  return tls_context;
-}
 
 namespace {
 struct spawn_args {

@@ -1,5 +1,5 @@
-// The C ABI of the event path (the inline functions of event_path.h) and the
-// event path's rare, out-of-line step: claiming a history_long batch.
+// The C ABI of the event path (the inline functions of event_path.h); its
+// out-of-line steps are in cold_path.cpp.
 #include "agent/provider/internal/agent_internal.h"
 
 namespace pfs::detail {
@@ -11,33 +11,6 @@ static_assert(alignof(wait_locker) <= alignof(pfs_wait_locker));
 wait_locker& as_locker(pfs_wait_locker* l) { return *reinterpret_cast<wait_locker*>(l); }
 
 }  // namespace
-
-// history_long is filled in batches of slots that one thread owns at a time, so
-// threads do not share a cache line per event (a global index per event triples
-// the cost with two threads); "the latest N events" stays true to within one
-// batch per thread.
-bool claim_batch(thread_context& t) {
-  agent_state& a = *g_agent;
-  if (t.has_batch) store_release(a.batches[t.batch].owner, std::uint64_t{0});
-  t.has_batch = false;
-  // A few tries: a batch still being filled by a slow thread is skipped.
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    const std::uint64_t b =
-        __atomic_fetch_add(&a.header->history_long_next_batch, 1, __ATOMIC_RELAXED) % a.batch_count;
-    std::uint64_t expected = 0;
-    if (__atomic_compare_exchange_n(&a.batches[b].owner, &expected, t.thread_id, false, __ATOMIC_ACQUIRE,
-                                    __ATOMIC_RELAXED)) {
-      t.batch = b;
-      t.batch_next = static_cast<std::uint32_t>(b * a.history_long_batch);
-      const std::uint64_t end = (b + 1) * a.history_long_batch;
-      t.batch_end = static_cast<std::uint32_t>(end < a.history_long_size ? end : a.history_long_size);
-      t.has_batch = true;
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace pfs::detail
 
 using namespace pfs::detail;

@@ -50,20 +50,4 @@ void add_statement_to_histogram(work_state& w, std::uint64_t thread_id, std::uin
   }
 }
 
-// The first timed wait of a (thread, class): claim a histogram of its own from the
-// pool, or share the class's (atomic adds) when the pool is used up.
-void add_to_histogram_slow(thread_context& t, std::uint32_t class_index, std::uint64_t ps) {
-  std::uint32_t& entry = t.wait_histogram_of[class_index - 1];
-  if (entry == 0) {
-    const std::uint32_t e = claim_pool_histogram(t.thread_id, class_index);
-    entry = e != 0 ? e : kSharedHistogram;
-  }
-  if (entry == kSharedHistogram) {
-    __atomic_fetch_add(&g_work.class_wait_histograms[class_index - 1].counts[histogram::bucket_of(ps)], 1,
-                       __ATOMIC_RELAXED);
-    return;
-  }
-  add_to_histogram(t, class_index, ps);
-}
-
 }  // namespace pfs::detail

@@ -107,6 +107,12 @@ bool region_attached();
 void release_thread(thread_context& t);
 // The context of threads that record nothing.
 thread_context* no_context();
+// Thread registration (register_thread_slot, cold_path.cpp): the thread's exit
+// hook armed (agent_threads.cpp), a fixed-size field of its record copied, and
+// PARENT_THREAD_ID for its record, set by pfs_set_thread_parent before it registers.
+void arm_thread_exit_hook();
+void copy_field(char* dst, std::size_t cap, const char* src);
+extern __attribute__((tls_model("initial-exec"))) constinit thread_local std::uint64_t tls_parent_thread_id;
 // The region path with %p replaced by pid, into out (cap bytes); false if it does
 // not fit. No allocation: a fork child handler calls it.
 bool expand_region_path(const char* pattern, long pid, char* out, std::size_t cap);

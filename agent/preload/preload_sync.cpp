@@ -1,0 +1,409 @@
+// The interposed pthread mutex, rwlock and condition functions (and pthread_create):
+// a lock is tried first, timed from before the try; see preload.cpp.
+#include <errno.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <cstring>
+
+#include "agent/preload/preload_real.h"
+
+namespace pfs::preload {
+namespace {
+
+[[gnu::noinline, gnu::cold]] sync_instance* first_use(sync_kind kind, const void* object,
+                                                      const void* caller) {
+  const bool was_busy = tls.busy;
+  tls.busy = true;
+  errno_keeper keep;
+  sync_instance* s = instance_on_first_use(kind, object, caller);
+  tls.busy = was_busy;
+  return s;
+}
+
+inline sync_instance* instance_of(sync_kind kind, const void* object, const void* caller) {
+  sync_instance* s = find_instance(kind, object);
+  if (s == nullptr) [[unlikely]]
+    s = first_use(kind, object, caller);
+  return s;
+}
+
+[[gnu::noinline, gnu::cold]] void on_init(sync_kind kind, const void* object, const void* caller) {
+  busy_scope busy;
+  errno_keeper keep;
+  instance_on_init(kind, object, caller);
+}
+
+[[gnu::noinline, gnu::cold]] void on_destroy(sync_kind kind, const void* object) {
+  busy_scope busy;
+  errno_keeper keep;
+  instance_on_destroy(kind, object);
+}
+
+inline bool acquired(int rc) { return rc == 0 || rc == EOWNERDEAD; }
+
+// The rest of a lock that the trylock did not get: a timed wait until the real
+// blocking call returns. Out of line (the uncontended path stays small).
+template <sync_kind Kind, class Block>
+[[gnu::noinline]] int contended(wait_locker& l, const char* source, Block block) {
+  {
+    errno_keeper keep;
+    start_contended(l, source, 0);
+  }
+  tls.busy = false;
+  const int rc = block();
+  tls.busy = true;
+  {
+    errno_keeper keep;
+    if constexpr (Kind == kMutex)
+      end_mutex_wait(l, acquired(rc) ? 0 : rc);
+    else
+      end_rwlock_wait(l, acquired(rc) ? 0 : rc);
+  }
+  tls.busy = false;
+  return rc;
+}
+
+// The instant wait of a lock taken (or a trylock tried) without blocking.
+template <sync_kind Kind>
+[[gnu::always_inline]] inline void instant(wait_locker& l, int rc, const char* source) {
+  if (traced(l)) [[unlikely]] {
+    errno_keeper keep;  // the trace file is written with write()
+    if constexpr (Kind == kMutex)
+      mutex_instant(l, acquired(rc), source, 0);
+    else
+      rwlock_instant(l, acquired(rc), source, 0);
+    return;
+  }
+  if constexpr (Kind == kMutex)
+    mutex_instant(l, acquired(rc), source, 0);
+  else
+    rwlock_instant(l, acquired(rc), source, 0);
+}
+
+// The instance's class is enabled: the instrument-off path is a lookup and the
+// real call, nothing more.
+inline bool class_enabled(const sync_instance* s) {
+  const std::uint32_t key = load_relaxed(s->class_index);
+  return key != 0 && (load_relaxed(g_hot.classes[key - 1].derived) & kFlagEnabled) != 0;
+}
+
+[[gnu::noinline, gnu::cold]] void register_thread_busy() {
+  busy_scope busy;
+  register_thread();
+}
+
+// lock, timedlock, clocklock; rdlock, wrlock and their timed forms. try_fn is the
+// matching trylock, block the real blocking call.
+//
+// The trylock comes first, before anything is written: a locked instruction
+// waits for every store before it to drain, so the event's stores go after it
+// (and overlap with the caller's critical section).
+template <sync_kind Kind, class Obj, class Try, class Block>
+[[gnu::always_inline]] inline int acquire(Obj* object, const void* caller, int op, Try try_fn, Block block) {
+  sync_instance* s = find_instance(Kind, object);
+  if (s == nullptr) [[unlikely]] {
+    s = first_use(Kind, object, caller);
+    if (s == nullptr) return block();
+  }
+  if (!class_enabled(s)) return block();
+  if (tls_context == nullptr) [[unlikely]]
+    register_thread_busy();
+  prefetch_event_slots();
+  // Timed from before the first try (WL#2360), taken then or not.
+  const std::uint8_t timer = wait_timer_of(s);
+  const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
+  int rc = try_fn(object);
+  tls.busy = true;
+  wait_locker l;
+  if (!begin_wait(l, s, op)) [[unlikely]] {
+    tls.busy = false;
+    return rc != EBUSY ? rc : block();
+  }
+  start_timer(l, timer, start);
+  const char* source = source_of(caller);
+  if constexpr (Kind == kMutex) {
+    tls.last_locked = object;
+    tls.last_locked_instance = s;
+  }
+  if (rc != EBUSY) [[likely]] {
+    // Taken at the first try (or an error the blocking call would give too).
+    instant<Kind>(l, rc, source);
+    tls.busy = false;
+    return rc;
+  }
+  return contended<Kind>(l, source, block);
+}
+
+// A trylock: an instant wait, acquired or not.
+template <sync_kind Kind, class Obj, class Try>
+[[gnu::always_inline]] inline int try_acquire(Obj* object, const void* caller, int op, Try try_fn) {
+  sync_instance* s = find_instance(Kind, object);
+  if (s == nullptr) [[unlikely]] {
+    s = first_use(Kind, object, caller);
+    if (s == nullptr) return try_fn(object);
+  }
+  if (!class_enabled(s)) return try_fn(object);
+  if (tls_context == nullptr) [[unlikely]]
+    register_thread_busy();
+  prefetch_event_slots();
+  const std::uint8_t timer = wait_timer_of(s);
+  const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
+  const int rc = try_fn(object);
+  tls.busy = true;
+  wait_locker l;
+  if (begin_wait(l, s, op)) [[likely]] {
+    start_timer(l, timer, start);
+    const char* source = source_of(caller);
+    if constexpr (Kind == kMutex) {
+      tls.last_locked = object;
+      tls.last_locked_instance = s;
+    }
+    instant<Kind>(l, rc, source);
+  }
+  tls.busy = false;
+  return rc;
+}
+
+template <class Wait>
+int cond_wait_common(pthread_cond_t* cond, pthread_mutex_t* mutex, const void* caller, int op, Wait wait) {
+  if (!should_record()) return wait();
+  tls.busy = true;
+  sync_instance* c = instance_of(kCond, cond, caller);
+  sync_instance* m = find_instance(kMutex, mutex);
+  wait_locker l;
+  if (c == nullptr || (ensure_thread(), !begin_wait(l, c, op))) {
+    tls.busy = false;
+    return wait();
+  }
+  {
+    errno_keeper keep;
+    start_running(l, source_of(caller), 0);
+  }
+  // The mutex is released while the thread waits, and taken again (inside the C
+  // library, with no call the interposer sees) before the wait returns.
+  l.cond_mutex = m;
+  if (m != nullptr) unlock_mutex(m);
+  tls.busy = false;
+  const int rc = wait();
+  tls.busy = true;
+  {
+    errno_keeper keep;
+    // Signalled (not timed out): by the last thread that signalled the condition.
+    if (rc == 0) l.event.blocking_thread_id = load_relaxed(c->owner_thread_id);
+    if (m != nullptr) set_owner(l, *m);
+    end_wait(l, true);
+  }
+  tls.busy = false;
+  return rc;
+}
+
+}  // namespace
+}  // namespace pfs::preload
+
+// ---------------------------------------------------------------------------
+// The interposed functions.
+
+using namespace pfs::preload;
+
+// init and destroy of every kind: the real call, then the instance (on success).
+template <class Object, class Attr>
+int init_object(sync_kind kind, int (*init)(Object*, const Attr*), Object* object, const Attr* attr,
+                const void* caller) {
+  const int rc = init(object, attr);
+  if (rc == 0 && should_record()) on_init(kind, object, caller);
+  return rc;
+}
+template <class Object>
+int destroy_object(sync_kind kind, int (*destroy)(Object*), Object* object) {
+  const int rc = destroy(object);
+  if (rc == 0 && should_record()) on_destroy(kind, object);
+  return rc;
+}
+
+// Mutexes
+PFS_EXPORT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) noexcept {
+  return init_object(kMutex, real.mutex_init, m, attr, CALLER);
+}
+PFS_EXPORT int pthread_mutex_destroy(pthread_mutex_t* m) noexcept {
+  return destroy_object(kMutex, real.mutex_destroy, m);
+}
+PFS_EXPORT [[gnu::flatten]] int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
+  if (!should_record()) return real.mutex_lock(m);
+  return acquire<kMutex>(m, CALLER, PFS_OP_LOCK, real.mutex_trylock, [m] { return real.mutex_lock(m); });
+}
+PFS_EXPORT [[gnu::flatten]] int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
+  if (!should_record()) return real.mutex_trylock(m);
+  return try_acquire<kMutex>(m, CALLER, PFS_OP_TRY_LOCK, real.mutex_trylock);
+}
+PFS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) noexcept {
+  auto fn = get(real.mutex_timedlock);
+  if (fn == nullptr) return real.mutex_lock(m);  // only while dlsym itself runs
+  if (!should_record()) return fn(m, at);
+  return acquire<kMutex>(m, CALLER, PFS_OP_LOCK, real.mutex_trylock, [=] { return fn(m, at); });
+}
+PFS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const timespec* at) noexcept {
+  auto fn = get(real.mutex_clocklock);
+  if (fn == nullptr) return real.mutex_lock(m);
+  if (!should_record()) return fn(m, clock, at);
+  return acquire<kMutex>(m, CALLER, PFS_OP_LOCK, real.mutex_trylock, [=] { return fn(m, clock, at); });
+}
+PFS_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
+  if (should_record()) {
+    sync_instance* s = tls.last_locked_instance;
+    if (tls.last_locked != m || s == nullptr ||
+        pfs::layout::load_relaxed(s->identity) != reinterpret_cast<std::uintptr_t>(m)) [[unlikely]]
+      s = find_instance(kMutex, m);
+    if (s != nullptr) pfs::detail::unlock_mutex(s);
+  }
+  return real.mutex_unlock(m);
+}
+
+// Rwlocks
+PFS_EXPORT int pthread_rwlock_init(pthread_rwlock_t* rw, const pthread_rwlockattr_t* attr) noexcept {
+  return init_object(kRwlock, real.rwlock_init, rw, attr, CALLER);
+}
+PFS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t* rw) noexcept {
+  return destroy_object(kRwlock, real.rwlock_destroy, rw);
+}
+PFS_EXPORT [[gnu::flatten]] int pthread_rwlock_rdlock(pthread_rwlock_t* rw) noexcept {
+  if (!should_record()) return real.rwlock_rdlock(rw);
+  return acquire<kRwlock>(rw, CALLER, PFS_OP_READ_LOCK, real.rwlock_tryrdlock,
+                          [rw] { return real.rwlock_rdlock(rw); });
+}
+PFS_EXPORT [[gnu::flatten]] int pthread_rwlock_wrlock(pthread_rwlock_t* rw) noexcept {
+  if (!should_record()) return real.rwlock_wrlock(rw);
+  return acquire<kRwlock>(rw, CALLER, PFS_OP_WRITE_LOCK, real.rwlock_trywrlock,
+                          [rw] { return real.rwlock_wrlock(rw); });
+}
+PFS_EXPORT [[gnu::flatten]] int pthread_rwlock_tryrdlock(pthread_rwlock_t* rw) noexcept {
+  if (!should_record()) return real.rwlock_tryrdlock(rw);
+  return try_acquire<kRwlock>(rw, CALLER, PFS_OP_TRY_READ_LOCK, real.rwlock_tryrdlock);
+}
+PFS_EXPORT [[gnu::flatten]] int pthread_rwlock_trywrlock(pthread_rwlock_t* rw) noexcept {
+  if (!should_record()) return real.rwlock_trywrlock(rw);
+  return try_acquire<kRwlock>(rw, CALLER, PFS_OP_TRY_WRITE_LOCK, real.rwlock_trywrlock);
+}
+PFS_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
+  auto fn = get(real.rwlock_timedrdlock);
+  if (fn == nullptr) return real.rwlock_rdlock(rw);
+  if (!should_record()) return fn(rw, at);
+  return acquire<kRwlock>(rw, CALLER, PFS_OP_READ_LOCK, real.rwlock_tryrdlock, [=] { return fn(rw, at); });
+}
+PFS_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t* rw, const timespec* at) noexcept {
+  auto fn = get(real.rwlock_timedwrlock);
+  if (fn == nullptr) return real.rwlock_wrlock(rw);
+  if (!should_record()) return fn(rw, at);
+  return acquire<kRwlock>(rw, CALLER, PFS_OP_WRITE_LOCK, real.rwlock_trywrlock, [=] { return fn(rw, at); });
+}
+PFS_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t* rw, clockid_t clock,
+                                          const timespec* at) noexcept {
+  auto fn = get(real.rwlock_clockrdlock);
+  if (fn == nullptr) return real.rwlock_rdlock(rw);
+  if (!should_record()) return fn(rw, clock, at);
+  return acquire<kRwlock>(rw, CALLER, PFS_OP_READ_LOCK, real.rwlock_tryrdlock,
+                          [=] { return fn(rw, clock, at); });
+}
+PFS_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t* rw, clockid_t clock,
+                                          const timespec* at) noexcept {
+  auto fn = get(real.rwlock_clockwrlock);
+  if (fn == nullptr) return real.rwlock_wrlock(rw);
+  if (!should_record()) return fn(rw, clock, at);
+  return acquire<kRwlock>(rw, CALLER, PFS_OP_WRITE_LOCK, real.rwlock_trywrlock,
+                          [=] { return fn(rw, clock, at); });
+}
+PFS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
+  if (should_record()) {
+    if (sync_instance* s = find_instance(kRwlock, rw)) pfs::detail::unlock_rwlock(s);
+  }
+  return real.rwlock_unlock(rw);
+}
+
+// Conditions. Before the real functions are known (only while dlsym itself
+// runs): signal and broadcast do nothing and a wait returns at once, both
+// allowed by POSIX (a spurious wake-up).
+namespace {
+int spurious_wakeup(pthread_mutex_t* m) {
+  real.mutex_unlock(m);
+  sched_yield();
+  return real.mutex_lock(m);
+}
+}  // namespace
+
+PFS_EXPORT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* attr) noexcept {
+  auto fn = get(real.cond_init);
+  if (fn == nullptr) {
+    static const pthread_cond_t initializer = PTHREAD_COND_INITIALIZER;
+    std::memcpy(static_cast<void*>(c), &initializer, sizeof(initializer));
+    return 0;
+  }
+  return init_object(kCond, fn, c, attr, CALLER);
+}
+PFS_EXPORT int pthread_cond_destroy(pthread_cond_t* c) noexcept {
+  auto fn = get(real.cond_destroy);
+  if (fn == nullptr) return 0;
+  return destroy_object(kCond, fn, c);
+}
+PFS_EXPORT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  auto fn = get(real.cond_wait);
+  if (fn == nullptr) return spurious_wakeup(m);
+  return cond_wait_common(c, m, CALLER, PFS_OP_WAIT, [=] { return fn(c, m); });
+}
+PFS_EXPORT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
+  auto fn = get(real.cond_timedwait);
+  if (fn == nullptr) return spurious_wakeup(m);
+  return cond_wait_common(c, m, CALLER, PFS_OP_TIMED_WAIT, [=] { return fn(c, m, at); });
+}
+PFS_EXPORT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
+                                      const timespec* at) {
+  auto fn = get(real.cond_clockwait);
+  if (fn == nullptr) return spurious_wakeup(m);
+  return cond_wait_common(c, m, CALLER, PFS_OP_TIMED_WAIT, [=] { return fn(c, m, clock, at); });
+}
+// The signaller of a condition already in use (SIGNALLING_THREAD_ID of the waits
+// it ends).
+inline void note_cond_signal(pthread_cond_t* c) {
+  if (!should_record()) return;
+  sync_instance* s = find_instance(kCond, c);
+  if (s == nullptr) return;
+  tls.busy = true;
+  ensure_thread();
+  note_signal(s);
+  tls.busy = false;
+}
+PFS_EXPORT int pthread_cond_signal(pthread_cond_t* c) noexcept {
+  auto fn = get(real.cond_signal);
+  note_cond_signal(c);
+  return fn != nullptr ? fn(c) : 0;
+}
+PFS_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
+  auto fn = get(real.cond_broadcast);
+  note_cond_signal(c);
+  return fn != nullptr ? fn(c) : 0;
+}
+
+// Threads: the creating thread becomes the new thread's PARENT_THREAD_ID. Not in
+// sanitizer builds: their runtime comes first in LD_PRELOAD, its pthread_create
+// calls this one with its own start routine, and the trampoline would run
+// before that routine has set up the sanitizer's state for the new thread.
+#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+PFS_EXPORT int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void*),
+                              void* arg) noexcept {
+  auto fn = get(real.thread_create);
+  if (fn == nullptr) return EAGAIN;  // only while dlsym itself runs
+  if (!should_record()) return fn(t, attr, start, arg);
+  void* a = nullptr;
+  {
+    tls.busy = true;
+    errno_keeper keep;
+    ensure_thread();
+    a = spawn_trampoline_arg(start, arg, tls_context != nullptr ? tls_context->thread_id : 0);
+    tls.busy = false;
+  }
+  if (a == nullptr) return fn(t, attr, start, arg);  // no parent then
+  const int rc = fn(t, attr, spawn_trampoline, a);
+  if (rc != 0) free_trampoline_arg(a);
+  return rc;
+}
+#endif

@@ -1,7 +1,7 @@
 // Writes region records by hand, the way a provider leaves them between writes
 // (allocated version+state words, even seqlock words), for the tools that write
 // fixture regions (tools/pfs_fixture) and the tests that build regions record by
-// record (tests/test_reader, tests/reader/test_region_corruption). Never used by the
+// record (tests/reader/test_reader, tests/reader/test_region_corruption). Never used by the
 // provider itself. Single-threaded: plain stores.
 #pragma once
 

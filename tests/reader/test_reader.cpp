@@ -1,7 +1,7 @@
 // The reader library: the catalogue, the status table, and what holds for every
 // table (empty and damaged regions, large values, estimates, open and scan errors,
 // a concurrent writer).
-#include "tests/reader_fixture.h"
+#include "tests/reader/reader_fixture.h"
 
 namespace pfs::reader_test {
 namespace {

@@ -1,5 +1,5 @@
 // The reader's wait summaries and sync instance tables (rows_summaries.cpp).
-#include "tests/reader_fixture.h"
+#include "tests/reader/reader_fixture.h"
 
 namespace pfs::reader_test {
 namespace {

@@ -1,6 +1,6 @@
 // The reader's events_waits_current, _history and _history_long (rows_waits.cpp):
 // every column, times, the rings' order.
-#include "tests/reader_fixture.h"
+#include "tests/reader/reader_fixture.h"
 
 namespace pfs::reader_test {
 namespace {

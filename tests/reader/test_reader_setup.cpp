@@ -1,5 +1,5 @@
 // The reader's setup tables, performance_timers and threads (rows_setup.cpp).
-#include "tests/reader_fixture.h"
+#include "tests/reader/reader_fixture.h"
 
 namespace pfs::reader_test {
 namespace {

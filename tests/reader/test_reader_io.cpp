@@ -1,6 +1,6 @@
 // The reader's file io and table io tables (rows_io.cpp), and the objects wait
 // events name.
-#include "tests/reader_fixture.h"
+#include "tests/reader/reader_fixture.h"
 
 namespace pfs::reader_test {
 namespace {

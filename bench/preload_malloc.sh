@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# The heap under the LD_PRELOAD interposer, side by side with the plain program: a
-# malloc(64)+free loop (tests/preload_programs/pl_mallocloop), ns per pair, plain
-# and under the interposer (pass-through, memory classes off, counted); each figure
-# is the median over RUNS runs of the run's median of 7 repetitions, pinned to one
-# CPU, the settings interleaved run by run.
-# Usage: bash bench/preload_malloc.sh [build-dir]   (RUNS=5 by default; ~1 minute)
+# The heap under the LD_PRELOAD interposer: malloc(64)+free pairs
+# (tests/preload_programs/pl_mallocloop), in each process side by side through the
+# C library's own functions (raw) and through the program's (the interposer's),
+# in alternating blocks; a process's figure is the median of its blocks'
+# differences. Settings: plain (no interposer: the control, about 0), pass-through
+# (no region), memory classes off, counted. Each figure is the median over RUNS
+# processes, the settings interleaved, pinned to one CPU: where the heap and the
+# stack land (address randomization) changes a pair's cost by several ns from one
+# process to the next, on both sides, so one process is not a measurement.
+# Usage: bash bench/preload_malloc.sh [build-dir]   (RUNS=11 by default; ~1.5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
-runs=${RUNS:-5}
+runs=${RUNS:-11}
 preload="$build/agent/libpfs_preload.so"
 loop="$build/tests/preload_programs/pl_mallocloop"
 [ -f "$preload" ] && [ -x "$loop" ] || cmake --build "$build" -j"$(nproc)" --target pfs_preload pl_mallocloop
@@ -25,28 +29,30 @@ settings=(
   "preload, memory classes off"
   "preload, counted"
 )
-one() {  # setting name -> ns per pair of one run
+one() {  # setting name -> "raw program over" ns of one process
   local out
   case $1 in
-    plain) out=$(taskset -c "$cpu" "$loop" 10000000 7) ;;
-    "preload, no region (pass-through)") out=$(LD_PRELOAD="$preload" PFS_REGION= taskset -c "$cpu" "$loop" 10000000 7) ;;
+    plain) out=$(taskset -c "$cpu" "$loop" 200000 41) ;;
+    "preload, no region (pass-through)") out=$(LD_PRELOAD="$preload" PFS_REGION= taskset -c "$cpu" "$loop" 200000 41) ;;
     "preload, memory classes off")
       rm -f "$work/r.pfs"
-      out=$(LD_PRELOAD="$preload" PFS_REGION="$work/r.pfs" PFS_INSTRUMENT='%=ON,memory/%=OFF' taskset -c "$cpu" "$loop" 10000000 7) ;;
+      out=$(LD_PRELOAD="$preload" PFS_REGION="$work/r.pfs" PFS_INSTRUMENT='%=ON,memory/%=OFF' taskset -c "$cpu" "$loop" 200000 41) ;;
     "preload, counted")
       rm -f "$work/r.pfs"
-      out=$(LD_PRELOAD="$preload" PFS_REGION="$work/r.pfs" PFS_INSTRUMENT='%=ON' taskset -c "$cpu" "$loop" 10000000 7) ;;
+      out=$(LD_PRELOAD="$preload" PFS_REGION="$work/r.pfs" PFS_INSTRUMENT='%=ON' taskset -c "$cpu" "$loop" 200000 41) ;;
   esac
-  sed -n 's/^median_ns=//p' <<<"$out"
+  echo "$(sed -n 's/^raw_ns=//p' <<<"$out") $(sed -n 's/^program_ns=//p' <<<"$out") $(sed -n 's/^over_raw_ns=//p' <<<"$out")"
 }
-declare -A vals
+declare -A raw prog over
 for ((i = 0; i < runs; i++)); do
-  for s in "${settings[@]}"; do vals[$s]+="$(one "$s") "; done
+  for s in "${settings[@]}"; do
+    read -r r p o < <(one "$s")
+    raw[$s]+="$r " prog[$s]+="$p " over[$s]+="$o "
+  done
 done
-echo "=== malloc(64)+free, ns per pair (median of $runs runs, CPU $cpu)"
-base=$(tr ' ' '\n' <<<"${vals[plain]}" | grep . | median)
+med() { tr ' ' '\n' <<<"$1" | grep . | median; }
+echo "=== malloc(64)+free, ns per pair: the C library's own functions (raw) and the program's, side by side in each process; medians over $runs processes (CPU $cpu)"
+printf '  %-36s %9s %9s %9s   %s\n' setting raw program over "over raw, per process"
 for s in "${settings[@]}"; do
-  m=$(tr ' ' '\n' <<<"${vals[$s]}" | grep . | median)
-  printf '  %-40s %7.2f ns  %+6.2f ns over plain  (runs: %s)\n' "$s" "$m" \
-    "$(awk -v a="$m" -v b="$base" 'BEGIN {print a - b}')" "${vals[$s]}"
+  printf '  %-36s %9.2f %9.2f %+9.2f   (%s)\n' "$s" "$(med "${raw[$s]}")" "$(med "${prog[$s]}")" "$(med "${over[$s]}")" "${over[$s]% }"
 done

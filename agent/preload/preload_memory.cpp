@@ -113,17 +113,14 @@ bool heap_resolved() {
   return g_real.free.load(std::memory_order_acquire) != nullptr;
 }
 
-// memory/<program>/malloc, registered once the agent runs (0 before, and when it
-// cannot be: the class array full).
-constexpr std::uint32_t kNoClass = UINT32_MAX;
-constinit std::atomic<std::uint32_t> g_heap_key{0};
-constinit const volatile unsigned char* g_heap_flags = nullptr;
+// memory/<program>/malloc, registered once the agent runs: its class record (nullptr
+// before, and for good when it cannot be: the class array full).
+constinit std::atomic<const pfs::layout::class_record*> g_heap_class{nullptr};
+constinit std::atomic<pfs_key> g_heap_key{0};
+constinit std::atomic<bool> g_heap_failed{false};
 
-pfs_key heap_key() {
-  std::uint32_t k = g_heap_key.load(std::memory_order_acquire);
-  if (k != 0) [[likely]]
-    return k == kNoClass ? 0 : k;
-  if (!pfs_active()) return 0;
+__attribute__((noinline)) const pfs::layout::class_record* register_heap_class() {
+  if (g_heap_failed.load(std::memory_order_relaxed)) return nullptr;
   busy_scope busy;  // registering allocates: not counted, and not registered twice
   // The program's base name, made a valid category.
   char category[48] = {};
@@ -133,19 +130,26 @@ pfs_key heap_key() {
     category[n++] =
         ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
   if (n == 0) std::memcpy(category, "program", 8);
-  k = pfs_register_memory(category, "malloc", 0);
-  if (k != 0) g_heap_flags = pfs_class_flags(k);
-  g_heap_key.store(k == 0 ? kNoClass : k, std::memory_order_release);
-  return k;
+  const pfs_key k = pfs_register_memory(category, "malloc", 0);
+  const pfs::layout::class_record* c = pfs::detail::memory_class_of(k);
+  if (c == nullptr) {
+    g_heap_failed.store(true, std::memory_order_relaxed);
+    return nullptr;
+  }
+  g_heap_key.store(k, std::memory_order_relaxed);
+  g_heap_class.store(c, std::memory_order_release);
+  return c;
 }
 
-// The key to count with now: 0 while the agent is off or busy on this thread, or
-// the class is disabled.
-pfs_key counting_key() {
-  if (tls.busy) return 0;  // the agent's own allocations, or this file's
-  const pfs_key k = heap_key();
-  if (k == 0 || !(*g_heap_flags & PFS_ENABLED)) return 0;
-  return k;
+// The heap's class to count with now: nullptr while the agent is off or busy on this
+// thread (the agent's own allocations, or this file's).
+inline const pfs::layout::class_record* heap_class() {
+  if (tls.busy) return nullptr;
+  const pfs::layout::class_record* c = g_heap_class.load(std::memory_order_acquire);
+  if (c != nullptr) [[likely]]
+    return c;
+  if (!pfs::detail::load_relaxed(pfs::detail::g_hot.recording)) return nullptr;  // no agent (yet)
+  return register_heap_class();
 }
 
 std::size_t usable(void* p) {
@@ -153,20 +157,66 @@ std::size_t usable(void* p) {
   return f != nullptr ? f(p) : 0;
 }
 
-void count_alloc(void* p) {
-  if (p == nullptr) return;
-  const pfs_key k = counting_key();
-  if (k == 0) return;
-  busy_scope busy;  // the agent may register this thread (and allocate) first
-  pfs_memory_owner owner;
-  pfs_memory_alloc(k, usable(p), &owner);
+// The class to count a block in now: nullptr while the agent is off or busy on this
+// thread, or the class is disabled. Frees too are counted only while the class is
+// enabled, as the allocations: a free cannot tell whether its block was counted.
+inline const pfs::layout::class_record* counted_class() {
+  const pfs::layout::class_record* c = heap_class();
+  if (c == nullptr || !(pfs::detail::load_relaxed(c->derived) & pfs::layout::kFlagEnabled)) return nullptr;
+  return c;
 }
 
-void count_free(void* p) {
-  const pfs_key k = counting_key();
-  if (k == 0) return;
+// Counted in the thread's own row inline (memory_path.h); a thread not registered
+// yet, or without a row, through the C ABI, marked busy: the agent may register the
+// thread (and allocate) first. Out of line, so that the wrappers' own path (nothing
+// counted) keeps no frame: a wrapper that saves registers on every call costs
+// several ns more per malloc+free on the CPUs measured.
+__attribute__((noinline)) void count_alloc(const pfs::layout::class_record* c, void* p) {
+  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]] {
+    pfs::detail::count_thread_alloc(*t, *c, usable(p));
+    return;
+  }
   busy_scope busy;
-  pfs_memory_free(k, usable(p), 0);
+  pfs_memory_owner owner;
+  pfs_memory_alloc(g_heap_key.load(std::memory_order_relaxed), usable(p), &owner);
+}
+
+__attribute__((noinline)) void count_free(const pfs::layout::class_record* c, void* p) {
+  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]] {
+    pfs::detail::count_thread_free(*t, *c, usable(p));
+    return;
+  }
+  busy_scope busy;
+  pfs_memory_free(g_heap_key.load(std::memory_order_relaxed), usable(p), 0);
+}
+
+// An allocating call's block: counted when there is one and counting is on.
+inline void count_alloc(void* p) {
+  if (p == nullptr) return;
+  if (const pfs::layout::class_record* c = counted_class()) count_alloc(c, p);
+}
+
+// realloc: one free of the old size and one allocation of the new (MySQL's
+// count_realloc); realloc(p, 0) that returned nullptr freed p.
+void count_realloc(const pfs::layout::class_record* c, std::size_t old, void* q, std::size_t n) {
+  if (q == nullptr && n != 0) return;  // failed: p is still the program's
+  const std::size_t now = q != nullptr ? usable(q) : 0;
+  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]] {
+    if (q == nullptr) {
+      pfs::detail::count_thread_free(*t, *c, old);
+      return;
+    }
+    pfs::detail::count_in_thread_row(pfs::detail::memory_row_of(*t, *c), 1, now, 1, old);
+    pfs::detail::account_thread_memory(*t, *c, static_cast<std::int64_t>(now) - static_cast<std::int64_t>(old));
+    return;
+  }
+  busy_scope busy;
+  const pfs_key k = g_heap_key.load(std::memory_order_relaxed);
+  pfs_memory_owner owner;
+  if (q != nullptr)
+    pfs_memory_realloc(k, old, now, &owner);
+  else
+    pfs_memory_free(k, old, 0);
 }
 
 }  // namespace
@@ -186,7 +236,7 @@ __attribute__((visibility("default"))) void* malloc(size_t n) {
 __attribute__((visibility("default"))) void free(void* p) {
   if (p == nullptr || in_arena(p)) return;
   if (!heap_resolved()) return;  // cannot happen: p came from the real allocator
-  count_free(p);
+  if (const pfs::layout::class_record* c = counted_class()) count_free(c, p);
   g_real.free.load(std::memory_order_relaxed)(p);
 }
 
@@ -212,16 +262,11 @@ __attribute__((visibility("default"))) void* realloc(void* p, size_t n) {
   }
   if (!heap_resolved()) return arena_alloc(n);
   if (p == nullptr) return malloc(n);
-  const pfs_key k = counting_key();
-  const std::size_t old = k != 0 ? usable(p) : 0;
+  const pfs::layout::class_record* c = heap_class();
+  if (c != nullptr && !(pfs::detail::load_relaxed(c->derived) & pfs::layout::kFlagEnabled)) c = nullptr;
+  const std::size_t old = c != nullptr ? usable(p) : 0;
   void* q = g_real.realloc.load(std::memory_order_relaxed)(p, n);
-  if (k == 0) return q;
-  busy_scope busy;
-  pfs_memory_owner owner;
-  if (q != nullptr)
-    pfs_memory_realloc(k, old, usable(q), &owner);
-  else if (n == 0)
-    pfs_memory_free(k, old, 0);  // realloc(p, 0) freed p
+  if (c != nullptr) count_realloc(c, old, q, n);
   return q;
 }
 

@@ -10,91 +10,22 @@
 #include <new>
 
 #include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/memory_path.h"
 #include "agent/provider/pfs_c.h"
 #include "agent/region/memory_layout.h"
 
 namespace pfs::detail {
-namespace {
-
-// A running statement's peaks: MAX_CONTROLLED_MEMORY and MAX_TOTAL_MEMORY.
-struct statement_peaks {
-  std::int64_t controlled = 0;
-  std::int64_t total = 0;
-};
-
-// Per thread slot, process-local: the peaks of its running statements by level.
-struct memory_thread_state {
-  std::uint32_t depth = 0;
-  statement_peaks peaks[kMaxStatementStack];
-};
-
-struct memory_state {
-  memory_stat* thread_rows = nullptr;       // max_threads * per_thread
-  memory_class_stat* class_rows = nullptr;  // per_thread
-  std::uint32_t per_thread = 0;             // max_memory_classes
-  thread_record* threads = nullptr;
-  std::uint32_t thread_count = 0;
-  memory_thread_state* states = nullptr;  // one per thread slot (new[] at init, kept)
-};
 
 // constinit: the agent starts from static initializers of other files.
-constinit memory_state g_memory;
+constinit memory_hot_state g_memory;
+
+namespace {
 
 // The owner token of a block: the thread's slot and THREAD_ID, so a claim finds its
 // old row only while that thread still holds the slot.
 constexpr int kOwnerSlotShift = 48;
 pfs_memory_owner owner_of(const thread_context& t) {
   return (pfs_memory_owner{t.slot} + 1) << kOwnerSlotShift | (t.thread_id & ((1ull << kOwnerSlotShift) - 1));
-}
-
-// The class of a key when it is a memory class; nullptr otherwise.
-const class_record* memory_class(pfs_key key) {
-  agent_state* a = g_agent;
-  if (a == nullptr || key == 0 || key > a->max_classes) return nullptr;
-  const class_record& c = a->classes[key - 1];
-  if ((load_acquire(c.lock) & kStateMask) != kStateAllocated || c.kind != kKindMemory ||
-      c.kind_index >= g_memory.per_thread)
-    return nullptr;
-  return &c;
-}
-
-// The calling thread's context when it has a row and is instrumented; nullptr when
-// its blocks are counted in the class row.
-thread_context* counting_thread(const class_record& c) {
-  if (c.traits & kMemoryGlobalOnly) return nullptr;
-  thread_context* t = current_thread();
-  // A thread without a slot (array full, agent stopping, thread exiting) has a
-  // context of its own with THREAD_ID 0.
-  if (t == nullptr || t->thread_id == 0 || t->rec == nullptr || t->slot >= g_memory.thread_count)
-    return nullptr;
-  return t;
-}
-
-memory_stat& row_of(const thread_context& t, const class_record& c) {
-  return g_memory.thread_rows[std::uint64_t{t.slot} * g_memory.per_thread + c.kind_index];
-}
-
-// Marks after a change of the counts (used = allocations minus frees).
-void update_marks(memory_stat& s, std::int64_t used_count, std::int64_t used_bytes) {
-  if (used_count > load_relaxed(s.high_count)) store_relaxed(s.high_count, used_count);
-  if (used_count < load_relaxed(s.low_count)) store_relaxed(s.low_count, used_count);
-  if (used_bytes > load_relaxed(s.high_bytes)) store_relaxed(s.high_bytes, used_bytes);
-  if (used_bytes < load_relaxed(s.low_bytes)) store_relaxed(s.low_bytes, used_bytes);
-}
-
-// The thread's own row: one writer, relaxed loads and stores.
-void count_in_row(memory_stat& s, std::uint64_t allocs, std::uint64_t alloc_bytes, std::uint64_t frees,
-                  std::uint64_t free_bytes) {
-  const std::uint64_t ca = load_relaxed(s.count_alloc) + allocs;
-  const std::uint64_t cf = load_relaxed(s.count_free) + frees;
-  const std::uint64_t ba = load_relaxed(s.bytes_alloc) + alloc_bytes;
-  const std::uint64_t bf = load_relaxed(s.bytes_free) + free_bytes;
-  store_relaxed(s.count_alloc, ca);
-  store_relaxed(s.count_free, cf);
-  store_relaxed(s.bytes_alloc, ba);
-  store_relaxed(s.bytes_free, bf);
-  update_marks(s, static_cast<std::int64_t>(ca - cf - load_relaxed(s.claimed_count)),
-               static_cast<std::int64_t>(ba - bf - load_relaxed(s.claimed_bytes)));
 }
 
 void atomic_max_signed(std::int64_t& field, std::int64_t v) {
@@ -126,28 +57,14 @@ void count_in_class(memory_stat& s, std::uint64_t allocs, std::uint64_t alloc_by
   atomic_min_signed(s.low_bytes, used_bytes);
 }
 
-// threads.CONTROLLED_MEMORY / TOTAL_MEMORY and their maxima, and the running
-// statement's peaks.
-void account_thread(thread_context& t, const class_record& c, std::int64_t delta) {
-  thread_record& r = *t.rec;
-  const std::int64_t total = load_relaxed(r.total_memory) + delta;
-  store_relaxed(r.total_memory, total);
-  if (total > load_relaxed(r.max_total_memory)) store_relaxed(r.max_total_memory, total);
-  std::int64_t controlled = load_relaxed(r.controlled_memory);
-  if (c.traits & kMemoryControlled) {
-    controlled += delta;
-    store_relaxed(r.controlled_memory, controlled);
-    if (controlled > load_relaxed(r.max_controlled_memory))
-      store_relaxed(r.max_controlled_memory, controlled);
-  }
-  memory_thread_state& m = g_memory.states[t.slot];
-  if (m.depth == 0 || delta <= 0) return;
-  statement_peaks& p = m.peaks[m.depth - 1];
-  if (total > p.total) p.total = total;
-  if (controlled > p.controlled) p.controlled = controlled;
-}
-
 std::uint64_t bytes(std::size_t size) { return static_cast<std::uint64_t>(size); }
+
+// The calling thread's context when it has a row for class c, registering the
+// thread on its first call.
+thread_context* counting_thread(const class_record& c) {
+  if (!(c.traits & kMemoryGlobalOnly) && tls_context == nullptr) current_thread();
+  return memory_thread_of(c);
+}
 
 // The agent's own memory: the region's arrays, by the tables they hold, as MySQL's
 // memory/performance_schema/* classes (global only; allocated once, at start-up).
@@ -185,7 +102,7 @@ constexpr std::uint32_t kOwnClassesMinClasses = 64;
 void init_memory(agent_state& a) {
   const region_header& h = a.region.header();
   delete[] g_memory.states;  // a restarted agent (no thread of the old one records)
-  g_memory = memory_state{};
+  g_memory = memory_hot_state{};
   g_memory.per_thread = h.max_memory_classes;
   g_memory.thread_rows = a.region.array<memory_stat>(kArrayThreadMemoryStats);
   g_memory.class_rows = a.region.array<memory_class_stat>(kArrayClassMemoryStats);
@@ -204,7 +121,7 @@ void register_memory_classes(agent_state& a) {
   if (a.max_classes < kOwnClassesMinClasses) return;
   for (const own_class& own : kOwnClasses) {
     const pfs_key key = register_class(kKindMemory, "performance_schema", own.name);
-    const class_record* c = memory_class(key);
+    const class_record* c = memory_class_of(key);
     if (c == nullptr) continue;
     std::uint64_t arrays = 0;
     std::uint64_t size = 0;
@@ -297,12 +214,10 @@ pfs_key pfs_register_memory(const char* category, const char* name, unsigned fla
 
 pfs_key pfs_memory_alloc(pfs_key key, size_t size, pfs_memory_owner* owner) {
   if (owner != nullptr) *owner = 0;
-  const class_record* c = memory_class(key);
+  const class_record* c = memory_class_of(key);
   if (c == nullptr || !(load_relaxed(c->derived) & kFlagEnabled)) return 0;
   if (thread_context* t = counting_thread(*c)) {
-    if (!(load_relaxed(t->rec->derived) & kThreadEnabled)) return 0;
-    count_in_row(row_of(*t, *c), 1, bytes(size), 0, 0);
-    account_thread(*t, *c, static_cast<std::int64_t>(size));
+    if (!count_thread_alloc(*t, *c, size)) return 0;
     if (owner != nullptr) *owner = owner_of(*t);
   } else {
     count_in_class(g_memory.class_rows[c->kind_index].stat, 1, bytes(size), 0, 0);
@@ -311,15 +226,15 @@ pfs_key pfs_memory_alloc(pfs_key key, size_t size, pfs_memory_owner* owner) {
 }
 
 pfs_key pfs_memory_realloc(pfs_key key, size_t old_size, size_t new_size, pfs_memory_owner* owner) {
-  const class_record* c = memory_class(key);
+  const class_record* c = memory_class_of(key);
   if (c == nullptr) {
     if (owner != nullptr) *owner = 0;
     return 0;
   }
   // As MySQL's count_realloc: one free of the old size and one allocation of the new.
   if (thread_context* t = counting_thread(*c)) {
-    count_in_row(row_of(*t, *c), 1, bytes(new_size), 1, bytes(old_size));
-    account_thread(*t, *c, static_cast<std::int64_t>(new_size) - static_cast<std::int64_t>(old_size));
+    count_in_thread_row(memory_row_of(*t, *c), 1, bytes(new_size), 1, bytes(old_size));
+    account_thread_memory(*t, *c, static_cast<std::int64_t>(new_size) - static_cast<std::int64_t>(old_size));
     if (owner != nullptr) *owner = owner_of(*t);
   } else {
     count_in_class(g_memory.class_rows[c->kind_index].stat, 1, bytes(new_size), 1, bytes(old_size));
@@ -329,7 +244,7 @@ pfs_key pfs_memory_realloc(pfs_key key, size_t old_size, size_t new_size, pfs_me
 }
 
 pfs_key pfs_memory_claim(pfs_key key, size_t size, pfs_memory_owner* owner) {
-  const class_record* c = memory_class(key);
+  const class_record* c = memory_class_of(key);
   if (c == nullptr || owner == nullptr) return 0;
   thread_context* t = counting_thread(*c);
   if (t != nullptr && *owner == owner_of(*t)) return key;  // already ours
@@ -350,8 +265,8 @@ pfs_key pfs_memory_claim(pfs_key key, size_t size, pfs_memory_owner* owner) {
     count_in_class(g_memory.class_rows[c->kind_index].stat, 0, 0, 1, bytes(size));
   }
   if (t != nullptr) {
-    count_in_row(row_of(*t, *c), 1, bytes(size), 0, 0);
-    account_thread(*t, *c, static_cast<std::int64_t>(size));
+    count_in_thread_row(memory_row_of(*t, *c), 1, bytes(size), 0, 0);
+    account_thread_memory(*t, *c, static_cast<std::int64_t>(size));
     *owner = owner_of(*t);
   } else {
     count_in_class(g_memory.class_rows[c->kind_index].stat, 1, bytes(size), 0, 0);
@@ -362,11 +277,10 @@ pfs_key pfs_memory_claim(pfs_key key, size_t size, pfs_memory_owner* owner) {
 
 void pfs_memory_free(pfs_key key, size_t size, pfs_memory_owner) {
   // Not the class's ENABLED: a block counted at allocation is counted at free.
-  const class_record* c = memory_class(key);
+  const class_record* c = memory_class_of(key);
   if (c == nullptr) return;
   if (thread_context* t = counting_thread(*c)) {
-    count_in_row(row_of(*t, *c), 0, 0, 1, bytes(size));
-    account_thread(*t, *c, -static_cast<std::int64_t>(size));
+    count_thread_free(*t, *c, size);
   } else {
     count_in_class(g_memory.class_rows[c->kind_index].stat, 0, 0, 1, bytes(size));
   }

@@ -1,6 +1,6 @@
 // The interposer's interface to the provider: what the LD_PRELOAD interposer
 // (agent/preload) needs beyond the public headers (pfs.h, pfs_c.h and the inline
-// event path): the inline io paths its wrappers run, the out-of-line registration
+// event path): the inline io and memory paths its wrappers run, the out-of-line registration
 // functions, the units of work its C ABI wraps (work_c_abi.inc), and the setters of
 // the agent's hooks. Everything else of the provider's state stays in
 // agent_internal.h, which the interposer does not include.
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "agent/provider/internal/memory_path.h"
 #include "agent/provider/internal/socket_path.h"
 #include "agent/provider/internal/work_api.h"
 #include "agent/provider/pfs_c.h"

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential g++ cmake ninja-build pkg-config
+  build-essential g++ cmake ninja-build pkg-config ccache
   libgtest-dev googletest libbenchmark-dev
   postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-common libpq-dev
   clang-format clang libclang-rt-14-dev

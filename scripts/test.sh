@@ -13,18 +13,30 @@ bash scripts/setup.sh
 
 jobs=$(nproc)
 passed=0
+# ccache (installed by setup.sh) under every build of the run, the Debian package's
+# too (CMake reads these variables): the sanitizer, fuzz and package builds compile
+# the same files again with other flags, and a rerun on the same machine recompiles
+# only what changed. CCACHE_BASEDIR makes the paths relative, so a fresh clone in
+# another directory hits the same entries. PFS_NO_CCACHE=1 turns it off.
+if [ -z "${PFS_NO_CCACHE:-}" ] && command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+fi
+# Each phase's wall time, for keeping the run short.
+phase() { echo "=== [$(date +%T), ${SECONDS}s] $*"; }
 run_build() {  # name, extra cmake args...
   local dir="build$1"; shift
-  echo "=== configure and build $dir ($*)"
+  phase "configure and build $dir ($*)"
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPFS_WERROR=ON "$@" >/dev/null
   cmake --build "$dir" -j"$jobs"
-  echo "=== ctest $dir"
+  phase "ctest $dir"
   ctest --test-dir "$dir" --output-on-failure -j"$jobs" | tee "$dir/ctest.log"
   passed=$((passed + $(sed -n 's/.*tests passed, 0 tests failed out of \([0-9]*\).*/\1/p' "$dir/ctest.log" | tail -1)))
 }
 
 run_build "" -DPFS_SHARED=ON  # also libperfschema.so: test_static_init links it
 # The LD_PRELOAD interposer on real programs (sysbench) and edge-case programs.
+phase "the interposer: scripts/preload_check.sh"
 bash scripts/preload_check.sh build
 if [ -z "${PFS_TEST_QUICK:-}" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_build "-asan" -DPFS_SANITIZE=address
@@ -33,21 +45,22 @@ fi
 
 if [ -z "${PFS_TEST_QUICK:-}" ]; then
   # libFuzzer over the reader and the FDW core (clang, ASan+UBSan), bounded in time.
+  phase "fuzz: scripts/fuzz.sh"
   bash scripts/fuzz.sh "${PFS_FUZZ_SECONDS:-60}"
 fi
 
 if [ -f Makefile.pgxs ]; then
-  echo "=== perfschema_fdw: build, install, pg_regress"
+  phase "perfschema_fdw: build, install, pg_regress"
   bash scripts/fdw_check.sh | tee build/fdw_check.log
   passed=$((passed + $(sed -n 's/.*All \([0-9]*\) tests passed.*/\1/p' build/fdw_check.log | tail -1)))
   # The docs: every fenced block of README.md and docs/*.md, run (quick and full).
-  echo "=== docs: scripts/doc_check.sh"
+  phase "docs: scripts/doc_check.sh"
   bash scripts/doc_check.sh
 fi
 if [ -z "${PFS_TEST_QUICK:-}" ]; then
   # The Debian packages: built, lintian, installed, the demo on the installed files.
-  echo "=== Debian packages"
+  phase "Debian packages"
   bash scripts/package.sh
 fi
-echo "=== all tests passed"
+phase "all tests passed"
 echo "tests: $passed passed, 0 failed"

@@ -31,7 +31,7 @@ cmake --build "$build" -j"$(nproc)" --target pfs_preload test_preload pl_calls p
 
 echo "=== preload tests (edge-case programs and sysbench under $build/agent/libpfs_preload.so)"
 PFS_PRELOAD_REQUIRE_SYSBENCH=1 "$build/tests/test_preload"
-"$build/tests/test_preload_memory"
+PFS_PRELOAD_REQUIRE_ALLOCATORS=1 "$build/tests/test_preload_memory"
 
 # One sysbench run, its report and the tables, side by side.
 work=$(mktemp -d /tmp/pfs_preload_check.XXXXXX)

@@ -8,7 +8,7 @@ packages=(
   libgtest-dev googletest libbenchmark-dev
   postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-common libpq-dev
   clang-format clang libclang-rt-14-dev
-  sysbench python3
+  sysbench python3 libjemalloc2 libtcmalloc-minimal4
   postgresql-15-cron
   chromium tmux
   prometheus-postgres-exporter curl

@@ -10,6 +10,8 @@
 //                      instrument classes (resolved once, off the hot path, cached)
 //   preload_map.cpp    object address -> sync_instance maps (mutex, rwlock, cond)
 //   preload_socket.cpp socket calls, and socket detection of other descriptors
+//   preload_memory.cpp the heap (malloc and friends), normal builds only
+//   preload_mmap.cpp   anonymous memory maps (mmap, munmap, mremap), normal builds only
 #pragma once
 
 #include <atomic>
@@ -48,6 +50,10 @@ struct busy_scope {
   busy_scope(const busy_scope&) = delete;
   busy_scope& operator=(const busy_scope&) = delete;
 };
+
+// memory/<program>/<name> (preload_memory.cpp), <program> the program's base name
+// made a valid category; 0 when it cannot be registered. Call it marked busy.
+pfs_key register_program_memory(const char* name);
 
 enum sync_kind : int { kMutex = 0, kRwlock = 1, kCond = 2, kSyncKinds = 3 };
 

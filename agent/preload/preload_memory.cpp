@@ -85,6 +85,31 @@ std::size_t arena_size(const void* p) {
 
 __attribute__((tls_model("initial-exec"))) constinit thread_local bool tls_heap_resolving = false;
 
+// True when the real malloc is not the C library's. Such an allocator's own calls
+// then run marked busy, so that its locks, files and maps go straight to the C
+// library: the agent must not register a thread or name a call site (and so
+// allocate) from inside the allocator, which is not reentrant there.
+constinit bool g_allocator_calls_out = false;
+
+template <class Fn, class... Args>
+inline auto call_real(Fn fn, Args... args) {
+  if (!g_allocator_calls_out) [[likely]]
+    return fn(args...);
+  const bool was_busy = tls.busy;
+  tls.busy = true;
+  auto r = fn(args...);
+  tls.busy = was_busy;
+  return r;
+}
+inline void call_real_free(free_fn fn, void* p) {
+  if (!g_allocator_calls_out) [[likely]]
+    return fn(p);
+  const bool was_busy = tls.busy;
+  tls.busy = true;
+  fn(p);
+  tls.busy = was_busy;
+}
+
 template <class Fn>
 void resolve(std::atomic<Fn>& slot, const char* name) {
   slot.store(reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name)), std::memory_order_release);
@@ -107,6 +132,16 @@ bool heap_resolved() {
   resolve(g_real.valloc, "valloc");
   resolve(g_real.pvalloc, "pvalloc");
   resolve(g_real.usable_size, "malloc_usable_size");
+  // Another allocator (jemalloc, tcmalloc) takes pthread mutexes, opens files and
+  // maps memory inside malloc; glibc's does it all through internal entry points.
+  Dl_info info{};
+  const auto real_malloc = g_real.malloc.load(std::memory_order_relaxed);
+  if (real_malloc != nullptr && dladdr(reinterpret_cast<void*>(real_malloc), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    const char* base = std::strrchr(info.dli_fname, '/');
+    base = base != nullptr ? base + 1 : info.dli_fname;
+    g_allocator_calls_out = std::strncmp(base, "libc.so", 7) != 0;
+  }
   resolve(g_real.free, "free");  // last: it says the others are there
   errno = saved;
   tls_heap_resolving = false;
@@ -122,15 +157,7 @@ constinit std::atomic<bool> g_heap_failed{false};
 __attribute__((noinline)) const pfs::layout::class_record* register_heap_class() {
   if (g_heap_failed.load(std::memory_order_relaxed)) return nullptr;
   busy_scope busy;  // registering allocates: not counted, and not registered twice
-  // The program's base name, made a valid category.
-  char category[48] = {};
-  const char* name = ::program_invocation_short_name;
-  std::size_t n = 0;
-  for (const char* p = name != nullptr ? name : ""; *p != '\0' && n + 1 < sizeof(category); ++p)
-    category[n++] =
-        ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
-  if (n == 0) std::memcpy(category, "program", 8);
-  const pfs_key k = pfs_register_memory(category, "malloc", 0);
+  const pfs_key k = register_program_memory("malloc");
   const pfs::layout::class_record* c = pfs::detail::memory_class_of(k);
   if (c == nullptr) {
     g_heap_failed.store(true, std::memory_order_relaxed);
@@ -154,7 +181,7 @@ inline const pfs::layout::class_record* heap_class() {
 
 std::size_t usable(void* p) {
   const usable_fn f = g_real.usable_size.load(std::memory_order_relaxed);
-  return f != nullptr ? f(p) : 0;
+  return f != nullptr ? call_real(f, p) : 0;
 }
 
 // The class to count a block in now: nullptr while the agent is off or busy on this
@@ -220,6 +247,19 @@ void count_realloc(const pfs::layout::class_record* c, std::size_t old, void* q,
 }
 
 }  // namespace
+
+pfs_key register_program_memory(const char* name) {
+  // The program's base name, made a valid category.
+  char category[48] = {};
+  const char* program = ::program_invocation_short_name;
+  std::size_t n = 0;
+  for (const char* p = program != nullptr ? program : ""; *p != '\0' && n + 1 < sizeof(category); ++p)
+    category[n++] =
+        ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+  if (n == 0) std::memcpy(category, "program", 8);
+  return pfs_register_memory(category, name, 0);
+}
+
 }  // namespace pfs::preload
 
 using namespace pfs::preload;
@@ -228,7 +268,7 @@ extern "C" {
 
 __attribute__((visibility("default"))) void* malloc(size_t n) {
   if (!heap_resolved()) return arena_alloc(n);
-  void* p = g_real.malloc.load(std::memory_order_relaxed)(n);
+  void* p = call_real(g_real.malloc.load(std::memory_order_relaxed), n);
   count_alloc(p);
   return p;
 }
@@ -237,7 +277,7 @@ __attribute__((visibility("default"))) void free(void* p) {
   if (p == nullptr || in_arena(p)) return;
   if (!heap_resolved()) return;  // cannot happen: p came from the real allocator
   if (const pfs::layout::class_record* c = counted_class()) count_free(c, p);
-  g_real.free.load(std::memory_order_relaxed)(p);
+  call_real_free(g_real.free.load(std::memory_order_relaxed), p);
 }
 
 __attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
@@ -245,7 +285,7 @@ __attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {
     if (size != 0 && n > SIZE_MAX / size) return nullptr;
     return arena_alloc(n * size);  // the arena is zeros and never reused
   }
-  void* p = g_real.calloc.load(std::memory_order_relaxed)(n, size);
+  void* p = call_real(g_real.calloc.load(std::memory_order_relaxed), n, size);
   count_alloc(p);
   return p;
 }
@@ -265,7 +305,7 @@ __attribute__((visibility("default"))) void* realloc(void* p, size_t n) {
   const pfs::layout::class_record* c = heap_class();
   if (c != nullptr && !(pfs::detail::load_relaxed(c->derived) & pfs::layout::kFlagEnabled)) c = nullptr;
   const std::size_t old = c != nullptr ? usable(p) : 0;
-  void* q = g_real.realloc.load(std::memory_order_relaxed)(p, n);
+  void* q = call_real(g_real.realloc.load(std::memory_order_relaxed), p, n);
   if (c != nullptr) count_realloc(c, old, q, n);
   return q;
 }
@@ -285,35 +325,35 @@ __attribute__((visibility("default"))) int posix_memalign(void** out, size_t ali
     *out = p;
     return 0;
   }
-  const int rc = g_real.posix_memalign.load(std::memory_order_relaxed)(out, align, n);
+  const int rc = call_real(g_real.posix_memalign.load(std::memory_order_relaxed), out, align, n);
   if (rc == 0) count_alloc(*out);
   return rc;
 }
 
 __attribute__((visibility("default"))) void* aligned_alloc(size_t align, size_t n) {
   if (!heap_resolved()) return arena_alloc(n, align);
-  void* p = g_real.aligned_alloc.load(std::memory_order_relaxed)(align, n);
+  void* p = call_real(g_real.aligned_alloc.load(std::memory_order_relaxed), align, n);
   count_alloc(p);
   return p;
 }
 
 __attribute__((visibility("default"))) void* memalign(size_t align, size_t n) {
   if (!heap_resolved()) return arena_alloc(n, align);
-  void* p = g_real.memalign.load(std::memory_order_relaxed)(align, n);
+  void* p = call_real(g_real.memalign.load(std::memory_order_relaxed), align, n);
   count_alloc(p);
   return p;
 }
 
 __attribute__((visibility("default"))) void* valloc(size_t n) {
   if (!heap_resolved()) return arena_alloc(n, 4096);
-  void* p = g_real.valloc.load(std::memory_order_relaxed)(n);
+  void* p = call_real(g_real.valloc.load(std::memory_order_relaxed), n);
   count_alloc(p);
   return p;
 }
 
 __attribute__((visibility("default"))) void* pvalloc(size_t n) {
   if (!heap_resolved()) return arena_alloc((n + 4095) & ~std::size_t{4095}, 4096);
-  void* p = g_real.pvalloc.load(std::memory_order_relaxed)(n);
+  void* p = call_real(g_real.pvalloc.load(std::memory_order_relaxed), n);
   count_alloc(p);
   return p;
 }

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -87,8 +89,11 @@ bool replace_with_zeros(watched& s) {
   if (!s.lost.compare_exchange_strong(expected, kReplacing)) return expected != kReplaceFailed;
   void* base = reinterpret_cast<void*>(s.base.load(std::memory_order_relaxed));
   const std::size_t size = s.size.load(std::memory_order_relaxed);
-  void* p = mmap(base, size, s.prot.load(std::memory_order_relaxed),
-                 MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // The system call itself, not the C library's mmap: this runs in a signal
+  // handler, where an interposed mmap (the LD_PRELOAD interposer counts anonymous
+  // maps) must not run.
+  auto* p = reinterpret_cast<void*>(syscall(SYS_mmap, base, size, s.prot.load(std::memory_order_relaxed),
+                                            MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
   if (p == MAP_FAILED) {
     s.lost.store(kReplaceFailed);
     return false;

@@ -110,6 +110,47 @@ inline void call_real_free(free_fn fn, void* p) {
   tls.busy = was_busy;
 }
 
+// The usable size of a block: glibc's chunk header read inline when its layout was
+// verified at start-up (x86-64 glibc: the word before the block holds the chunk
+// size and flags; an mmapped chunk has 16 bytes of overhead, another 8), so that
+// counting a malloc+free makes no call; else malloc_usable_size.
+constinit bool g_inline_usable = false;
+
+__attribute__((noinline)) std::size_t usable_call(void* p) {
+  const usable_fn f = g_real.usable_size.load(std::memory_order_relaxed);
+  return f != nullptr ? call_real(f, p) : 0;
+}
+
+inline std::size_t glibc_usable(const void* p) {
+  std::size_t head;
+  std::memcpy(&head, static_cast<const char*>(p) - sizeof head, sizeof head);
+  return (head & ~std::size_t{7}) - ((head & 2) ? 16 : 8);
+}
+
+inline std::size_t usable(void* p) {
+  if (g_inline_usable) [[likely]]
+    return glibc_usable(p);
+  return usable_call(p);
+}
+
+// Compares the inline read with malloc_usable_size on blocks of several sizes (one
+// mmapped), with the real functions; true when every one agrees.
+bool inline_usable_agrees() {
+  const auto m = g_real.malloc.load(std::memory_order_relaxed);
+  const auto f = g_real.free.load(std::memory_order_relaxed);
+  const auto u = g_real.usable_size.load(std::memory_order_relaxed);
+  if (m == nullptr || f == nullptr || u == nullptr) return false;
+  bool agrees = true;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{24}, std::size_t{100}, std::size_t{1000},
+                              std::size_t{40000}, std::size_t{1} << 20}) {
+    void* p = m(n);
+    if (p == nullptr) return false;
+    agrees = agrees && glibc_usable(p) == u(p) && u(p) >= n;
+    f(p);
+  }
+  return agrees;
+}
+
 template <class Fn>
 void resolve(std::atomic<Fn>& slot, const char* name) {
   slot.store(reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name)), std::memory_order_release);
@@ -143,6 +184,7 @@ bool heap_resolved() {
     g_allocator_calls_out = std::strncmp(base, "libc.so", 7) != 0;
   }
   resolve(g_real.free, "free");  // last: it says the others are there
+  if (!g_allocator_calls_out) g_inline_usable = inline_usable_agrees();
   errno = saved;
   tls_heap_resolving = false;
   return g_real.free.load(std::memory_order_acquire) != nullptr;
@@ -179,11 +221,6 @@ inline const pfs::layout::class_record* heap_class() {
   return register_heap_class();
 }
 
-std::size_t usable(void* p) {
-  const usable_fn f = g_real.usable_size.load(std::memory_order_relaxed);
-  return f != nullptr ? call_real(f, p) : 0;
-}
-
 // The class to count a block in now: nullptr while the agent is off or busy on this
 // thread, or the class is disabled. Frees too are counted only while the class is
 // enabled, as the allocations: a free cannot tell whether its block was counted.
@@ -193,28 +230,31 @@ inline const pfs::layout::class_record* counted_class() {
   return c;
 }
 
-// Counted in the thread's own row inline (memory_path.h); a thread not registered
-// yet, or without a row, through the C ABI, marked busy: the agent may register the
-// thread (and allocate) first. Out of line, so that the wrappers' own path (nothing
-// counted) keeps no frame: a wrapper that saves registers on every call costs
-// several ns more per malloc+free on the CPUs measured.
-__attribute__((noinline)) void count_alloc(const pfs::layout::class_record* c, void* p) {
-  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]] {
-    pfs::detail::count_thread_alloc(*t, *c, usable(p));
-    return;
-  }
+// Counted in the thread's own row inline (memory_path.h), with no call when the
+// usable size is read inline; a thread not registered yet, or without a row,
+// through the C ABI out of line, marked busy: the agent may register the thread
+// (and allocate) first.
+__attribute__((noinline)) void count_alloc_slow(void* p) {
   busy_scope busy;
   pfs_memory_owner owner;
   pfs_memory_alloc(g_heap_key.load(std::memory_order_relaxed), usable(p), &owner);
 }
-
-__attribute__((noinline)) void count_free(const pfs::layout::class_record* c, void* p) {
-  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]] {
-    pfs::detail::count_thread_free(*t, *c, usable(p));
-    return;
-  }
+__attribute__((noinline)) void count_free_slow(void* p) {
   busy_scope busy;
   pfs_memory_free(g_heap_key.load(std::memory_order_relaxed), usable(p), 0);
+}
+
+inline void count_alloc(const pfs::layout::class_record* c, void* p) {
+  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]]
+    pfs::detail::count_thread_alloc(*t, *c, usable(p));
+  else
+    count_alloc_slow(p);
+}
+inline void count_free(const pfs::layout::class_record* c, void* p) {
+  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]]
+    pfs::detail::count_thread_free(*t, *c, usable(p));
+  else
+    count_free_slow(p);
 }
 
 // An allocating call's block: counted when there is one and counting is on.

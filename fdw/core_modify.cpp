@@ -17,10 +17,10 @@ bool pfs_core_overlay_changes_values(int table) noexcept {
   using namespace pfs::reader;
   const pfs::reader::table_def* t = pfs::fdw::table_at(table);
   if (t == nullptr) return true;
-  constexpr unsigned kHides = kHideCurrent | kHideHistory | kHideHistoryLong | kHideStages |
-                              kHideStagesHistory | kHideStagesHistoryLong | kHideStatements |
-                              kHideStatementsHistory | kHideStatementsHistoryLong | kHideTransactions |
-                              kHideTransactionsHistory | kHideTransactionsHistoryLong;
+  constexpr std::uint64_t kHides = kHideCurrent | kHideHistory | kHideHistoryLong | kHideStages |
+                                   kHideStagesHistory | kHideStagesHistoryLong | kHideStatements |
+                                   kHideStatementsHistory | kHideStatementsHistoryLong | kHideTransactions |
+                                   kHideTransactionsHistory | kHideTransactionsHistoryLong;
   return (t->writes.ops & (kWriteUpdate | kWriteInsert)) != 0 || (t->writes.seen & ~kHides) != 0;
 }
 

@@ -130,6 +130,12 @@ static void apply(const region_map& m, const mapped_region& region, const pendin
       case kResetMemoryByThread:
         setup::reset_memory_summaries(m, true);
         break;
+      case kResetErrors:
+        setup::reset_error_summaries(m, false);
+        break;
+      case kResetErrorsByThread:
+        setup::reset_error_summaries(m, true);
+        break;
       case kResetTable:
         setup::reset_table_summaries(m);
         break;

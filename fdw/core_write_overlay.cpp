@@ -93,10 +93,20 @@ static void rebase_memory_row(const reader::table_def& t, PfsCoreValue* row, boo
 }
 
 static void zero_stats(const PfsCoreOverlay& o, PfsCoreValue* row, bool& changed) {
-  unsigned effects = o.zero_all;
+  std::uint64_t effects = o.zero_all;
   if (effects & (kResetMemory | kResetMemoryByThread)) {
     rebase_memory_row(*o.table, row, changed);
     return;
+  }
+  if (effects & (kResetErrors | kResetErrorsByThread)) {
+    // A reset error row has not been seen: FIRST_SEEN and LAST_SEEN are NULL.
+    for (const char* seen : {"first_seen", "last_seen"}) {
+      const int c = reader::column_index(*o.table, seen);
+      if (c < 0 || row[c].isnull) continue;
+      row[c].isnull = true;
+      row[c].changed = true;
+      changed = true;
+    }
   }
   if (o.zero_file != 0) {
     // A file (socket) reset zeroes only the wait/io/file/ (wait/io/socket/) rows.
@@ -132,8 +142,8 @@ std::unique_ptr<PfsCoreOverlay> overlay_begin(const char* path, int table, std::
     o->rules = own;
     o->keys = key_columns(*own, *t);
   }
-  const unsigned seen = t->writes.seen;
-  const unsigned file_only = t->writes.seen_file_rows;
+  const std::uint64_t seen = t->writes.seen;
+  const std::uint64_t file_only = t->writes.seen_file_rows;
   bool any = false;
   for (const pending_op& op : pending_log()) {
     if (op.cid >= cid || op.path != path) continue;
@@ -145,13 +155,13 @@ std::unique_ptr<PfsCoreOverlay> overlay_begin(const char* path, int table, std::
       }
     }
     if (op.kind != op_kind::truncate) continue;
-    const unsigned e = rules_of(op.table)->truncate & seen;
+    const std::uint64_t e = rules_of(op.table)->truncate & seen;
     if (e == 0) continue;
     any = true;
-    constexpr unsigned kHides = kHideCurrent | kHideHistory | kHideHistoryLong | kHideStages |
-                                kHideStagesHistory | kHideStagesHistoryLong | kHideStatements |
-                                kHideStatementsHistory | kHideStatementsHistoryLong | kHideTransactions |
-                                kHideTransactionsHistory | kHideTransactionsHistoryLong | kResetDigests;
+    constexpr std::uint64_t kHides = kHideCurrent | kHideHistory | kHideHistoryLong | kHideStages |
+                                     kHideStagesHistory | kHideStagesHistoryLong | kHideStatements |
+                                     kHideStatementsHistory | kHideStatementsHistoryLong | kHideTransactions |
+                                     kHideTransactionsHistory | kHideTransactionsHistoryLong | kResetDigests;
     if (e & kHides) {
       o->hide_all = true;
     } else if ((e & ~file_only) != 0) {

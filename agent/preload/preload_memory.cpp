@@ -274,7 +274,8 @@ void count_realloc(const pfs::layout::class_record* c, std::size_t old, void* q,
       return;
     }
     pfs::detail::count_in_thread_row(pfs::detail::memory_row_of(*t, *c), 1, now, 1, old);
-    pfs::detail::account_thread_memory(*t, *c, static_cast<std::int64_t>(now) - static_cast<std::int64_t>(old));
+    pfs::detail::account_thread_memory(*t, *c,
+                                       static_cast<std::int64_t>(now) - static_cast<std::int64_t>(old));
     return;
   }
   busy_scope busy;

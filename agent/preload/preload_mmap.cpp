@@ -173,7 +173,8 @@ using namespace pfs::preload;
 
 extern "C" {
 
-__attribute__((visibility("default"))) void* mmap(void* addr, size_t n, int prot, int flags, int fd, off_t off) {
+__attribute__((visibility("default"))) void* mmap(void* addr, size_t n, int prot, int flags, int fd,
+                                                  off_t off) {
   void* p = real_mmap(addr, n, prot, flags, fd, off);
   if (p == MAP_FAILED || !(flags & MAP_ANONYMOUS) || tls.busy) return p;
   busy_scope busy;
@@ -190,7 +191,7 @@ __attribute__((visibility("default"))) void* mmap(void* addr, size_t n, int prot
 }
 
 __attribute__((visibility("default"), alias("mmap"))) void* mmap64(void* addr, size_t n, int prot, int flags,
-                                                                    int fd, off_t off);
+                                                                   int fd, off_t off);
 
 __attribute__((visibility("default"))) int munmap(void* addr, size_t n) {
   if (tls.busy) return real_munmap(addr, n);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "agent/provider/internal/agent_internal.h"
 #include "agent/provider/internal/trace.h"
@@ -42,12 +43,14 @@ constexpr const char* kKindPrefix[] = {"",
                                        "",
                                        "",
                                        "wait/io/socket/",
-                                       "memory/"};
+                                       "memory/",
+                                       ""};
 constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,     kLostRwlockClasses,
                                     kLostCondClasses,      kLostFileClasses,      kLostTableClasses,
                                     kLostThreadClasses,    kLostStageClasses,     kLostStatementClasses,
                                     kLostStatementClasses, kLostStatementClasses, kLostSocketClasses,
-                                    kLostMemoryClasses};
+                                    kLostMemoryClasses,    kLostErrors};
+static_assert(std::size(kKindPrefix) == kKindError + 1 && std::size(kClassesLost) == kKindError + 1);
 
 // A category is an identifier; a name may also hold "::", '.', '-' (MySQL has
 // names like THR_LOCK::mutex), and a stage name spaces ("waiting for lock").
@@ -122,13 +125,13 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full, std:
       // MySQL's defaults where no rule matches: statements, transactions, idle
       // and table io (wait/io/table/sql/handler YES YES, WL#4895) on and timed;
       // the other waits and stages off.
-      // Memory classes are on (MySQL 8.0's default) and never timed.
+      // Memory classes and 'error' are on (MySQL 8.0's defaults) and never timed.
       bool enabled = kind == kKindStatement || kind == kKindTransaction || kind == kKindIdle ||
-                     kind == kKindTable || kind == kKindMemory;
-      bool timed = enabled && kind != kKindMemory;
+                     kind == kKindTable || kind == kKindMemory || kind == kKindError;
+      bool timed = enabled && !never_timed(kind);
       if (const instrument_rule* r = match_rule(a->rules, full)) {
         enabled = r->enabled;
-        timed = r->timed && kind != kKindMemory;
+        timed = r->timed && !never_timed(kind);
       }
       // Stages and statements index their per-thread statistics by their rank
       // among the classes of their kind.
@@ -368,6 +371,7 @@ bool init(const options& opts) {
   init_sockets(*a, opts.sizes);
   init_work(*a);
   init_memory(*a);
+  init_errors(*a);
   // MySQL's default setup_actors and setup_objects rows. PFS_TRACE_ALL=1 traces
   // from the first event (WL#4878: enabled means traced before the first user),
   // so the default actor row starts with TRACE_ENABLED YES too.
@@ -380,6 +384,7 @@ bool init(const options& opts) {
   std::call_once(fork_handlers_once, install_fork_handlers);
   register_work_classes(*g_agent);
   register_memory_classes(*g_agent);
+  register_error_class(*g_agent);
   store_release(g_hot.recording, true);
   if (opts.cycle_watch > 0 ||
       (opts.cycle_watch < 0 && timers::info(timers::timer_kind::cycle).needs_rate_checks))

@@ -101,6 +101,7 @@ void make_region_the_childs(agent_state& a, thread_context* me) {
     setup::reset_statement_summaries(r, by_thread);
     setup::reset_transaction_summaries(r, by_thread);
   }
+  setup::reset_error_summaries(r, false);
   setup::reset_digests(r);
   setup::reset_statement_histogram(r);
   setup::reset_lock_contention(r);

@@ -42,6 +42,9 @@ constexpr pfs_service_v2 kServiceV2 = {
     PFS_SERVICE_V2_SOCKETS,
 };
 
+#define PFS_SERVICE_V3_MEMORY \
+  pfs_register_memory, pfs_memory_alloc, pfs_memory_realloc, pfs_memory_claim, pfs_memory_free
+
 constexpr pfs_service_v3 kServiceV3 = {
     {
         {
@@ -51,11 +54,23 @@ constexpr pfs_service_v3 kServiceV3 = {
         },
         PFS_SERVICE_V2_SOCKETS,
     },
-    pfs_register_memory,
-    pfs_memory_alloc,
-    pfs_memory_realloc,
-    pfs_memory_claim,
-    pfs_memory_free,
+    PFS_SERVICE_V3_MEMORY,
+};
+
+constexpr pfs_service_v4 kServiceV4 = {
+    {
+        {
+            {
+                PFS_SERVICE_VERSION_4,
+                sizeof(pfs_service_v4),
+                PFS_SERVICE_V1_FUNCTIONS,
+            },
+            PFS_SERVICE_V2_SOCKETS,
+        },
+        PFS_SERVICE_V3_MEMORY,
+    },
+    pfs_register_error,
+    pfs_log_error,
 };
 
 }  // namespace
@@ -68,6 +83,8 @@ extern "C" __attribute__((visibility("default"))) const void* pfs_get_interface(
       return &kServiceV2;
     case PFS_SERVICE_VERSION_3:
       return &kServiceV3;
+    case PFS_SERVICE_VERSION_4:
+      return &kServiceV4;
     default:
       return nullptr;  // a newer plugin than this agent: it runs uninstrumented
   }

@@ -261,6 +261,25 @@ PFS_C_FN(pfs_key, pfs_memory_claim, (pfs_key key, size_t size, pfs_memory_owner*
 PFS_C_VOID(pfs_memory_free, (pfs_key key, size_t size, pfs_memory_owner owner))
 
 /* ---------------------------------------------------------------------------
+ * Errors (MySQL's psi_error.h): the program declares its errors once (number,
+ * name, SQLSTATE), then reports each as raised, or as handled (a handled error
+ * moves from SUM_ERROR_RAISED to SUM_ERROR_HANDLED, as MySQL counts it), per
+ * thread and error in events_errors_summary_by_thread_by_error and per error in
+ * events_errors_summary_global_by_error. An error reported without being declared
+ * is counted in the NULL row. pfs_statement_set_error counts its MYSQL_ERRNO as
+ * raised: do not report it again.
+ *
+ *   pfs_register_error(1032, "ER_KEY_NOT_FOUND", "HY000");  // after the agent starts
+ *   pfs_log_error(1032, PFS_ERROR_RAISED);
+ *
+ * pfs_register_error returns 1 when the error is declared (or already was), 0 when
+ * it cannot be (agent off, a name too long, the table full: counted as lost). */
+#define PFS_ERROR_RAISED 0  /* PSI_ERROR_OPERATION_RAISED */
+#define PFS_ERROR_HANDLED 1 /* PSI_ERROR_OPERATION_HANDLED */
+PFS_C_FN(int, pfs_register_error, (int number, const char* name, const char* sql_state), 0)
+PFS_C_VOID(pfs_log_error, (int number, int operation))
+
+/* ---------------------------------------------------------------------------
  * Units of work (MySQL's statements, stages and transactions). They belong to
  * the calling thread: each start is ended by the same thread. Waits of the thread
  * nest in its running stage, else its running statement; stages nest in the

@@ -24,6 +24,7 @@ extern "C" {
 #define PFS_SERVICE_VERSION_1 1
 #define PFS_SERVICE_VERSION_2 2 /* version 1 + socket io */
 #define PFS_SERVICE_VERSION_3 3 /* version 2 + memory */
+#define PFS_SERVICE_VERSION_4 4 /* version 3 + errors */
 
 typedef struct pfs_service_v1 {
   uint32_t version; /* PFS_SERVICE_VERSION_1 */
@@ -124,6 +125,14 @@ typedef struct pfs_service_v3 {
   pfs_key (*memory_claim)(pfs_key key, size_t size, pfs_memory_owner* owner);
   void (*memory_free)(pfs_key key, size_t size, pfs_memory_owner owner);
 } pfs_service_v3;
+
+/* Version 4: version 3's members (base.base.base.version is PFS_SERVICE_VERSION_4
+ * and its size sizeof(pfs_service_v4)), then errors. */
+typedef struct pfs_service_v4 {
+  pfs_service_v3 base;
+  int (*register_error)(int number, const char* name, const char* sql_state);
+  void (*log_error)(int number, int operation);
+} pfs_service_v4;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's
  * executable when it links libpfs_agent.a with -rdynamic, or libpfs_preload.so). */

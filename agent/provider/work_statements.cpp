@@ -295,6 +295,7 @@ void statement_set_error(unsigned mysql_errno, const char* sqlstate, const char*
   store_text(r->returned_sqlstate, kSqlStateLen, sqlstate, sqlstate == nullptr ? 0 : strnlen(sqlstate, 5));
   store_cstr(r->message_text, kMessageTextLen, message);
   end_record_write(*r, seq);
+  count_statement_error(mysql_errno);
 }
 
 void statement_add_warnings(unsigned count) {

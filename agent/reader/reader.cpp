@@ -82,6 +82,7 @@ region_error region_reader::impl::load_geometry() {
   max_sql_text_length = text_length;
   stage_classes = count(kArrayClassStageStats);
   memory_classes = count(kArrayClassMemoryStats);
+  error_rows = count(kArrayClassErrorStats);
   statement_classes = count(kArrayClassStatementStats);
   stage_history = load_relaxed(h.stages_history_size);
   statement_stack = load_relaxed(h.statement_stack_depth);
@@ -97,6 +98,8 @@ region_error region_reader::impl::load_geometry() {
       u128{threads} * transaction_history == count(kArrayTransactionHistory) &&
       u128{threads} * stage_classes == count(kArrayThreadStageStats) &&
       u128{threads} * memory_classes == count(kArrayThreadMemoryStats) &&
+      u128{threads} * error_rows == count(kArrayThreadErrorStats) &&
+      (error_rows == 0 || error_rows == count(kArrayErrors) + 1) &&
       u128{threads} * statement_classes == count(kArrayThreadStatementStats) &&
       (count(kArrayThreadTransactionStats) == 0 || count(kArrayThreadTransactionStats) == threads) &&
       (count(kArrayClassWaitHistograms) == 0 || count(kArrayClassWaitHistograms) == classes) &&

@@ -130,45 +130,50 @@ enum class table_id : std::uint32_t {
   // Memory (MySQL 5.7+).
   memory_summary_global_by_event_name,
   memory_summary_by_thread_by_event_name,
+  // Errors (MySQL 8.0).
+  events_errors_summary_by_thread_by_error,
+  events_errors_summary_global_by_error,
   count,
 };
 
 // What TRUNCATE does (write_rules::truncate) and which of its effects change what a
 // scan of a table shows (write_rules::seen), as bits.
-enum truncate_effect : unsigned {
+enum truncate_effect : std::uint64_t {
   kNoEffect = 0,
-  kHideCurrent = 1u << 0,      // events_waits_current emptied
-  kHideHistory = 1u << 1,      // events_waits_history
-  kHideHistoryLong = 1u << 2,  // events_waits_history_long
-  kResetWait = 1u << 3,        // wait summaries reset (also file and table io)
-  kResetThread = 1u << 4,      // per-thread summaries reset
-  kResetFile = 1u << 5,        // file io summaries reset
-  kResetTable = 1u << 6,       // table io summaries reset
-  kEmptyActors = 1u << 7,      // setup_actors emptied
-  kEmptyObjects = 1u << 8,     // setup_objects emptied
-  kHideStages = 1u << 9,       // events_stages_current, _history, _history_long: one bit each
-  kHideStagesHistory = 1u << 10,
-  kHideStagesHistoryLong = 1u << 11,
-  kHideStatements = 1u << 12,
-  kHideStatementsHistory = 1u << 13,
-  kHideStatementsHistoryLong = 1u << 14,
-  kHideTransactions = 1u << 15,
-  kHideTransactionsHistory = 1u << 16,
-  kHideTransactionsHistoryLong = 1u << 17,
-  kResetStages = 1u << 18,          // stage summaries reset (by thread and global)
-  kResetStagesByThread = 1u << 19,  // by thread only (folded into global first)
-  kResetStatements = 1u << 20,
-  kResetStatementsByThread = 1u << 21,
-  kResetTransactions = 1u << 22,
-  kResetTransactionsByThread = 1u << 23,
-  kResetDigests = 1u << 24,             // the digest table emptied
-  kResetStatementHistogram = 1u << 25,  // events_statements_histogram_global
-  kResetDigestHistograms = 1u << 26,    // events_statements_histogram_by_digest
-  kResetWaitHistograms = 1u << 27,      // events_waits_histogram_global_by_event_name
-  kResetLockContention = 1u << 28,      // lock_contention_by_instance
-  kResetSocket = 1u << 29,              // socket io summaries reset
-  kResetMemory = 1u << 30,              // memory summaries rebased (by thread and global)
-  kResetMemoryByThread = 1u << 31,      // by thread only (the pairs moved to the global rows)
+  kHideCurrent = 1ull << 0,      // events_waits_current emptied
+  kHideHistory = 1ull << 1,      // events_waits_history
+  kHideHistoryLong = 1ull << 2,  // events_waits_history_long
+  kResetWait = 1ull << 3,        // wait summaries reset (also file and table io)
+  kResetThread = 1ull << 4,      // per-thread summaries reset
+  kResetFile = 1ull << 5,        // file io summaries reset
+  kResetTable = 1ull << 6,       // table io summaries reset
+  kEmptyActors = 1ull << 7,      // setup_actors emptied
+  kEmptyObjects = 1ull << 8,     // setup_objects emptied
+  kHideStages = 1ull << 9,       // events_stages_current, _history, _history_long: one bit each
+  kHideStagesHistory = 1ull << 10,
+  kHideStagesHistoryLong = 1ull << 11,
+  kHideStatements = 1ull << 12,
+  kHideStatementsHistory = 1ull << 13,
+  kHideStatementsHistoryLong = 1ull << 14,
+  kHideTransactions = 1ull << 15,
+  kHideTransactionsHistory = 1ull << 16,
+  kHideTransactionsHistoryLong = 1ull << 17,
+  kResetStages = 1ull << 18,          // stage summaries reset (by thread and global)
+  kResetStagesByThread = 1ull << 19,  // by thread only (folded into global first)
+  kResetStatements = 1ull << 20,
+  kResetStatementsByThread = 1ull << 21,
+  kResetTransactions = 1ull << 22,
+  kResetTransactionsByThread = 1ull << 23,
+  kResetDigests = 1ull << 24,             // the digest table emptied
+  kResetStatementHistogram = 1ull << 25,  // events_statements_histogram_global
+  kResetDigestHistograms = 1ull << 26,    // events_statements_histogram_by_digest
+  kResetWaitHistograms = 1ull << 27,      // events_waits_histogram_global_by_event_name
+  kResetLockContention = 1ull << 28,      // lock_contention_by_instance
+  kResetSocket = 1ull << 29,              // socket io summaries reset
+  kResetMemory = 1ull << 30,              // memory summaries rebased (by thread and global)
+  kResetMemoryByThread = 1ull << 31,      // by thread only (the pairs moved to the global rows)
+  kResetErrors = 1ull << 32,              // error summaries reset (by thread and global)
+  kResetErrorsByThread = 1ull << 33,      // by thread only (folded into the global rows first)
 };
 
 // The changes SQL may make (write_rules::ops).
@@ -177,14 +182,14 @@ enum write_op : unsigned { kWriteUpdate = 1, kWriteInsert = 2, kWriteDelete = 4,
 // What SQL may change in a table: MySQL's rules (reference: mysql_perfschema.md),
 // enforced by the FDW.
 struct write_rules {
-  unsigned ops = 0;                     // write_op bits
-  const char* keys[3] = {};             // the columns that identify a row (UPDATE, DELETE)
-  const char* updatable[4] = {};        // the columns UPDATE may set
-  unsigned truncate = kNoEffect;        // what TRUNCATE of the table does
-  unsigned seen = kNoEffect;            // the effects that change what a scan of it shows
-  unsigned seen_file_rows = kNoEffect;  // ... of which these touch only its wait/io/file rows
-                                        // (kResetSocket: only its wait/io/socket rows)
-  const char* size_variable = nullptr;  // sizes the table when INSERT finds it full
+  unsigned ops = 0;                          // write_op bits
+  const char* keys[3] = {};                  // the columns that identify a row (UPDATE, DELETE)
+  const char* updatable[4] = {};             // the columns UPDATE may set
+  std::uint64_t truncate = kNoEffect;        // what TRUNCATE of the table does
+  std::uint64_t seen = kNoEffect;            // the effects that change what a scan of it shows
+  std::uint64_t seen_file_rows = kNoEffect;  // ... of which these touch only its wait/io/file rows
+                                             // (kResetSocket: only its wait/io/socket rows)
+  const char* size_variable = nullptr;       // sizes the table when INSERT finds it full
 };
 
 // The values a writable column (updatable, or set by INSERT) accepts, and MySQL's

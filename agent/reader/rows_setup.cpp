@@ -12,8 +12,7 @@ void rows_setup_instruments(scan_state& s) {
     auto& x = s.add_row();
     x.push_back(s.text_cell(std::string_view(c.name)));
     x.push_back(yes_no((c.flags & kFlagEnabled) != 0));
-    // Memory instruments are counted, never timed: TIMED is NULL (MySQL 8.0).
-    x.push_back(c.kind == kKindMemory ? null_cell() : yes_no((c.flags & kFlagTimed) != 0));
+    x.push_back(never_timed(c.kind) ? null_cell() : yes_no((c.flags & kFlagTimed) != 0));
     x.push_back(yes_no((c.flags & kFlagTraced) != 0));
   }
 }

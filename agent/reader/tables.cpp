@@ -184,6 +184,15 @@ std::vector<column_def> with_stats(std::vector<column_def> key) {
   return key;
 }
 
+// events_errors_summary_*: the error, its counts and when it was seen (MySQL 8.0).
+std::vector<column_def> with_errors(std::vector<column_def> key) {
+  for (const column_def& d :
+       {I("error_number", true), T("error_name", true), T("sql_state", true), S("sum_error_raised"),
+        S("sum_error_handled"), TS("first_seen", true), TS("last_seen", true)})
+    key.push_back(d);
+  return key;
+}
+
 // memory_summary_*: the counts and the low/current/high marks (MySQL 8.0 order).
 std::vector<column_def> with_memory(std::vector<column_def> key) {
   for (const char* n : {"count_alloc", "count_free", "sum_number_of_bytes_alloc", "sum_number_of_bytes_free"})
@@ -265,7 +274,7 @@ write_rules keyed(std::initializer_list<const char*> keys, std::initializer_list
   return w;
 }
 write_rules editable(std::initializer_list<const char*> keys, std::initializer_list<const char*> updatable,
-                     unsigned truncate, const char* size_variable) {
+                     std::uint64_t truncate, const char* size_variable) {
   write_rules w = keyed(keys, updatable);
   w.ops = kEditable;
   w.truncate = truncate;  // a keyed table's own changes are replayed by key, not as effects
@@ -275,7 +284,8 @@ write_rules editable(std::initializer_list<const char*> keys, std::initializer_l
 // Event and summary tables: TRUNCATE only. seen: the effects (this table's own and
 // others') that change what a scan of it shows; seen_file_rows: those of them that
 // touch only its wait/io/file rows.
-write_rules truncatable(unsigned truncate, unsigned seen, unsigned seen_file_rows = kNoEffect) {
+write_rules truncatable(std::uint64_t truncate, std::uint64_t seen,
+                        std::uint64_t seen_file_rows = kNoEffect) {
   write_rules w;
   w.ops = kWriteTruncate;
   w.truncate = truncate;
@@ -594,6 +604,16 @@ const std::vector<table_entry>& registry() noexcept {
         [](scan_state& s) { rows_memory_summary(s, summary_kind::by_thread); },
         [](const impl& r) { return r.count(kArrayThreadMemoryStats); },
         truncatable(kResetMemoryByThread, kResetMemoryByThread | kResetMemory));
+    add(table_id::events_errors_summary_by_thread_by_error, "events_errors_summary_by_thread_by_error",
+        with_errors({I("thread_id")}), "PFS_MAX_THREADS, PFS_MAX_ERRORS",
+        [](scan_state& s) { rows_error_summary(s, summary_kind::by_thread); },
+        [](const impl& r) { return r.count(kArrayThreadErrorStats); },
+        truncatable(kResetErrorsByThread, kResetErrorsByThread | kResetErrors));
+    add(table_id::events_errors_summary_global_by_error, "events_errors_summary_global_by_error",
+        with_errors({}), "PFS_MAX_ERRORS",
+        [](scan_state& s) { rows_error_summary(s, summary_kind::global); },
+        [](const impl& r) { return r.error_rows; },
+        truncatable(kResetErrors, kResetErrors));
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "agent/region/fault_guard.h"
+#include "agent/region/error_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/safe_files.h"
 #include "agent/region/work_layout.h"
@@ -135,6 +136,9 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArraySocketWaitStats, s.max_sockets, sizeof(wait_stat)},
       {kArrayThreadMemoryStats, threads * s.max_memory_classes, sizeof(memory_stat)},
       {kArrayClassMemoryStats, s.max_memory_classes, sizeof(memory_class_stat)},
+      {kArrayErrors, s.max_errors, sizeof(error_record)},
+      {kArrayThreadErrorStats, threads * (std::uint64_t{s.max_errors} + 1), sizeof(error_stat)},
+      {kArrayClassErrorStats, std::uint64_t{s.max_errors} + 1, sizeof(error_stat)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -185,6 +189,11 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
       return sizeof(memory_stat);
     case kArrayClassMemoryStats:
       return sizeof(memory_class_stat);
+    case kArrayErrors:
+      return sizeof(error_record);
+    case kArrayThreadErrorStats:
+    case kArrayClassErrorStats:
+      return sizeof(error_stat);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -257,6 +266,7 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.max_indexes_per_table = s.max_indexes_per_table;
   h.max_stage_classes = s.max_stage_classes;
   h.max_memory_classes = s.max_memory_classes;
+  h.max_errors = s.max_errors;
   h.max_statement_classes = s.max_statement_classes;
   h.stages_history_size = s.stages_history_size;
   h.statement_stack_depth = s.statement_stack_depth;
@@ -526,6 +536,9 @@ region_error region_map::validate(const void* base, std::size_t size) {
       h.arrays[kArrayWaitHistograms].count != h.wait_histograms ||
       h.arrays[kArrayThreadMemoryStats].count != threads * h.max_memory_classes ||
       h.arrays[kArrayClassMemoryStats].count != h.max_memory_classes ||
+      h.arrays[kArrayErrors].count != h.max_errors ||
+      h.arrays[kArrayThreadErrorStats].count != threads * (std::uint64_t{h.max_errors} + 1) ||
+      h.arrays[kArrayClassErrorStats].count != std::uint64_t{h.max_errors} + 1 ||
       h.arrays[kArrayDigests].count != (h.digest_size == 0 ? 0 : std::uint64_t{h.digest_size} + 1) ||
       (h.history_long_size != 0 &&
        (h.history_long_batch == 0 ||

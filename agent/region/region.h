@@ -49,6 +49,7 @@ struct region_sizes {
   std::uint32_t wait_histograms = 128;        // (thread, wait class) histograms of their own
   std::uint32_t lock_contention_size = 1024;  // lock_contention_by_instance entries (instance, source)
   std::uint32_t max_sockets = 1000;           // socket_instances (open socket descriptors)
+  std::uint32_t max_errors = 128;             // errors the program declares (layout 6)
 
   // Reads PFS_MAX_CLASSES, PFS_MAX_THREADS, PFS_WAITS_STACK_DEPTH,
   // PFS_WAITS_HISTORY_SIZE, PFS_WAITS_HISTORY_LONG_SIZE, PFS_MAX_MUTEXES,
@@ -59,7 +60,7 @@ struct region_sizes {
   // PFS_STATEMENTS_HISTORY_SIZE, PFS_STATEMENTS_HISTORY_LONG_SIZE,
   // PFS_TRANSACTIONS_HISTORY_SIZE, PFS_TRANSACTIONS_HISTORY_LONG_SIZE,
   // PFS_MAX_SQL_TEXT_LENGTH, PFS_DIGESTS_SIZE, PFS_WAIT_HISTOGRAMS,
-  // PFS_LOCK_CONTENTION_SIZE, PFS_MAX_SOCKETS over the
+  // PFS_LOCK_CONTENTION_SIZE, PFS_MAX_SOCKETS, PFS_MAX_ERRORS over the
   // current values. A malformed value leaves the field alone and is reported in
   // *bad (name=value) if bad is not null.
   void apply_environment(std::string* bad = nullptr);

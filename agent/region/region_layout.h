@@ -30,7 +30,7 @@
 namespace pfs::layout {
 
 inline constexpr char kMagic[8] = {'P', 'F', 'S', 'R', 'E', 'G', 'N', '1'};
-inline constexpr std::uint32_t kLayoutVersion = 5;
+inline constexpr std::uint32_t kLayoutVersion = 6;
 inline constexpr std::uint32_t kHeaderSize = 4096;
 inline constexpr std::uint64_t kAliveLockByte = 0;
 inline constexpr std::uint64_t kSetupLockByte = 1;
@@ -106,6 +106,10 @@ enum array_id : std::uint32_t {
   // Layout 5: memory (memory_layout.h).
   kArrayThreadMemoryStats = 41,  // memory_stat[max_threads * max_memory_classes]
   kArrayClassMemoryStats = 42,   // memory_class_stat[max_memory_classes]
+  // Layout 6: errors (error_layout.h).
+  kArrayErrors = 43,            // error_record[max_errors]: the declared errors
+  kArrayThreadErrorStats = 44,  // error_stat[max_threads * (max_errors + 1)]
+  kArrayClassErrorStats = 45,   // error_stat[max_errors + 1]
   kArrayCount = 48,
 };
 
@@ -176,6 +180,7 @@ enum lost_id : std::uint32_t {
   kLostSocketClasses,     // layout 4: socket classes and instances (a socket without a row)
   kLostSocketInstances,
   kLostMemoryClasses,  // layout 5: memory classes beyond max_memory_classes
+  kLostErrors,         // layout 6: errors declared beyond max_errors (reported in the NULL row)
   kLostCount,
   kLostSlots = 32,
 };
@@ -195,7 +200,11 @@ enum instrument_kind : std::uint8_t {
   kKindIdle = 10,        // idle (one class): a thread waiting for work, recorded as a wait
   kKindSocket = 11,      // wait/io/socket/<category>/<name> (layout 4)
   kKindMemory = 12,      // memory/<category>/<name> (layout 5): counted, never timed
+  kKindError = 13,       // error (one class, layout 6): counted, never timed
 };
+
+// Memory and error instruments are counted, never timed: TIMED is NULL (MySQL 8.0).
+inline constexpr bool never_timed(std::uint8_t kind) { return kind == kKindMemory || kind == kKindError; }
 
 // OPERATION values (wait_record::operation); names in the reader use MySQL's words.
 enum operation_id : std::uint8_t {
@@ -732,6 +741,10 @@ struct region_header {
   std::uint64_t cycle_max_drift_ppb;           // largest |drift| measured, parts per billion
   std::uint64_t cycle_epoch_count;             // epochs published (= recalibrations); release
   cycle_epoch cycle_epochs[kCycleEpochSlots];  // epoch n (1-based) in slot (n - 1) % slots
+
+  // Layout 6.
+  std::uint32_t max_errors;  // declared errors (error_layout.h); each table has one row more
+  std::uint32_t pad1;
 };
 
 static_assert(sizeof(region_header) <= kHeaderSize);

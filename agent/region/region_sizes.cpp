@@ -61,6 +61,7 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_WAIT_HISTOGRAMS", &wait_histograms},
       {"PFS_LOCK_CONTENTION_SIZE", &lock_contention_size},
       {"PFS_MAX_SOCKETS", &max_sockets},
+      {"PFS_MAX_ERRORS", &max_errors},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);

@@ -214,7 +214,7 @@ bool set_instrument(const region_map& region, std::uint32_t class_index, int ena
   if (enabled >= 0) flags = static_cast<std::uint8_t>(enabled ? flags | kFlagEnabled : flags & ~kFlagEnabled);
   if (timed >= 0) flags = static_cast<std::uint8_t>(timed ? flags | kFlagTimed : flags & ~kFlagTimed);
   if (trace >= 0) flags = static_cast<std::uint8_t>(trace ? flags | kFlagTraced : flags & ~kFlagTraced);
-  if (load_relaxed(c.kind) == kKindMemory)
+  if (never_timed(load_relaxed(c.kind)))
     flags = static_cast<std::uint8_t>(flags & ~kFlagTimed);  // never timed
   // Disabling an instrument also ends its tracing; tracing needs it enabled.
   if (enabled == 0) flags = static_cast<std::uint8_t>(flags & ~kFlagTraced);

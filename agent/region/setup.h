@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "agent/region/error_layout.h"
 #include "agent/region/region.h"
 #include "timers/timer.h"
 
@@ -125,6 +126,13 @@ void reset_transaction_summaries(const region_map& region, bool by_thread);
 // memory_summary_by_thread_by_event_name (by_thread) or ..._global_by_event_name:
 // the counts rebased, the low and high marks set to what is in use (setup_memory.cpp).
 void reset_memory_summaries(const region_map& region, bool by_thread);
+// events_errors_summary_by_thread_by_error (by_thread: the rows move into the global
+// part first, so the global table keeps its totals) or ..._global_by_error (every
+// row zeroed, FIRST_SEEN and LAST_SEEN back to NULL) (setup_errors.cpp).
+void reset_error_summaries(const region_map& region, bool by_thread);
+// Adds one error row into a row others write too (atomic adds; FIRST_SEEN the
+// earliest, LAST_SEEN the latest): a thread's rows when it exits or is truncated.
+void fold_error_stat(layout::error_stat& into, const layout::error_stat& from);
 void reset_digest_histograms(const region_map& region);    // events_statements_histogram_by_digest
 void reset_statement_histogram(const region_map& region);  // events_statements_histogram_global
 void reset_wait_histograms(const region_map& region);      // events_waits_histogram_global_by_event_name

@@ -15,7 +15,7 @@ namespace {
 
 TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
   EXPECT_EQ(pfs_get_interface(0), nullptr);
-  EXPECT_EQ(pfs_get_interface(4), nullptr);
+  EXPECT_EQ(pfs_get_interface(5), nullptr);
   EXPECT_EQ(pfs_get_interface(-1), nullptr);
   const auto* v1 = static_cast<const pfs_service_v1*>(pfs_get_interface(PFS_SERVICE_VERSION_1));
   ASSERT_NE(v1, nullptr);
@@ -49,7 +49,18 @@ TEST(Service, VersionThreeIsVersionTwoPlusMemory) {
   EXPECT_EQ(v3->register_memory, &pfs_register_memory);
   EXPECT_EQ(v3->memory_alloc, &pfs_memory_alloc);
   EXPECT_EQ(v3->memory_free, &pfs_memory_free);  // the last member
-  EXPECT_EQ(pfs_get_interface(4), nullptr);
+}
+
+TEST(Service, VersionFourIsVersionThreePlusErrors) {
+  const auto* v4 = static_cast<const pfs_service_v4*>(pfs_get_interface(PFS_SERVICE_VERSION_4));
+  ASSERT_NE(v4, nullptr);
+  EXPECT_EQ(v4->base.base.base.version, 4u);
+  EXPECT_EQ(v4->base.base.base.size, sizeof(pfs_service_v4));
+  EXPECT_EQ(v4->base.base.base.register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v4->base.memory_free, &pfs_memory_free);
+  EXPECT_EQ(v4->register_error, &pfs_register_error);
+  EXPECT_EQ(v4->log_error, &pfs_log_error);  // the last member
+  EXPECT_EQ(pfs_get_interface(5), nullptr);
 }
 
 TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {

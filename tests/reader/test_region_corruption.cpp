@@ -34,7 +34,8 @@ namespace {
 // Columns that may hold a negative value: memory in use by a thread that freed what
 // others allocated (MySQL shows it so).
 bool signed_column(std::string_view name) {
-  return name.ends_with("_used") || name.find("memory") != std::string_view::npos;
+  return name.ends_with("_used") || name.find("memory") != std::string_view::npos || name == "error_number" ||
+         name == "sum_error_raised";
 }
 
 using namespace pfs;

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "agent/region/error_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/work_layout.h"
@@ -370,6 +371,17 @@ std::string layout_text() {
   PFS_FIELD(cycle_epoch, ps_start);
   PFS_FIELD(cycle_epoch, mult);
   PFS_FIELD(cycle_epoch, frequency);
+  PFS_FIELD(region_header, max_errors);
+  PFS_RECORD(error_record);
+  PFS_FIELD(error_record, lock);
+  PFS_FIELD(error_record, number);
+  PFS_FIELD(error_record, name);
+  PFS_FIELD(error_record, sql_state);
+  PFS_RECORD(error_stat);
+  PFS_FIELD(error_stat, raised);
+  PFS_FIELD(error_stat, handled);
+  PFS_FIELD(error_stat, first_seen);
+  PFS_FIELD(error_stat, last_seen);
 #undef PFS_FIELD
 #undef PFS_RECORD
   // The numbering of arrays, lost counters, consumers and kinds is layout too.
@@ -382,6 +394,9 @@ std::string layout_text() {
       << " kLostSocketInstances " << kLostSocketInstances << " kLostCount " << kLostCount << "\n";
   out << "kKindSocket " << int{kKindSocket} << " kObjectSocket " << int{kObjectSocket} << " kOpSocketCreate "
       << int{kOpSocketCreate} << " kOpCount " << int{kOpCount} << "\n";
+  out << "kArrayErrors " << kArrayErrors << " kArrayThreadErrorStats " << kArrayThreadErrorStats
+      << " kArrayClassErrorStats " << kArrayClassErrorStats << " kLostErrors " << kLostErrors
+      << " kKindError " << int{kKindError} << "\n";
   out << "kLostSlots " << kLostSlots << "\n";
   out << "kConsumerSlots " << kConsumerSlots << "\n";
   out << "kHeaderSize " << kHeaderSize << "\n";

@@ -160,6 +160,15 @@ void release_work(agent_state& a, thread_context& t);
 // memory/performance_schema/* classes once it is published), a thread's rows at its
 // registration and exit.
 void init_memory(agent_state& a);
+// Errors (agent_errors.cpp): the arrays at init, the 'error' class once the agent
+// is published, a thread's rows zeroed when it takes its slot and folded into the
+// global part when it leaves.
+void init_errors(agent_state& a);
+void register_error_class(agent_state& a);
+void attach_errors(agent_state& a, thread_context& t);
+void release_errors(agent_state& a, thread_context& t);
+// A statement's MYSQL_ERRNO counted as a raised error (statement_set_error).
+void count_statement_error(unsigned mysql_errno);
 void register_memory_classes(agent_state& a);
 void attach_memory(agent_state& a, thread_context& t);
 void release_memory(agent_state& a, thread_context& t);

@@ -120,8 +120,10 @@ inline bool count_thread_alloc(thread_context& t, const class_record& c, std::si
   const std::uint64_t ba = load_relaxed(s.bytes_alloc) + size;
   store_relaxed(s.count_alloc, ca);
   store_relaxed(s.bytes_alloc, ba);
-  const auto used_count = static_cast<std::int64_t>(ca - load_relaxed(s.count_free) - load_relaxed(s.claimed_count));
-  const auto used_bytes = static_cast<std::int64_t>(ba - load_relaxed(s.bytes_free) - load_relaxed(s.claimed_bytes));
+  const auto used_count =
+      static_cast<std::int64_t>(ca - load_relaxed(s.count_free) - load_relaxed(s.claimed_count));
+  const auto used_bytes =
+      static_cast<std::int64_t>(ba - load_relaxed(s.bytes_free) - load_relaxed(s.claimed_bytes));
   if (used_count > load_relaxed(s.high_count)) store_relaxed(s.high_count, used_count);
   if (used_bytes > load_relaxed(s.high_bytes)) store_relaxed(s.high_bytes, used_bytes);
   const auto delta = static_cast<std::int64_t>(size);
@@ -132,7 +134,8 @@ inline bool count_thread_alloc(thread_context& t, const class_record& c, std::si
   if (c.traits & kMemoryControlled) {
     controlled = load_relaxed(r.controlled_memory) + delta;
     store_relaxed(r.controlled_memory, controlled);
-    if (controlled > load_relaxed(r.max_controlled_memory)) store_relaxed(r.max_controlled_memory, controlled);
+    if (controlled > load_relaxed(r.max_controlled_memory))
+      store_relaxed(r.max_controlled_memory, controlled);
   }
   memory_thread_state& m = g_memory.states[t.slot];
   if (m.depth != 0) [[unlikely]] {
@@ -151,13 +154,16 @@ inline void count_thread_free(thread_context& t, const class_record& c, std::siz
   const std::uint64_t bf = load_relaxed(s.bytes_free) + size;
   store_relaxed(s.count_free, cf);
   store_relaxed(s.bytes_free, bf);
-  const auto used_count = static_cast<std::int64_t>(load_relaxed(s.count_alloc) - cf - load_relaxed(s.claimed_count));
-  const auto used_bytes = static_cast<std::int64_t>(load_relaxed(s.bytes_alloc) - bf - load_relaxed(s.claimed_bytes));
+  const auto used_count =
+      static_cast<std::int64_t>(load_relaxed(s.count_alloc) - cf - load_relaxed(s.claimed_count));
+  const auto used_bytes =
+      static_cast<std::int64_t>(load_relaxed(s.bytes_alloc) - bf - load_relaxed(s.claimed_bytes));
   if (used_count < load_relaxed(s.low_count)) store_relaxed(s.low_count, used_count);
   if (used_bytes < load_relaxed(s.low_bytes)) store_relaxed(s.low_bytes, used_bytes);
   const auto delta = static_cast<std::int64_t>(size);
   store_relaxed(r.total_memory, load_relaxed(r.total_memory) - delta);
-  if (c.traits & kMemoryControlled) store_relaxed(r.controlled_memory, load_relaxed(r.controlled_memory) - delta);
+  if (c.traits & kMemoryControlled)
+    store_relaxed(r.controlled_memory, load_relaxed(r.controlled_memory) - delta);
 }
 
 }  // namespace pfs::detail

@@ -6,6 +6,7 @@
 
 #include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/packed_rows.h"
+#include "agent/region/error_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/work_layout.h"
@@ -36,6 +37,7 @@ struct region_reader::impl {
   std::uint64_t statement_stride = 0;    // bytes per statement record (with its SQL_TEXT)
   std::uint64_t max_sql_text_length = 0;
   std::uint64_t memory_classes = 0;  // per-thread memory statistics slots
+  std::uint64_t error_rows = 0;      // per-thread error rows (declared errors + the NULL row)
   std::uint64_t stage_classes = 0;   // per-thread statistics slots of stages, statements
   std::uint64_t statement_classes = 0;
   std::uint64_t stage_history = 0;  // per-thread ring and stack sizes
@@ -140,6 +142,9 @@ inline constexpr known_array kKnownArrays[] = {
     {kArraySocketWaitStats, sizeof(wait_stat), "socket_wait_summaries"},
     {kArrayThreadMemoryStats, sizeof(memory_stat), "memory_summary_by_thread_by_event_name"},
     {kArrayClassMemoryStats, sizeof(memory_class_stat), "memory_summary_global_by_event_name"},
+    {kArrayErrors, sizeof(error_record), "errors"},
+    {kArrayThreadErrorStats, sizeof(error_stat), "events_errors_summary_by_thread_by_error"},
+    {kArrayClassErrorStats, sizeof(error_stat), "events_errors_summary_global_by_error"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -156,6 +161,7 @@ inline constexpr const char* kLostNames[] = {
     "digest_lost",           "nested_statement_lost",  "work_call_errors",
     "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
     "socket_classes_lost",   "socket_instances_lost",  "memory_classes_lost",
+    "errors_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -455,6 +461,8 @@ void rows_wait_histograms(scan_state& s);
 void rows_lock_contention(scan_state& s);
 // rows_memory.cpp: memory_summary_global_by_event_name, _by_thread_by_event_name.
 void rows_memory_summary(scan_state& s, summary_kind which);
+// rows_errors.cpp: events_errors_summary_global_by_error, _by_thread_by_error.
+void rows_error_summary(scan_state& s, summary_kind which);
 
 }  // namespace detail
 }  // namespace pfs::reader

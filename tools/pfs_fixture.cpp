@@ -13,7 +13,8 @@
 // The standard content: 9 instrument classes, 3 threads, running and completed waits
 // in the stacks, history rings (one wrapped), history_long (with a file read and a
 // table fetch), per-thread and per-instance statistics, sources, setup_actors rows,
-// lost counters, two files, a table with two indexes, setup_objects rows. Timers: the
+// lost counters, two files, a table with two indexes, setup_objects rows, declared
+// errors and their counts. Timers: the
 // NANOSECOND converter maps raw value r to (r - 1000) * 1000 picoseconds, so raw times
 // below are chosen to give exact picoseconds. pid and creation time are fixed values.
 //
@@ -32,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "agent/region/error_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/region_builder.h"
 #include "agent/region/region_layout.h"
@@ -385,6 +387,32 @@ class writer {
     b_.count_instances_in_global(0);
   }
 
+  // Errors: ER_KEY_NOT_FOUND and ER_LOCK_DEADLOCK declared (a third record still
+  // unpublished); thread 1 raised 1032 three times and handled it once, thread 2
+  // raised 1032 twice, 1213 once and four errors never declared (the NULL row);
+  // threads that exited left 1032 raised 10 times and handled 5 times in the
+  // global part. Times are seconds since the epoch (2023-11-14 22:13:20 UTC is
+  // 1700000000).
+  void errors() {
+    auto* records = m_.array<error_record>(kArrayErrors);
+    const auto declare = [](error_record& r, std::int32_t number, const char* name, const char* state) {
+      r.number = number;
+      std::snprintf(r.name, sizeof r.name, "%s", name);
+      std::snprintf(r.sql_state, sizeof r.sql_state, "%s", state);
+      r.lock = kVersionInc | kStateAllocated;
+    };
+    declare(records[0], 1032, "ER_KEY_NOT_FOUND", "HY000");
+    declare(records[1], 1213, "ER_LOCK_DEADLOCK", "40001");
+    records[2].number = 9999;  // being declared: not shown
+    const std::uint64_t per = h_.max_errors + 1;
+    auto* rows = m_.array<error_stat>(kArrayThreadErrorStats);
+    rows[0 * per + 1] = {3, 1, 1700000000, 1700000100};
+    rows[1 * per + 1] = {2, 0, 1700000040, 1700000060};
+    rows[1 * per + 2] = {1, 0, 1700000070, 1700000070};
+    rows[1 * per + 0] = {4, 0, 1700000010, 1700000090};
+    m_.array<error_stat>(kArrayClassErrorStats)[1] = {10, 5, 1699990000, 1700000050};
+  }
+
   void actors() {
     set_actor(0, "%", "%", "%", true, true);
     set_actor(1, "localhost", "alice", "%", true, false);
@@ -544,6 +572,7 @@ int main(int argc, char** argv) {
   s.max_indexes_per_table = 2;
   s.setup_objects_size = 2;
   s.lock_contention_size = 8;
+  s.max_errors = 3;
 
   region_error err;  // create replaces an earlier file, unless a live provider owns it
   region_map m = region_map::create(o.path, s, o.mode, err);
@@ -567,6 +596,7 @@ int main(int argc, char** argv) {
   w.tables();
   w.thread_stats();
   w.actors();
+  w.errors();
   if (o.kind == "huge-sums") w.huge_sums();
   corrupt_file(o, m);
   const auto size = static_cast<off_t>(m.size());

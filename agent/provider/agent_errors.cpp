@@ -167,6 +167,7 @@ using namespace pfs::detail;
 extern "C" {
 
 int pfs_register_error(int number, const char* name, const char* sql_state) {
+  if (g_agent == nullptr) pfs_init_from_env();  // as the other registrations: PFS_REGION starts it
   agent_state* a = g_agent;
   if (a == nullptr || g_errors.slots == nullptr || name == nullptr || *name == '\0' ||
       strnlen(name, kErrorNameLen) >= kErrorNameLen ||
@@ -196,6 +197,8 @@ int pfs_register_error(int number, const char* name, const char* sql_state) {
 
 void pfs_log_error(int number, int operation) {
   if (operation != PFS_ERROR_RAISED && operation != PFS_ERROR_HANDLED) return;
+  if (g_agent == nullptr) [[unlikely]]
+    pfs_init_from_env();
   count(static_cast<std::int32_t>(number), operation);
 }
 

@@ -206,6 +206,7 @@ using namespace pfs::detail;
 extern "C" {
 
 pfs_key pfs_register_memory(const char* category, const char* name, unsigned flags) {
+  if (g_agent == nullptr) pfs_init_from_env();  // as the other registrations: PFS_REGION starts it
   if (g_agent == nullptr) return 0;
   const auto traits = static_cast<std::uint8_t>(((flags & PFS_MEMORY_GLOBAL_ONLY) ? kMemoryGlobalOnly : 0) |
                                                 ((flags & PFS_MEMORY_CONTROLLED) ? kMemoryControlled : 0));

@@ -4,7 +4,7 @@
 // events_errors_summary_global_by_error).
 //
 //   constinit pfs::error_def key_not_found{1032, "ER_KEY_NOT_FOUND", "HY000"};
-//   key_not_found.raised();   // declared on its first use once the agent runs
+//   key_not_found.raised();   // declared on its first use
 //   key_not_found.handled();  // the program recovered: moves it from raised to handled
 //   pfs::error::raised(2013); // by number: an error never declared counts in the NULL row
 //
@@ -36,10 +36,11 @@ class error_def {
     pfs_log_error(number_, PFS_ERROR_HANDLED);
   }
 
-  // Declares the error while the agent runs (once); false when it cannot be.
+  // Declares the error (once; the first call starts the agent from PFS_REGION, as
+  // any registration does); false when it cannot be.
   bool declare() const {
     if (declared_.load(std::memory_order_acquire)) return true;
-    if (!pfs_active() || pfs_register_error(number_, name_, sql_state_) == 0) return false;
+    if (pfs_register_error(number_, name_, sql_state_) == 0) return false;  // starts the agent
     declared_.store(true, std::memory_order_release);
     return true;
   }

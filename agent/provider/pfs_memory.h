@@ -7,8 +7,9 @@
 //   void* p = pfs::memory::allocate(cache_memory, 4096);       // malloc, counted
 //   pfs::memory::deallocate(p);
 //
-// A class registers on its first use once the agent runs; before that, and when
-// the agent is off, blocks are allocated and freed as usual and not counted. Sits
+// A class registers on its first use (which starts the agent from PFS_REGION, as
+// any registration does); when the agent is off, blocks are allocated and freed
+// as usual and not counted. Sits
 // on the C ABI (pfs_c.h), so it compiles to plain allocation under
 // PFS_NO_INSTRUMENTATION.
 #pragma once
@@ -35,8 +36,8 @@ class memory_class {
   // does not (then asked again next time).
   pfs_key key() const {
     pfs_key k = key_.load(std::memory_order_acquire);
-    if (k != 0 || !pfs_active()) return k;
-    k = pfs_register_memory(category_, name_, flags_);
+    if (k != 0) return k;
+    k = pfs_register_memory(category_, name_, flags_);  // starts the agent from PFS_REGION
     key_.store(k, std::memory_order_release);
     return k;
   }

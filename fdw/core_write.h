@@ -197,7 +197,7 @@ struct PfsCoreOverlay {
   const pfs::reader::table_def* table = nullptr;
   const pfs::fdw::write::table_rules* rules = nullptr;  // nullptr: not a keyed table
   std::vector<int> keys;
-  bool hide_all = false;   // truncated: rows of the region are gone
+  bool hide_all = false;        // truncated: rows of the region are gone
   std::uint64_t zero_all = 0;   // summaries reset: every row's statistics are 0
   std::uint64_t zero_file = 0;  // file (socket) statistics reset: the file (socket) rows' are 0
   std::map<std::string, pfs::fdw::write::row_state> rows;

@@ -45,10 +45,12 @@ constexpr const char* kKindPrefix[] = {"",
                                        "wait/io/socket/",
                                        "memory/",
                                        ""};
-constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,     kLostRwlockClasses,
-                                    kLostCondClasses,      kLostFileClasses,      kLostTableClasses,
-                                    kLostThreadClasses,    kLostStageClasses,     kLostStatementClasses,
-                                    kLostStatementClasses, kLostStatementClasses, kLostSocketClasses,
+constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,
+                                    kLostRwlockClasses,    kLostCondClasses,
+                                    kLostFileClasses,      kLostTableClasses,
+                                    kLostThreadClasses,    kLostStageClasses,
+                                    kLostStatementClasses, kLostStatementClasses,
+                                    kLostStatementClasses, kLostSocketClasses,
                                     kLostMemoryClasses,    kLostErrors};
 static_assert(std::size(kKindPrefix) == kKindError + 1 && std::size(kClassesLost) == kKindError + 1);
 

@@ -84,7 +84,8 @@ void count_in_global_row(error_stat& s, int operation, std::uint64_t now) {
 }
 
 void count(std::int32_t number, int operation) {
-  const class_record* c = g_errors.error_class;
+  // Acquire: the class is published after the rest of g_errors is set up.
+  const class_record* c = __atomic_load_n(&g_errors.error_class, __ATOMIC_ACQUIRE);
   if (c == nullptr || !(load_relaxed(c->derived) & kFlagEnabled)) return;
   const std::uint32_t index = index_of(number);
   const auto now = static_cast<std::uint64_t>(time(nullptr));

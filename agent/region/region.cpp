@@ -15,8 +15,8 @@
 #include <memory>
 #include <utility>
 
-#include "agent/region/fault_guard.h"
 #include "agent/region/error_layout.h"
+#include "agent/region/fault_guard.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/safe_files.h"
 #include "agent/region/work_layout.h"

@@ -70,7 +70,8 @@ bool usable() {
 }
 
 TEST(PreloadMemory, KnownAllocationsOnThreeThreadsAreCountedExactly) {
-  if (!usable()) GTEST_SKIP() << "no " << preload_path() << ", or a sanitizer build (its runtime owns malloc)";
+  if (!usable())
+    GTEST_SKIP() << "no " << preload_path() << ", or a sanitizer build (its runtime owns malloc)";
   check_known_allocations("");
 }
 
@@ -78,9 +79,10 @@ TEST(PreloadMemory, KnownAllocationsOnThreeThreadsAreCountedExactly) {
 // the same way, in their usable sizes, and their own locks and maps left alone.
 // PFS_PRELOAD_REQUIRE_ALLOCATORS=1 turns a missing one into a failure (CI).
 TEST(PreloadMemory, OtherAllocatorsAreCountedTheSameWay) {
-  if (!usable()) GTEST_SKIP() << "no " << preload_path() << ", or a sanitizer build (its runtime owns malloc)";
-  for (const char* allocator : {"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
-                                "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"}) {
+  if (!usable())
+    GTEST_SKIP() << "no " << preload_path() << ", or a sanitizer build (its runtime owns malloc)";
+  for (const char* allocator :
+       {"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"}) {
     SCOPED_TRACE(allocator);
     struct stat st {};
     if (stat(allocator, &st) != 0) {

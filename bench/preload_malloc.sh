@@ -5,9 +5,9 @@
 # in alternating blocks; a process's figure is the median of its blocks'
 # differences. Settings: plain (no interposer: the control, about 0), pass-through
 # (no region), memory classes off, counted. Each figure is the median over RUNS
-# processes, the settings interleaved, pinned to one CPU: where the heap and the
-# stack land (address randomization) changes a pair's cost by several ns from one
-# process to the next, on both sides, so one process is not a measurement.
+# processes, the settings interleaved, pinned to one CPU: a pair's cost moves by
+# several ns from one process to the next, on both sides and also with address
+# randomization off (the process's placement), so one process is not a measurement.
 # Usage: bash bench/preload_malloc.sh [build-dir]   (RUNS=11 by default; ~1.5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."

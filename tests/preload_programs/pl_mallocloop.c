@@ -5,8 +5,7 @@
  * each block pair gives one difference, and the medians are printed. Before each
  * block pair the loop's block moves to a new address (the old one is kept and a
  * pad of another size allocated after it), so the medians are taken over many
- * placements of the block against the agent's counters in the region (a store to
- * an address 4 KiB apart from a later load stalls it on this kind of CPU):
+ * placements of the block:
  *   raw_ns       ns per pair through the C library's functions
  *   program_ns   ns per pair through the program's (interposed) functions
  *   over_raw_ns  the median of the per-block differences

@@ -97,17 +97,11 @@ inline auto call_real(Fn fn, Args... args) {
     return fn(args...);
   const bool was_busy = tls.busy;
   tls.busy = true;
-  auto r = fn(args...);
-  tls.busy = was_busy;
-  return r;
-}
-inline void call_real_free(free_fn fn, void* p) {
-  if (!g_allocator_calls_out) [[likely]]
-    return fn(p);
-  const bool was_busy = tls.busy;
-  tls.busy = true;
-  fn(p);
-  tls.busy = was_busy;
+  struct restore {
+    bool was;
+    ~restore() { tls.busy = was; }
+  } restore_busy{was_busy};
+  return fn(args...);
 }
 
 // The usable size of a block: glibc's chunk header read inline when its layout was
@@ -318,7 +312,7 @@ __attribute__((visibility("default"))) void free(void* p) {
   if (p == nullptr || in_arena(p)) return;
   if (!heap_resolved()) return;  // cannot happen: p came from the real allocator
   if (const pfs::layout::class_record* c = counted_class()) count_free(c, p);
-  call_real_free(g_real.free.load(std::memory_order_relaxed), p);
+  call_real(g_real.free.load(std::memory_order_relaxed), p);
 }
 
 __attribute__((visibility("default"))) void* calloc(size_t n, size_t size) {

@@ -149,18 +149,6 @@ void count_statement_error(unsigned mysql_errno) {
   if (mysql_errno != 0) count(static_cast<std::int32_t>(mysql_errno), PFS_ERROR_RAISED);
 }
 
-namespace {
-
-// Copies text into a region field of cap bytes (NUL-terminated), one byte at a time
-// (readers load the record while it is not yet published: never a torn read of a
-// published one).
-void copy_text(char* field, std::size_t cap, const char* text) {
-  const std::size_t n = text == nullptr ? 0 : strnlen(text, cap);
-  for (std::size_t i = 0; i < cap; ++i) store_relaxed(field[i], i < n ? text[i] : '\0');
-}
-
-}  // namespace
-
 }  // namespace pfs::detail
 
 using namespace pfs::detail;
@@ -183,8 +171,8 @@ int pfs_register_error(int number, const char* name, const char* sql_state) {
   const std::uint32_t index = ++g_errors.declared;  // row index; record index - 1
   error_record& r = g_errors.records[index - 1];
   store_relaxed(r.number, static_cast<std::int32_t>(number));
-  copy_text(r.name, kErrorNameLen, name);
-  copy_text(r.sql_state, kErrorSqlStateLen, sql_state);
+  copy_field(r.name, kErrorNameLen, name);  // lengths checked above
+  copy_field(r.sql_state, kErrorSqlStateLen, sql_state);
   store_release(r.lock, kVersionInc | kStateAllocated);
   for (std::uint32_t i = hash_of(number);; ++i) {
     error_slot& s = g_errors.slots[i & g_errors.slot_mask];

@@ -24,11 +24,12 @@ std::vector<error_identity> load_errors(scan_state& s) {
     error_identity& e = errors[i];
     e.known = true;
     e.number = load_relaxed(r->number);
-    char text[kErrorNameLen];
-    for (std::size_t k = 0; k < kErrorNameLen; ++k) text[k] = load_relaxed(r->name[k]);
-    e.name.assign(text, strnlen(text, kErrorNameLen));
-    for (std::size_t k = 0; k < kErrorSqlStateLen; ++k) text[k] = load_relaxed(r->sql_state[k]);
-    e.sql_state.assign(text, strnlen(text, kErrorSqlStateLen));
+    fixed_str<kErrorNameLen> name;
+    name.load(r->name);
+    e.name = name.str();
+    fixed_str<kErrorSqlStateLen> sql_state;
+    sql_state.load(r->sql_state);
+    e.sql_state = sql_state.str();
   }
   return errors;
 }

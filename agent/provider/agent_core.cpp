@@ -44,15 +44,15 @@ constexpr const char* kKindPrefix[] = {"",
                                        "",
                                        "wait/io/socket/",
                                        "memory/",
-                                       ""};
-constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,
-                                    kLostRwlockClasses,    kLostCondClasses,
-                                    kLostFileClasses,      kLostTableClasses,
-                                    kLostThreadClasses,    kLostStageClasses,
-                                    kLostStatementClasses, kLostStatementClasses,
-                                    kLostStatementClasses, kLostSocketClasses,
-                                    kLostMemoryClasses,    kLostErrors};
-static_assert(std::size(kKindPrefix) == kKindError + 1 && std::size(kClassesLost) == kKindError + 1);
+                                       "",
+                                       "wait/lock/metadata/",
+                                       "wait/lock/table/"};
+constexpr lost_id kClassesLost[] = {
+    kLostMutexClasses,     kLostMutexClasses,     kLostRwlockClasses,    kLostCondClasses,
+    kLostFileClasses,      kLostTableClasses,     kLostThreadClasses,    kLostStageClasses,
+    kLostStatementClasses, kLostStatementClasses, kLostStatementClasses, kLostSocketClasses,
+    kLostMemoryClasses,    kLostErrors,           kLostTableClasses,     kLostTableClasses};
+static_assert(std::size(kKindPrefix) == kKindTableLock + 1 && std::size(kClassesLost) == kKindTableLock + 1);
 
 // A category is an identifier; a name may also hold "::", '.', '-' (MySQL has
 // names like THR_LOCK::mutex), and a stage name spaces ("waiting for lock").
@@ -127,9 +127,12 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full, std:
       // MySQL's defaults where no rule matches: statements, transactions, idle
       // and table io (wait/io/table/sql/handler YES YES, WL#4895) on and timed;
       // the other waits and stages off.
-      // Memory classes and 'error' are on (MySQL 8.0's defaults) and never timed.
+      // Memory classes and 'error' are on (MySQL 8.0's defaults) and never timed;
+      // so are metadata and table lock waits, timed (wait/lock/metadata/sql/mdl and
+      // wait/lock/table/sql/handler are YES YES in MySQL 8.0).
       bool enabled = kind == kKindStatement || kind == kKindTransaction || kind == kKindIdle ||
-                     kind == kKindTable || kind == kKindMemory || kind == kKindError;
+                     kind == kKindTable || kind == kKindMemory || kind == kKindError ||
+                     kind == kKindMetadata || kind == kKindTableLock;
       bool timed = enabled && !never_timed(kind);
       if (const instrument_rule* r = match_rule(a->rules, full)) {
         enabled = r->enabled;

@@ -174,6 +174,7 @@ enum truncate_effect : std::uint64_t {
   kResetMemoryByThread = 1ull << 31,      // by thread only (the pairs moved to the global rows)
   kResetErrors = 1ull << 32,              // error summaries reset (by thread and global)
   kResetErrorsByThread = 1ull << 33,      // by thread only (folded into the global rows first)
+  kResetTableLocks = 1ull << 34,          // table lock summaries reset
 };
 
 // The changes SQL may make (write_rules::ops).

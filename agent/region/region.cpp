@@ -17,8 +17,10 @@
 
 #include "agent/region/error_layout.h"
 #include "agent/region/fault_guard.h"
+#include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/safe_files.h"
+#include "agent/region/tls_layout.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
 
@@ -139,6 +141,11 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayErrors, s.max_errors, sizeof(error_record)},
       {kArrayThreadErrorStats, threads * (std::uint64_t{s.max_errors} + 1), sizeof(error_stat)},
       {kArrayClassErrorStats, std::uint64_t{s.max_errors} + 1, sizeof(error_stat)},
+      {kArrayMetadataLocks, s.max_metadata_locks, sizeof(metadata_lock_record)},
+      {kArrayDataLocks, s.max_data_locks, sizeof(data_lock_record)},
+      {kArrayDataLockWaits, s.max_data_lock_waits, sizeof(data_lock_wait_record)},
+      {kArrayTableLockStats, s.max_tables, sizeof(table_lock_stat)},
+      {kArrayTlsProperties, s.max_tls_properties, sizeof(tls_property_record)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -194,6 +201,16 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
     case kArrayThreadErrorStats:
     case kArrayClassErrorStats:
       return sizeof(error_stat);
+    case kArrayMetadataLocks:
+      return sizeof(metadata_lock_record);
+    case kArrayDataLocks:
+      return sizeof(data_lock_record);
+    case kArrayDataLockWaits:
+      return sizeof(data_lock_wait_record);
+    case kArrayTableLockStats:
+      return sizeof(table_lock_stat);
+    case kArrayTlsProperties:
+      return sizeof(tls_property_record);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -267,6 +284,10 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.max_stage_classes = s.max_stage_classes;
   h.max_memory_classes = s.max_memory_classes;
   h.max_errors = s.max_errors;
+  h.max_metadata_locks = s.max_metadata_locks;
+  h.max_data_locks = s.max_data_locks;
+  h.max_data_lock_waits = s.max_data_lock_waits;
+  h.max_tls_properties = s.max_tls_properties;
   h.max_statement_classes = s.max_statement_classes;
   h.stages_history_size = s.stages_history_size;
   h.statement_stack_depth = s.statement_stack_depth;
@@ -539,6 +560,11 @@ region_error region_map::validate(const void* base, std::size_t size) {
       h.arrays[kArrayErrors].count != h.max_errors ||
       h.arrays[kArrayThreadErrorStats].count != threads * (std::uint64_t{h.max_errors} + 1) ||
       h.arrays[kArrayClassErrorStats].count != std::uint64_t{h.max_errors} + 1 ||
+      h.arrays[kArrayMetadataLocks].count != h.max_metadata_locks ||
+      h.arrays[kArrayDataLocks].count != h.max_data_locks ||
+      h.arrays[kArrayDataLockWaits].count != h.max_data_lock_waits ||
+      h.arrays[kArrayTableLockStats].count != h.arrays[kArrayTables].count ||
+      h.arrays[kArrayTlsProperties].count != h.max_tls_properties ||
       h.arrays[kArrayDigests].count != (h.digest_size == 0 ? 0 : std::uint64_t{h.digest_size} + 1) ||
       (h.history_long_size != 0 &&
        (h.history_long_batch == 0 ||

@@ -50,6 +50,10 @@ struct region_sizes {
   std::uint32_t lock_contention_size = 1024;  // lock_contention_by_instance entries (instance, source)
   std::uint32_t max_sockets = 1000;           // socket_instances (open socket descriptors)
   std::uint32_t max_errors = 128;             // errors the program declares (layout 6)
+  std::uint32_t max_metadata_locks = 1024;    // metadata_locks rows (locks requested and held)
+  std::uint32_t max_data_locks = 1024;        // data_locks rows
+  std::uint32_t max_data_lock_waits = 256;    // data_lock_waits rows
+  std::uint32_t max_tls_properties = 256;     // tls_channel_status rows (channel, property)
 
   // Reads PFS_MAX_CLASSES, PFS_MAX_THREADS, PFS_WAITS_STACK_DEPTH,
   // PFS_WAITS_HISTORY_SIZE, PFS_WAITS_HISTORY_LONG_SIZE, PFS_MAX_MUTEXES,
@@ -60,7 +64,9 @@ struct region_sizes {
   // PFS_STATEMENTS_HISTORY_SIZE, PFS_STATEMENTS_HISTORY_LONG_SIZE,
   // PFS_TRANSACTIONS_HISTORY_SIZE, PFS_TRANSACTIONS_HISTORY_LONG_SIZE,
   // PFS_MAX_SQL_TEXT_LENGTH, PFS_DIGESTS_SIZE, PFS_WAIT_HISTOGRAMS,
-  // PFS_LOCK_CONTENTION_SIZE, PFS_MAX_SOCKETS, PFS_MAX_ERRORS over the
+  // PFS_LOCK_CONTENTION_SIZE, PFS_MAX_SOCKETS, PFS_MAX_ERRORS,
+  // PFS_MAX_METADATA_LOCKS, PFS_MAX_DATA_LOCKS, PFS_MAX_DATA_LOCK_WAITS,
+  // PFS_MAX_TLS_PROPERTIES over the
   // current values. A malformed value leaves the field alone and is reported in
   // *bad (name=value) if bad is not null.
   void apply_environment(std::string* bad = nullptr);

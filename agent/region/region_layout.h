@@ -110,7 +110,13 @@ enum array_id : std::uint32_t {
   kArrayErrors = 43,            // error_record[max_errors]: the declared errors
   kArrayThreadErrorStats = 44,  // error_stat[max_threads * (max_errors + 1)]
   kArrayClassErrorStats = 45,   // error_stat[max_errors + 1]
-  kArrayCount = 48,
+  // Layout 6: locks (lock_layout.h) and TLS channels (tls_layout.h).
+  kArrayMetadataLocks = 46,   // metadata_lock_record[max_metadata_locks]
+  kArrayDataLocks = 47,       // data_lock_record[max_data_locks]
+  kArrayDataLockWaits = 48,   // data_lock_wait_record[max_data_lock_waits]
+  kArrayTableLockStats = 49,  // table_lock_stat[max_tables]
+  kArrayTlsProperties = 50,   // tls_property_record[max_tls_properties]
+  kArrayCount = 56,
 };
 
 struct array_desc {
@@ -181,8 +187,12 @@ enum lost_id : std::uint32_t {
   kLostSocketInstances,
   kLostMemoryClasses,  // layout 5: memory classes beyond max_memory_classes
   kLostErrors,         // layout 6: errors declared beyond max_errors (reported in the NULL row)
+  kLostMetadataLocks,  // layout 6: metadata lock requests without a record (not shown, not waited on)
+  kLostDataLocks,      // data locks without a record
+  kLostDataLockWaits,  // data lock waits without a record
+  kLostTlsProperties,  // TLS channel properties without a record
   kLostCount,
-  kLostSlots = 32,
+  kLostSlots = 48,
 };
 
 // Instrument kinds (class_record::kind).
@@ -201,6 +211,8 @@ enum instrument_kind : std::uint8_t {
   kKindSocket = 11,      // wait/io/socket/<category>/<name> (layout 4)
   kKindMemory = 12,      // memory/<category>/<name> (layout 5): counted, never timed
   kKindError = 13,       // error (one class, layout 6): counted, never timed
+  kKindMetadata = 14,    // wait/lock/metadata/<category>/<name> (layout 6; MySQL: wait/lock/metadata/sql/mdl)
+  kKindTableLock = 15,   // wait/lock/table/<category>/handler (layout 6)
 };
 
 // Memory and error instruments are counted, never timed: TIMED is NULL (MySQL 8.0).
@@ -253,18 +265,69 @@ enum operation_id : std::uint8_t {
   kOpSocketStat,
   kOpSocketShutdown,
   kOpSocketSelect,
+  // Layout 6: a metadata lock wait ("metadata lock"), and table lock waits in
+  // MySQL's table_lock_operation_map order (lock_layout.h's table_lock_kind).
+  kOpMetadataLock,
+  kOpTableLockFirst,
+  kOpTableLockLast = kOpTableLockFirst + 9,
   kOpCount,
 };
 
 // OPERATION text of an operation_id in MySQL's words; nullptr when unknown.
 inline const char* operation_name(std::uint32_t op) {
-  constexpr const char* kNames[kOpCount] = {
-      nullptr,   "lock",       "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock",
-      "wait",    "timed_wait", "create",   "open",      "close",      "read",          "write",
-      "seek",    "tell",       "flush",    "stat",      "chsize",     "delete",        "rename",
-      "sync",    "fetch",      "insert",   "update",    "delete",     "idle",          "create",
-      "connect", "bind",       "close",    "send",      "recv",       "sendto",        "recvfrom",
-      "sendmsg", "recvmsg",    "seek",     "opt",       "stat",       "shutdown",      "select"};
+  constexpr const char* kNames[kOpCount] = {nullptr,
+                                            "lock",
+                                            "try_lock",
+                                            "read_lock",
+                                            "write_lock",
+                                            "try_read_lock",
+                                            "try_write_lock",
+                                            "wait",
+                                            "timed_wait",
+                                            "create",
+                                            "open",
+                                            "close",
+                                            "read",
+                                            "write",
+                                            "seek",
+                                            "tell",
+                                            "flush",
+                                            "stat",
+                                            "chsize",
+                                            "delete",
+                                            "rename",
+                                            "sync",
+                                            "fetch",
+                                            "insert",
+                                            "update",
+                                            "delete",
+                                            "idle",
+                                            "create",
+                                            "connect",
+                                            "bind",
+                                            "close",
+                                            "send",
+                                            "recv",
+                                            "sendto",
+                                            "recvfrom",
+                                            "sendmsg",
+                                            "recvmsg",
+                                            "seek",
+                                            "opt",
+                                            "stat",
+                                            "shutdown",
+                                            "select",
+                                            "metadata lock",
+                                            "read normal",
+                                            "read with shared locks",
+                                            "read high priority",
+                                            "read no insert",
+                                            "write allow write",
+                                            "write concurrent insert",
+                                            "write low priority",
+                                            "write normal",
+                                            "read external",
+                                            "write external"};
   return op < kOpCount ? kNames[op] : nullptr;
 }
 
@@ -433,7 +496,8 @@ inline const char* nesting_type_name(std::uint8_t type) {
 inline constexpr std::uint8_t kObjectNone = 0;
 inline constexpr std::uint8_t kObjectFile = 1;
 inline constexpr std::uint8_t kObjectTable = 2;
-inline constexpr std::uint8_t kObjectSocket = 3;  // layout 4
+inline constexpr std::uint8_t kObjectSocket = 3;    // layout 4
+inline constexpr std::uint8_t kObjectMetadata = 4;  // layout 6: a metadata_lock_record
 
 // One wait event: a row of events_waits_current / _history / _history_long.
 // Guarded by seq (seqlock: odd while the writer changes it).
@@ -743,7 +807,11 @@ struct region_header {
   cycle_epoch cycle_epochs[kCycleEpochSlots];  // epoch n (1-based) in slot (n - 1) % slots
 
   // Layout 6.
-  std::uint32_t max_errors;  // declared errors (error_layout.h); each table has one row more
+  std::uint32_t max_errors;          // declared errors (error_layout.h); each table has one row more
+  std::uint32_t max_metadata_locks;  // lock_layout.h
+  std::uint32_t max_data_locks;
+  std::uint32_t max_data_lock_waits;
+  std::uint32_t max_tls_properties;  // tls_layout.h
   std::uint32_t pad1;
 };
 

@@ -62,6 +62,10 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_LOCK_CONTENTION_SIZE", &lock_contention_size},
       {"PFS_MAX_SOCKETS", &max_sockets},
       {"PFS_MAX_ERRORS", &max_errors},
+      {"PFS_MAX_METADATA_LOCKS", &max_metadata_locks},
+      {"PFS_MAX_DATA_LOCKS", &max_data_locks},
+      {"PFS_MAX_DATA_LOCK_WAITS", &max_data_lock_waits},
+      {"PFS_MAX_TLS_PROPERTIES", &max_tls_properties},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);

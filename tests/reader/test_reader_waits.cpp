@@ -267,13 +267,15 @@ TEST_F(ReaderTest, HistoryLong) {
 TEST_F(ReaderTest, OperationNames) {
   ASSERT_NO_FATAL_FAILURE(create(small_sizes()));
   populate();
-  const char* ops[] = {"lock",   "try_lock",   "read_lock", "write_lock", "try_read_lock", "try_write_lock",
-                       "wait",   "timed_wait", "create",    "open",       "close",         "read",
-                       "write",  "seek",       "tell",      "flush",      "stat",          "chsize",
-                       "delete", "rename",     "sync",      "fetch",      "insert",        "update",
-                       "delete", "idle",       "create",    "connect",    "bind",          "close",
-                       "send",   "recv",       "sendto",    "recvfrom",   "sendmsg",       "recvmsg",
-                       "seek",   "opt",        "stat",      "shutdown",   "select"};
+  const char* ops[] = {"lock", "try_lock", "read_lock", "write_lock", "try_read_lock", "try_write_lock",
+                       "wait", "timed_wait", "create", "open", "close", "read", "write", "seek", "tell",
+                       "flush", "stat", "chsize", "delete", "rename", "sync", "fetch", "insert", "update",
+                       "delete", "idle", "create", "connect", "bind", "close", "send", "recv", "sendto",
+                       "recvfrom", "sendmsg", "recvmsg", "seek", "opt", "stat", "shutdown", "select",
+                       // layout 6: metadata and table lock waits
+                       "metadata lock", "read normal", "read with shared locks", "read high priority",
+                       "read no insert", "write allow write", "write concurrent insert", "write low priority",
+                       "write normal", "read external", "write external"};
   static_assert(std::size(ops) == kOpCount - 1);
   auto r = open_reader();
   for (int op = 0; op < 256; ++op) {

@@ -15,8 +15,10 @@
 #include <string>
 
 #include "agent/region/error_layout.h"
+#include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/region_layout.h"
+#include "agent/region/tls_layout.h"
 #include "agent/region/work_layout.h"
 
 namespace {
@@ -382,6 +384,57 @@ std::string layout_text() {
   PFS_FIELD(error_stat, handled);
   PFS_FIELD(error_stat, first_seen);
   PFS_FIELD(error_stat, last_seen);
+  PFS_FIELD(region_header, max_metadata_locks);
+  PFS_FIELD(region_header, max_data_locks);
+  PFS_FIELD(region_header, max_data_lock_waits);
+  PFS_FIELD(region_header, max_tls_properties);
+  PFS_RECORD(metadata_lock_record);
+  PFS_FIELD(metadata_lock_record, lock);
+  PFS_FIELD(metadata_lock_record, lock_type);
+  PFS_FIELD(metadata_lock_record, duration);
+  PFS_FIELD(metadata_lock_record, status);
+  PFS_FIELD(metadata_lock_record, identity);
+  PFS_FIELD(metadata_lock_record, owner_thread_id);
+  PFS_FIELD(metadata_lock_record, owner_event_id);
+  PFS_FIELD(metadata_lock_record, source_index);
+  PFS_FIELD(metadata_lock_record, object_type);
+  PFS_FIELD(metadata_lock_record, object_schema);
+  PFS_FIELD(metadata_lock_record, object_name);
+  PFS_FIELD(metadata_lock_record, column_name);
+  PFS_RECORD(data_lock_record);
+  PFS_FIELD(data_lock_record, lock);
+  PFS_FIELD(data_lock_record, seq);
+  PFS_FIELD(data_lock_record, transaction_id);
+  PFS_FIELD(data_lock_record, thread_id);
+  PFS_FIELD(data_lock_record, event_id);
+  PFS_FIELD(data_lock_record, identity);
+  PFS_FIELD(data_lock_record, engine);
+  PFS_FIELD(data_lock_record, engine_lock_id);
+  PFS_FIELD(data_lock_record, object_schema);
+  PFS_FIELD(data_lock_record, object_name);
+  PFS_FIELD(data_lock_record, partition_name);
+  PFS_FIELD(data_lock_record, subpartition_name);
+  PFS_FIELD(data_lock_record, index_name);
+  PFS_FIELD(data_lock_record, lock_type);
+  PFS_FIELD(data_lock_record, lock_mode);
+  PFS_FIELD(data_lock_record, lock_status);
+  PFS_FIELD(data_lock_record, lock_data);
+  PFS_RECORD(data_lock_wait_record);
+  PFS_FIELD(data_lock_wait_record, lock);
+  PFS_FIELD(data_lock_wait_record, requesting_index);
+  PFS_FIELD(data_lock_wait_record, requesting_version);
+  PFS_FIELD(data_lock_wait_record, blocking_index);
+  PFS_FIELD(data_lock_wait_record, blocking_version);
+  PFS_RECORD(table_lock_stat);
+  PFS_FIELD(table_lock_stat, class_index);
+  PFS_FIELD(table_lock_stat, kinds);
+  PFS_RECORD(tls_property_record);
+  PFS_FIELD(tls_property_record, lock);
+  PFS_FIELD(tls_property_record, value_seq);
+  PFS_FIELD(tls_property_record, channel_id);
+  PFS_FIELD(tls_property_record, channel);
+  PFS_FIELD(tls_property_record, property);
+  PFS_FIELD(tls_property_record, value);
 #undef PFS_FIELD
 #undef PFS_RECORD
   // The numbering of arrays, lost counters, consumers and kinds is layout too.
@@ -397,6 +450,15 @@ std::string layout_text() {
   out << "kArrayErrors " << kArrayErrors << " kArrayThreadErrorStats " << kArrayThreadErrorStats
       << " kArrayClassErrorStats " << kArrayClassErrorStats << " kLostErrors " << kLostErrors
       << " kKindError " << int{kKindError} << "\n";
+  out << "kArrayMetadataLocks " << kArrayMetadataLocks << " kArrayDataLocks " << kArrayDataLocks
+      << " kArrayDataLockWaits " << kArrayDataLockWaits << " kArrayTableLockStats " << kArrayTableLockStats
+      << " kArrayTlsProperties " << kArrayTlsProperties << "\n";
+  out << "kLostMetadataLocks " << kLostMetadataLocks << " kLostDataLocks " << kLostDataLocks
+      << " kLostDataLockWaits " << kLostDataLockWaits << " kLostTlsProperties " << kLostTlsProperties << "\n";
+  out << "kKindMetadata " << int{kKindMetadata} << " kKindTableLock " << int{kKindTableLock}
+      << " kObjectMetadata " << int{kObjectMetadata} << " kOpMetadataLock " << int{kOpMetadataLock}
+      << " kOpTableLockFirst " << int{kOpTableLockFirst} << " kTableLockKinds " << int{kTableLockKinds}
+      << "\n";
   out << "kLostSlots " << kLostSlots << "\n";
   out << "kConsumerSlots " << kConsumerSlots << "\n";
   out << "kHeaderSize " << kHeaderSize << "\n";

@@ -7,8 +7,10 @@
 #include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/packed_rows.h"
 #include "agent/region/error_layout.h"
+#include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/region.h"
+#include "agent/region/tls_layout.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
 
@@ -145,6 +147,11 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayErrors, sizeof(error_record), "errors"},
     {kArrayThreadErrorStats, sizeof(error_stat), "events_errors_summary_by_thread_by_error"},
     {kArrayClassErrorStats, sizeof(error_stat), "events_errors_summary_global_by_error"},
+    {kArrayMetadataLocks, sizeof(metadata_lock_record), "metadata_locks"},
+    {kArrayDataLocks, sizeof(data_lock_record), "data_locks"},
+    {kArrayDataLockWaits, sizeof(data_lock_wait_record), "data_lock_waits"},
+    {kArrayTableLockStats, sizeof(table_lock_stat), "table_lock_waits_summary_by_table"},
+    {kArrayTlsProperties, sizeof(tls_property_record), "tls_channel_status"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -161,7 +168,8 @@ inline constexpr const char* kLostNames[] = {
     "digest_lost",           "nested_statement_lost",  "work_call_errors",
     "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
     "socket_classes_lost",   "socket_instances_lost",  "memory_classes_lost",
-    "errors_lost",
+    "errors_lost",           "metadata_locks_lost",    "data_locks_lost",
+    "data_lock_waits_lost",  "tls_properties_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 

@@ -70,6 +70,8 @@ bool valid_part(const char* s, bool is_name, bool spaces = false) {
 
 }  // namespace
 
+const char* class_prefix(instrument_kind kind) { return kind <= kKindTableLock ? kKindPrefix[kind] : ""; }
+
 bool agent_running() { return g_agent != nullptr && load_relaxed(g_hot.recording); }
 
 void bump_lost(lost_id id) { __atomic_fetch_add(&g_agent->header->lost[id], 1, __ATOMIC_RELAXED); }

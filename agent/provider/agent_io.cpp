@@ -150,6 +150,45 @@ void lock_io_registries(bool lock) {
   }
 }
 
+namespace {
+bool of_plugin(const std::vector<bool>& plugin_class, std::uint32_t key) {
+  return key >= 1 && key <= plugin_class.size() && plugin_class[key - 1];
+}
+}  // namespace
+
+// A plugin's files leave file_instances as a deleted file does (statistics into
+// the class's bucket); descriptors still bound to them are forgotten, so io on
+// them afterwards is not recorded into a record that was reused.
+std::uint32_t unload_files(const std::vector<bool>& plugin_class) {
+  if (g_files == nullptr) return 0;
+  std::lock_guard<std::mutex> guard(g_files->mutex);
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < g_io.file_count; ++i) {
+    file_instance& f = g_io.files[i];
+    if ((load_relaxed(f.lock) & kStateMask) != kStateAllocated || !of_plugin(plugin_class, f.class_index))
+      continue;
+    for (std::uint32_t fd = 0; fd < g_io.fd_map_size; ++fd)
+      if (load_relaxed(g_io.fd_map[fd]) == i + 1) store_relaxed(g_io.fd_map[fd], 0u);
+    remove_file(&f);
+    ++n;
+  }
+  return n;
+}
+
+// A plugin's tables are dropped (pfs_drop_table).
+std::uint32_t unload_tables(const std::vector<bool>& plugin_class) {
+  if (g_files == nullptr) return 0;
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < g_io.table_count; ++i) {
+    table_share& t = g_io.tables[i];
+    if ((load_relaxed(t.lock) & kStateMask) != kStateAllocated || !of_plugin(plugin_class, t.class_index))
+      continue;
+    pfs_drop_table(reinterpret_cast<pfs_table*>(&t));
+    ++n;
+  }
+  return n;
+}
+
 void init_io(agent_state& a, const region_sizes& sizes) {
   g_files = new file_registry;  // lives as long as the process: objects may outlive shutdown
   g_files->slots.assign(std::size_t{a.region.count(kArrayFiles)} * 2 + 1, 0);

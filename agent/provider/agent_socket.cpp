@@ -113,6 +113,22 @@ void init_sockets(agent_state& a, const region_sizes& sizes) {
   g_sock.fd_map_size = static_cast<std::uint32_t>(g_socket_registry->fd_map.size());
 }
 
+// A plugin's sockets leave socket_instances as a closed socket does.
+std::uint32_t unload_sockets(const std::vector<bool>& plugin_class) {
+  if (g_socket_registry == nullptr) return 0;
+  std::lock_guard<std::mutex> guard(g_socket_registry->mutex);
+  std::uint32_t n = 0;
+  for (std::uint32_t fd = 0; fd < g_sock.fd_map_size; ++fd) {
+    const std::uint32_t index = load_relaxed(g_sock.fd_map[fd]);
+    if (index == 0 || index == kUntrackedFd) continue;
+    const std::uint32_t key = load_relaxed(g_sock.sockets[index - 1].class_index);
+    if (key < 1 || key > plugin_class.size() || !plugin_class[key - 1]) continue;
+    free_socket_locked(static_cast<int>(fd));
+    ++n;
+  }
+  return n;
+}
+
 // The interposer: fd is known not to be recorded (not a socket, or no room).
 void mark_untracked_fd(int fd) {
   if (fd >= 0 && static_cast<std::uint32_t>(fd) < g_sock.fd_map_size)

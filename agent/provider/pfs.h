@@ -98,6 +98,8 @@ bool set_instrument_trace(const std::string& pattern, bool trace);
 bool set_actor_trace(const std::string& host, const std::string& user, const std::string& role, bool trace);
 bool set_consumer(const std::string& name, bool enabled);
 bool set_wait_timer(const std::string& timer_name);
+// Before a plugin's dlclose: its instances leave their tables (pfs_unload_plugin).
+unsigned unload_plugin(const char* plugin_name);
 
 // Threads
 void register_thread(const char* category, const char* name, const char* thread_name = "");

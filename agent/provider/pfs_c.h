@@ -372,6 +372,15 @@ PFS_C_FN(int, pfs_spawn_thread,
          pthread_create(thread, attr, start, arg))
 PFS_C_VOID(pfs_set_thread_parent, (uint64_t parent_thread_id))
 
+/* Plugin unload (MySQL's PSI system service, unload_plugin). A plugin's instruments
+ * are the classes whose category is its name (wait/synch/mutex/<plugin>/...). Call
+ * pfs_unload_plugin(name) before dlclose: the mutex, rwlock, cond, file, socket and
+ * table instances of those classes that still exist leave their tables, their
+ * statistics folded into the class summaries as their own destroy would fold them;
+ * the classes stay (their names are copies), and the plugin loaded again registers
+ * the same classes. Returns the number of instances that went. */
+PFS_C_FN(unsigned, pfs_unload_plugin, (const char* plugin_name), 0)
+
 /* clang-format on */
 #if defined(PFS_NO_INSTRUMENTATION) && defined(__GNUC__)
 #pragma GCC diagnostic pop

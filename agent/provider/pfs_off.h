@@ -54,6 +54,7 @@ inline bool set_actor_trace(const std::string&, const std::string&, const std::s
 }
 inline bool set_consumer(const std::string&, bool) { return false; }
 inline bool set_wait_timer(const std::string&) { return false; }
+inline unsigned unload_plugin(const char*) { return 0; }
 inline void register_thread(const char*, const char*, const char* = "") {}
 inline void set_thread_actor(const char*, const char*, const char* = "%") {}
 inline std::uint64_t thread_id() { return 0; }

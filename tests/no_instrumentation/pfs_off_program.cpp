@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   const int fd = pfs::file::open(data, path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0600);
   if (fd < 0 || pfs::file::write(fd, "abc", 3) != 3 || pfs::file::close(fd) != 0) return 2;
   ::unlink(path.c_str());
+  if (pfs::unload_plugin("app") != 0 || pfs_unload_plugin("app") != 0) return 4;
   std::printf("locks=%d\nthread_id=%llu\nactive=%d\n", locks,
               static_cast<unsigned long long>(pfs::thread_id()), pfs::active() ? 1 : 0);
   return locks == 1000 ? 0 : 3;

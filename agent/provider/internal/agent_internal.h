@@ -177,5 +177,13 @@ void release_memory(agent_state& a, thread_context& t);
 void statement_memory_begin(const thread_context& t, std::uint32_t level);
 void statement_memory_end(const thread_context& t, std::uint32_t level, std::int64_t& max_controlled,
                           std::int64_t& max_total);
+// Plugin unload (agent_plugins.cpp): the instances whose class is one of the
+// plugin's (plugin_class[class index - 1]) leave their tables, their statistics
+// folded as each family's own destroy folds them. Each returns how many went.
+std::uint32_t unload_files(const std::vector<bool>& plugin_class);    // agent_io.cpp
+std::uint32_t unload_tables(const std::vector<bool>& plugin_class);   // agent_io.cpp
+std::uint32_t unload_sockets(const std::vector<bool>& plugin_class);  // agent_socket.cpp
+// "wait/synch/mutex/" for kKindMutex...: the part of a class name before its category.
+const char* class_prefix(instrument_kind kind);
 
 }  // namespace pfs::detail

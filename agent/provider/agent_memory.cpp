@@ -28,19 +28,6 @@ pfs_memory_owner owner_of(const thread_context& t) {
   return (pfs_memory_owner{t.slot} + 1) << kOwnerSlotShift | (t.thread_id & ((1ull << kOwnerSlotShift) - 1));
 }
 
-void atomic_max_signed(std::int64_t& field, std::int64_t v) {
-  std::int64_t seen = load_relaxed(field);
-  while (v > seen &&
-         !__atomic_compare_exchange_n(&field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-}
-void atomic_min_signed(std::int64_t& field, std::int64_t v) {
-  std::int64_t seen = load_relaxed(field);
-  while (v < seen &&
-         !__atomic_compare_exchange_n(&field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-}
-
 // A class row: many writers, atomic adds; the marks follow the sums as they are
 // after this change.
 void count_in_class(memory_stat& s, std::uint64_t allocs, std::uint64_t alloc_bytes, std::uint64_t frees,
@@ -51,10 +38,10 @@ void count_in_class(memory_stat& s, std::uint64_t allocs, std::uint64_t alloc_by
   const std::uint64_t bf = __atomic_add_fetch(&s.bytes_free, free_bytes, __ATOMIC_RELAXED);
   const auto used_count = static_cast<std::int64_t>(ca - cf);
   const auto used_bytes = static_cast<std::int64_t>(ba - bf);
-  atomic_max_signed(s.high_count, used_count);
-  atomic_min_signed(s.low_count, used_count);
-  atomic_max_signed(s.high_bytes, used_bytes);
-  atomic_min_signed(s.low_bytes, used_bytes);
+  atomic_max(s.high_count, used_count);
+  atomic_min(s.low_count, used_count);
+  atomic_max(s.high_bytes, used_bytes);
+  atomic_min(s.low_bytes, used_bytes);
 }
 
 std::uint64_t bytes(std::size_t size) { return static_cast<std::uint64_t>(size); }

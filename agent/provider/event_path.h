@@ -243,17 +243,6 @@ inline void aggregate_single(wait_stat& s, bool timed, std::uint64_t ps) {
   if (ps > load_relaxed(s.max)) store_relaxed(s.max, ps);
 }
 
-inline void atomic_min(std::uint64_t& field, std::uint64_t v) {
-  std::uint64_t cur = load_relaxed(field);
-  while (v < cur && !__atomic_compare_exchange_n(&field, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-}
-inline void atomic_max(std::uint64_t& field, std::uint64_t v) {
-  std::uint64_t cur = load_relaxed(field);
-  while (v > cur && !__atomic_compare_exchange_n(&field, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-}
-
 // Statistics that several holders update at once (rwlock read locks, conditions).
 inline void aggregate_shared(wait_stat& s, bool timed, std::uint64_t ps) {
   __atomic_fetch_add(&s.count, 1, __ATOMIC_RELAXED);

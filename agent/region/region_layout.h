@@ -840,5 +840,21 @@ template <class T>
 inline void store_release(T& field, T value) {
   __atomic_store_n(&field, value, __ATOMIC_RELEASE);
 }
+// Lowers (raises) a field that several writers may update at once to v, if v is
+// lower (higher): statistics' MIN and MAX, memory's low and high marks.
+template <class T>
+inline void atomic_min(T& field, T v) {
+  T seen = load_relaxed(field);
+  while (v < seen &&
+         !__atomic_compare_exchange_n(&field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+template <class T>
+inline void atomic_max(T& field, T v) {
+  T seen = load_relaxed(field);
+  while (v > seen &&
+         !__atomic_compare_exchange_n(&field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
 
 }  // namespace pfs::layout

@@ -19,16 +19,11 @@ void zero(error_stat& s) {
   store_relaxed(s.last_seen, std::uint64_t{0});
 }
 
+// 0 means "never": the first non-zero time is the minimum.
 void atomic_min_nonzero(std::uint64_t& field, std::uint64_t v) {
   if (v == 0) return;
   std::uint64_t seen = load_relaxed(field);
   while ((seen == 0 || v < seen) &&
-         !__atomic_compare_exchange_n(&field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-  }
-}
-void atomic_max(std::uint64_t& field, std::uint64_t v) {
-  std::uint64_t seen = load_relaxed(field);
-  while (v > seen &&
          !__atomic_compare_exchange_n(&field, &seen, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
   }
 }

@@ -131,12 +131,21 @@ void BM_TableIoBatch(benchmark::State& state) {
   state.counters["rows_per_iter"] = 1000;
 }
 
+// One table lock wait (write normal), timed, on an enabled table.
+void BM_TableLockTimed(benchmark::State& state) {
+  pfs_table* t = bench_table();
+  for (auto _ : state) {
+    pfs::table::lock_wait w(t, PFS_TABLE_LOCK_WRITE_NORMAL);
+  }
+}
+
 const bool registered = [] {
   benchmark::RegisterBenchmark("BM_FileRead/raw", BM_FileReadRaw);
   benchmark::RegisterBenchmark("BM_FileRead/timed", BM_FileReadTimed);
   benchmark::RegisterBenchmark("BM_FileRead/ab", BM_FileReadAB)->UseManualTime();
   benchmark::RegisterBenchmark("BM_TableIo/timed", BM_TableIoTimed);
   benchmark::RegisterBenchmark("BM_TableIo/batch", BM_TableIoBatch);
+  benchmark::RegisterBenchmark("BM_TableLock/timed", BM_TableLockTimed);
   return true;
 }();
 

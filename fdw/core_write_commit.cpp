@@ -139,6 +139,9 @@ static void apply(const region_map& m, const mapped_region& region, const pendin
       case kResetTable:
         setup::reset_table_summaries(m);
         break;
+      case kResetTableLocks:
+        setup::reset_table_lock_summaries(m);
+        break;
       case kEmptyActors:
         setup::truncate_actors(m);
         break;

@@ -8,6 +8,8 @@
 // atomic load, lock-free.
 #include <cstring>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/provider/internal/agent_internal.h"
@@ -23,6 +25,9 @@ namespace {
 
 static_assert(PFS_FILE_CREATE == kOpFileCreate && PFS_FILE_SYNC == kOpFileSync);
 static_assert(PFS_TABLE_FETCH == kOpTableFetch && PFS_TABLE_DELETE == kOpTableDelete);
+static_assert(PFS_TABLE_LOCK_READ_NORMAL == kTableLockRead &&
+              PFS_TABLE_LOCK_WRITE_NORMAL == kTableLockWrite &&
+              PFS_TABLE_LOCK_WRITE_EXTERNAL == kTableLockWriteExternal && kTableLockKinds == 10);
 
 wait_locker& as_locker(pfs_wait_locker* l) { return *reinterpret_cast<wait_locker*>(l); }
 
@@ -124,6 +129,18 @@ void remove_file(file_instance* f) {
   store_release(f->lock, (word & ~kStateMask) | kStateFree);
 }
 
+// The lock class of table io class io_key: wait/io/table/<category>/handler gives
+// wait/lock/table/<category>/handler (registered if needed); 0 if it cannot be.
+pfs_key table_lock_class_of(agent_state& a, pfs_key io_key) {
+  constexpr std::string_view kPrefix = "wait/io/table/", kSuffix = "/handler";
+  const std::string_view name(a.classes[io_key - 1].name);
+  if (name.size() <= kPrefix.size() + kSuffix.size() || !name.starts_with(kPrefix) ||
+      !name.ends_with(kSuffix))
+    return 0;
+  const std::string category(name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size()));
+  return register_class(kKindTableLock, category.c_str(), "handler");
+}
+
 void bind_fd(int fd, file_instance* f) {
   if (fd < 0) return;
   if (static_cast<std::uint32_t>(fd) >= g_io.fd_map_size) {
@@ -202,6 +219,8 @@ void init_io(agent_state& a, const region_sizes& sizes) {
   g_io.table_count = static_cast<std::uint32_t>(a.region.count(kArrayTables));
   g_io.indexes = a.region.array<index_stat>(kArrayTableIndexes);
   g_io.indexes_per_table = a.header->max_indexes_per_table;
+  if (a.region.count(kArrayTableLockStats) == g_io.table_count)
+    g_io.table_locks = a.region.array<table_lock_stat>(kArrayTableLockStats);
   if (auto* buckets = a.region.array<io_stats>(kArrayClassIo)) {
     for (std::uint64_t i = 0; i < a.region.count(kArrayClassIo); ++i) {
       reset_io(buckets[i].read);
@@ -314,7 +333,11 @@ void pfs_forget_fd(int fd) {
 
 pfs_key pfs_register_table_io(const char* category) {
   if (g_agent == nullptr) pfs_init_from_env();
-  return register_class(kKindTable, category, "handler");
+  const pfs_key io = register_class(kKindTable, category, "handler");
+  // Its lock waits' class, wait/lock/table/<category>/handler, listed from now on
+  // in setup_instruments as MySQL lists wait/lock/table/sql/handler.
+  if (io != 0) register_class(kKindTableLock, category, "handler");
+  return io;
 }
 
 pfs_table* pfs_declare_table(pfs_key key, int object_type, const char* schema, const char* name) {
@@ -324,6 +347,7 @@ pfs_table* pfs_declare_table(pfs_key key, int object_type, const char* schema, c
       std::strlen(schema) >= kObjectSchemaLen || std::strlen(name) >= kTableNameLen ||
       (object_type != PFS_OBJECT_TABLE && object_type != PFS_OBJECT_TEMPORARY_TABLE))
     return nullptr;
+  const pfs_key lock_key = table_lock_class_of(*a, key);  // before the table mutex: it registers
   std::lock_guard<std::mutex> guard(g_files->table_mutex);
   table_share* free_slot = nullptr;
   for (std::uint32_t i = 0; i < g_io.table_count; ++i) {
@@ -354,6 +378,12 @@ pfs_table* pfs_declare_table(pfs_key key, int object_type, const char* schema, c
     store_relaxed(s->min, UINT64_MAX);
   write_name(t.schema, kObjectSchemaLen, schema);
   write_name(t.name, kTableNameLen, name);
+  // A reused share starts with no lock waits, as with no io (MySQL resets both).
+  if (g_io.table_locks != nullptr) {
+    table_lock_stat& locks = g_io.table_locks[free_slot - g_io.tables];
+    store_relaxed(locks.class_index, lock_key);
+    for (wait_stat& s : locks.kinds) zero_stat(s);
+  }
   {
     setup_lock_guard setup(a->region);
     store_relaxed(t.derived, setup::table_derived(a->region, schema, name));
@@ -405,5 +435,15 @@ int pfs_start_table_io_wait(pfs_wait_locker* locker, pfs_table* table, int op, u
 void pfs_end_table_io_wait(pfs_wait_locker* locker, uint64_t rows) {
   end_table_wait(as_locker(locker), rows);
 }
+
+int pfs_start_table_lock_wait(pfs_wait_locker* locker, pfs_table* table, int lock_kind, const char* file,
+                              unsigned line) {
+  wait_locker& l = as_locker(locker);
+  if (!begin_table_lock_wait(l, reinterpret_cast<table_share*>(table), lock_kind)) return 0;
+  start_running(l, file, line);
+  return 1;
+}
+
+void pfs_end_table_lock_wait(pfs_wait_locker* locker) { end_table_lock_wait(as_locker(locker)); }
 
 }  // extern "C"

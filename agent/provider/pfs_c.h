@@ -183,6 +183,27 @@ PFS_C_FN(int, pfs_start_table_io_wait,
 PFS_C_VOID(pfs_end_table_io_wait, (pfs_wait_locker* locker, uint64_t rows))
 
 /* ---------------------------------------------------------------------------
+ * Table locks (MySQL's psi_table.h start_table_lock_wait): waits of class
+ * wait/lock/table/<category>/handler, the lock class of the table's io class
+ * (made with it), on a declared table. The kinds, in MySQL's PFS_TL_LOCK_TYPE
+ * order (OPERATION "read normal" ... "write external"): */
+#define PFS_TABLE_LOCK_READ_NORMAL 0
+#define PFS_TABLE_LOCK_READ_WITH_SHARED_LOCKS 1
+#define PFS_TABLE_LOCK_READ_HIGH_PRIORITY 2
+#define PFS_TABLE_LOCK_READ_NO_INSERT 3
+#define PFS_TABLE_LOCK_WRITE_ALLOW_WRITE 4
+#define PFS_TABLE_LOCK_WRITE_CONCURRENT_INSERT 5
+#define PFS_TABLE_LOCK_WRITE_LOW_PRIORITY 6
+#define PFS_TABLE_LOCK_WRITE_NORMAL 7
+#define PFS_TABLE_LOCK_READ_EXTERNAL 8
+#define PFS_TABLE_LOCK_WRITE_EXTERNAL 9
+/* 0 (nothing recorded, do not call the end) for a NULL table, a kind outside
+ * 0..9, or a lock instrument or table that setup_objects turned off. */
+PFS_C_FN(int, pfs_start_table_lock_wait,
+         (pfs_wait_locker* locker, pfs_table* table, int lock_kind, const char* file, unsigned line), 0)
+PFS_C_VOID(pfs_end_table_lock_wait, (pfs_wait_locker* locker))
+
+/* ---------------------------------------------------------------------------
  * Socket io: classes wait/io/socket/<category>/<name>, one socket_instances row
  * per open socket descriptor. The wrappers of pfs_socket.h call these around the
  * real calls; C code can do the same. OPERATION values (MySQL's words; accept is

@@ -17,6 +17,11 @@
 //   pfs_table* orders = pfs::table::declare(io, "shop", "orders");
 //   unsigned pk = pfs_declare_table_index(orders, "PRIMARY");
 //   { pfs::table::io w(orders, PFS_TABLE_FETCH, pk); ...; w.rows(n); }  // one event, n rows
+//
+// Table locks (MySQL's psi_table.h): the time spent getting a lock on a table, a
+// wait of class wait/lock/table/store/handler (made with the io class):
+//
+//   { pfs::table::lock_wait w(orders, PFS_TABLE_LOCK_WRITE_NORMAL); lock_the_table(); }
 #pragma once
 
 #include <fcntl.h>
@@ -228,6 +233,25 @@ class io {
   pfs_wait_locker l_;
   bool rec_;
   std::uint64_t rows_ = 1;
+};
+
+// One table lock wait (kind: PFS_TABLE_LOCK_*), from construction to destruction
+// (or to end()): wrap the lock call, not the time the lock is held.
+class lock_wait {
+ public:
+  lock_wait(pfs_table* table, int kind, pfs::source_location at = pfs::source_location::current())
+      : rec_(pfs_start_table_lock_wait(&l_, table, kind, at.file_name(), at.line()) != 0) {}
+  ~lock_wait() { end(); }
+  lock_wait(const lock_wait&) = delete;
+  lock_wait& operator=(const lock_wait&) = delete;
+  void end() {
+    if (rec_) pfs_end_table_lock_wait(&l_);
+    rec_ = false;
+  }
+
+ private:
+  pfs_wait_locker l_;
+  bool rec_;
 };
 
 }  // namespace pfs::table

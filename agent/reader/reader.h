@@ -133,6 +133,8 @@ enum class table_id : std::uint32_t {
   // Errors (MySQL 8.0).
   events_errors_summary_by_thread_by_error,
   events_errors_summary_global_by_error,
+  // Table locks (MySQL 5.6+).
+  table_lock_waits_summary_by_table,
   count,
 };
 
@@ -362,6 +364,12 @@ class row_sink {
 //   index (in declaration order), then one row with index_name NULL (io without index).
 //   A share's declared indexes are the first index_count (at most
 //   header.max_indexes_per_table) of its index slots.
+// - table_lock_waits_summary_by_table(object_type, object_schema, object_name, STAR,
+//   READ, WRITE, READ_NORMAL, READ_WITH_SHARED_LOCKS, READ_HIGH_PRIORITY,
+//   READ_NO_INSERT, READ_EXTERNAL, WRITE_ALLOW_WRITE, WRITE_CONCURRENT_INSERT,
+//   WRITE_LOW_PRIORITY, WRITE_NORMAL, WRITE_EXTERNAL): per allocated table share, its
+//   lock waits by kind (table_lock_stat). READ = the five read kinds, WRITE = the five
+//   write kinds, STAR = READ + WRITE.
 // - status(variable_name, variable_value): layout_version, pid, provider_alive,
 //   creation_time_ns, ready, exited, setup_generation, next_thread_id,
 //   wait_stack_depth, history_per_thread, history_long_batch, <array>_size (records)

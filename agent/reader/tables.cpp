@@ -205,7 +205,26 @@ std::vector<column_def> with_memory(std::vector<column_def> key) {
 
 // Stat groups other than STAR: count_x, sum_timer_x, min_timer_x, avg_timer_x,
 // max_timer_x (column_def holds the name as a const char*: literals only).
-enum group_id { kGroupRead, kGroupWrite, kGroupMisc, kGroupFetch, kGroupInsert, kGroupUpdate, kGroupDelete };
+enum group_id {
+  kGroupRead,
+  kGroupWrite,
+  kGroupMisc,
+  kGroupFetch,
+  kGroupInsert,
+  kGroupUpdate,
+  kGroupDelete,
+  // Table lock kinds, in table_lock_waits_summary_by_table's order.
+  kGroupReadNormal,
+  kGroupReadWithSharedLocks,
+  kGroupReadHighPriority,
+  kGroupReadNoInsert,
+  kGroupReadExternal,
+  kGroupWriteAllowWrite,
+  kGroupWriteConcurrentInsert,
+  kGroupWriteLowPriority,
+  kGroupWriteNormal,
+  kGroupWriteExternal,
+};
 constexpr const char* kGroupColumns[][5] = {
     {"count_read", "sum_timer_read", "min_timer_read", "avg_timer_read", "max_timer_read"},
     {"count_write", "sum_timer_write", "min_timer_write", "avg_timer_write", "max_timer_write"},
@@ -214,6 +233,27 @@ constexpr const char* kGroupColumns[][5] = {
     {"count_insert", "sum_timer_insert", "min_timer_insert", "avg_timer_insert", "max_timer_insert"},
     {"count_update", "sum_timer_update", "min_timer_update", "avg_timer_update", "max_timer_update"},
     {"count_delete", "sum_timer_delete", "min_timer_delete", "avg_timer_delete", "max_timer_delete"},
+    {"count_read_normal", "sum_timer_read_normal", "min_timer_read_normal", "avg_timer_read_normal",
+     "max_timer_read_normal"},
+    {"count_read_with_shared_locks", "sum_timer_read_with_shared_locks", "min_timer_read_with_shared_locks",
+     "avg_timer_read_with_shared_locks", "max_timer_read_with_shared_locks"},
+    {"count_read_high_priority", "sum_timer_read_high_priority", "min_timer_read_high_priority",
+     "avg_timer_read_high_priority", "max_timer_read_high_priority"},
+    {"count_read_no_insert", "sum_timer_read_no_insert", "min_timer_read_no_insert",
+     "avg_timer_read_no_insert", "max_timer_read_no_insert"},
+    {"count_read_external", "sum_timer_read_external", "min_timer_read_external", "avg_timer_read_external",
+     "max_timer_read_external"},
+    {"count_write_allow_write", "sum_timer_write_allow_write", "min_timer_write_allow_write",
+     "avg_timer_write_allow_write", "max_timer_write_allow_write"},
+    {"count_write_concurrent_insert", "sum_timer_write_concurrent_insert",
+     "min_timer_write_concurrent_insert", "avg_timer_write_concurrent_insert",
+     "max_timer_write_concurrent_insert"},
+    {"count_write_low_priority", "sum_timer_write_low_priority", "min_timer_write_low_priority",
+     "avg_timer_write_low_priority", "max_timer_write_low_priority"},
+    {"count_write_normal", "sum_timer_write_normal", "min_timer_write_normal", "avg_timer_write_normal",
+     "max_timer_write_normal"},
+    {"count_write_external", "sum_timer_write_external", "min_timer_write_external",
+     "avg_timer_write_external", "max_timer_write_external"},
 };
 
 void add_group(std::vector<column_def>& cols, group_id g) {
@@ -236,6 +276,15 @@ std::vector<column_def> with_table_groups(std::vector<column_def> key) {
   key = with_stats(std::move(key));
   for (group_id g : {kGroupRead, kGroupWrite, kGroupFetch, kGroupInsert, kGroupUpdate, kGroupDelete})
     add_group(key, g);
+  return key;
+}
+
+// table_lock_waits_summary_by_table (MySQL 8.0's table_tlws_by_table.cc): STAR,
+// READ, WRITE, then each kind, the read kinds first.
+std::vector<column_def> with_table_lock_groups(std::vector<column_def> key) {
+  key = with_stats(std::move(key));
+  for (int g = kGroupRead; g <= kGroupWrite; ++g) add_group(key, static_cast<group_id>(g));
+  for (int g = kGroupReadNormal; g <= kGroupWriteExternal; ++g) add_group(key, static_cast<group_id>(g));
   return key;
 }
 
@@ -614,6 +663,13 @@ const std::vector<table_entry>& registry() noexcept {
         [](scan_state& s) { rows_error_summary(s, summary_kind::global); },
         [](const impl& r) { return r.error_rows; },
         truncatable(kResetErrors, kResetErrors));
+    // MySQL: TRUNCATE resets the lock waits of the shares; that of
+    // events_waits_summary_global_by_event_name resets them too.
+    add(table_id::table_lock_waits_summary_by_table, "table_lock_waits_summary_by_table",
+        with_table_lock_groups({T("object_type"), T("object_schema"), T("object_name")}), "PFS_MAX_TABLES",
+        rows_table_lock_by_table,
+        [](const impl& r) { return r.count(kArrayTableLockStats) == 0 ? 0 : r.count(kArrayTables); },
+        truncatable(kResetTableLocks, kResetWait | kResetTableLocks));
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "agent/region/lock_layout.h"
 #include "agent/region/wide_sum.h"
 #include "agent/region/work_layout.h"
 
@@ -556,6 +557,7 @@ void reset_wait_summaries(const region_map& region) {
   reset_file_summaries(region);
   reset_socket_summaries(region);
   reset_table_summaries(region);
+  reset_table_lock_summaries(region);
 }
 
 void reset_thread_summaries(const region_map& region) {
@@ -726,6 +728,14 @@ void reset_table_summaries(const region_map& region) {
   for (std::uint64_t i = 0; i < region.count(kArrayTables); ++i) zero(tables[i].no_index);
   auto* indexes = region.array<index_stat>(kArrayTableIndexes);
   for (std::uint64_t i = 0; i < region.count(kArrayTableIndexes); ++i) zero(indexes[i].stat);
+  bump_generation(region);
+}
+
+// The lock waits of every share by kind; each share keeps its lock class.
+void reset_table_lock_summaries(const region_map& region) {
+  auto* locks = region.array<table_lock_stat>(kArrayTableLockStats);
+  for (std::uint64_t i = 0; i < region.count(kArrayTableLockStats); ++i)
+    for (wait_stat& s : locks[i].kinds) zero(s);
   bump_generation(region);
 }
 

@@ -112,11 +112,12 @@ void truncate_events(const region_map& region, layout::truncate_table table);
 // TRUNCATE of the summaries: zeroes the statistics. Providers update them without
 // locks, so an event ending at the same moment may survive the reset or be lost
 // from it (MySQL's reset has the same race).
-void reset_wait_summaries(const region_map& region);    // by instance, by event name (+ file classes)
-void reset_thread_summaries(const region_map& region);  // by thread by event name
-void reset_file_summaries(const region_map& region);    // file_summary_* (instances and classes)
-void reset_socket_summaries(const region_map& region);  // socket_summary_* (instances and classes)
-void reset_table_summaries(const region_map& region);   // table_io_waits_summary_*
+void reset_wait_summaries(const region_map& region);        // by instance, by event name (+ file classes)
+void reset_thread_summaries(const region_map& region);      // by thread by event name
+void reset_file_summaries(const region_map& region);        // file_summary_* (instances and classes)
+void reset_socket_summaries(const region_map& region);      // socket_summary_* (instances and classes)
+void reset_table_summaries(const region_map& region);       // table_io_waits_summary_*
+void reset_table_lock_summaries(const region_map& region);  // table_lock_waits_summary_by_table
 // Units of work: by_thread true resets the per-thread summaries only, after moving
 // them into the global ones (MySQL: TRUNCATE of a by-thread table keeps the global
 // totals); false resets both.

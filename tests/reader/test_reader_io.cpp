@@ -34,7 +34,8 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::socket_summary_by_event_name), 44);
   EXPECT_EQ(static_cast<int>(table_id::memory_summary_global_by_event_name), 45);
   EXPECT_EQ(static_cast<int>(table_id::events_errors_summary_by_thread_by_error), 47);
-  EXPECT_EQ(static_cast<int>(table_id::count), 49);
+  EXPECT_EQ(static_cast<int>(table_id::table_lock_waits_summary_by_table), 49);
+  EXPECT_EQ(static_cast<int>(table_id::count), 50);
 
   EXPECT_EQ(names_of(T(table_id::setup_objects)),
             (std::vector<std::string>{"object_type", "object_schema", "object_name", "enabled", "timed"}));
@@ -80,12 +81,23 @@ TEST(ReaderCatalog, IoTablesColumns) {
   expected = {"object_type", "object_schema", "object_name", "index_name"};
   expected.insert(expected.end(), table_groups.begin(), table_groups.end());
   EXPECT_EQ(names_of(T(table_id::table_io_waits_summary_by_index_usage)), expected);
+  // table_lock_waits_summary_by_table: MySQL 8.0's table_tlws_by_table.cc order.
+  expected = {"object_type",    "object_schema",  "object_name",    "count_star",
+              "sum_timer_wait", "min_timer_wait", "avg_timer_wait", "max_timer_wait"};
+  for (const char* g : {"read", "write", "read_normal", "read_with_shared_locks", "read_high_priority",
+                        "read_no_insert", "read_external", "write_allow_write", "write_concurrent_insert",
+                        "write_low_priority", "write_normal", "write_external"})
+    for (const char* p : {"count_", "sum_timer_", "min_timer_", "avg_timer_", "max_timer_"})
+      expected.push_back(std::string(p) + g);
+  EXPECT_EQ(names_of(T(table_id::table_lock_waits_summary_by_table)), expected);
+  EXPECT_EQ(expected.size(), 3u + 5u * 13u);
 
   // Types: text for names, numeric for the sums of times, bigint for the rest; only
   // index_name may be NULL.
-  for (table_id id : {table_id::setup_objects, table_id::file_instances, table_id::file_summary_by_event_name,
-                      table_id::file_summary_by_instance, table_id::table_io_waits_summary_by_table,
-                      table_id::table_io_waits_summary_by_index_usage}) {
+  for (table_id id :
+       {table_id::setup_objects, table_id::file_instances, table_id::file_summary_by_event_name,
+        table_id::file_summary_by_instance, table_id::table_io_waits_summary_by_table,
+        table_id::table_io_waits_summary_by_index_usage, table_id::table_lock_waits_summary_by_table}) {
     for (const auto& c : T(id).columns) {
       const std::string n = c.name;
       const bool text = n == "object_type" || n == "object_schema" || n == "object_name" || n == "enabled" ||

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "agent/provider/event_path.h"
+#include "agent/region/lock_layout.h"
 
 namespace pfs::detail {
 
@@ -21,6 +22,7 @@ struct io_hot_state {
   std::uint32_t table_count = 0;
   index_stat* indexes = nullptr;
   std::uint32_t indexes_per_table = 0;
+  table_lock_stat* table_locks = nullptr;  // table_count entries (same index as tables)
 };
 extern io_hot_state g_io;
 
@@ -89,12 +91,10 @@ inline void end_file_wait(wait_locker& l, std::int64_t bytes) {
 // ---------------------------------------------------------------------------
 // Table io
 
-// index: 1-based declared index, 0 = no index. flags: the FLAGS column.
-inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32_t index,
-                             std::uint32_t flags) {
-  if (t == nullptr || !load_relaxed(g_hot.recording)) return false;
-  const std::uint32_t key = load_relaxed(t->class_index);
-  // Enabled and timed only when both the class and the table's setup_objects row say so.
+// A wait of class `key` on table t (table io, or a table lock): enabled and timed
+// only when both the class and the table's setup_objects row say so; its object
+// is the table (OBJECT_TYPE, OBJECT_SCHEMA, OBJECT_NAME).
+inline bool begin_table_object_wait(wait_locker& l, table_share* t, std::uint32_t key, int op) {
   const std::uint8_t cflags = static_cast<std::uint8_t>(
       class_flags_of(key) & (load_relaxed(t->derived) | kFlagInstanceStats | kFlagEventNameStats));
   if (!begin_wait_flags(l, key, cflags, load_relaxed(t->identity), op)) return false;
@@ -102,9 +102,17 @@ inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32
   e.object_kind = kObjectTable;
   e.object_index = static_cast<std::uint32_t>(t - g_io.tables) + 1;
   e.object_version = load_relaxed(t->lock) & ~kStateMask;
-  e.index_number = index <= load_relaxed(t->index_count) ? index : 0;
-  e.flags = flags;
   l.object = t;
+  return true;
+}
+
+// index: 1-based declared index, 0 = no index. flags: the FLAGS column.
+inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32_t index,
+                             std::uint32_t flags) {
+  if (t == nullptr || !load_relaxed(g_hot.recording)) return false;
+  if (!begin_table_object_wait(l, t, load_relaxed(t->class_index), op)) return false;
+  l.event.index_number = index <= load_relaxed(t->index_count) ? index : 0;
+  l.event.flags = flags;
   return true;
 }
 
@@ -160,6 +168,36 @@ inline void end_table_wait(wait_locker& l, std::uint64_t rows) {
   }
   finish_slot(l);
   keep_table_io(l);
+}
+
+// ---------------------------------------------------------------------------
+// Table locks (MySQL's start_table_lock_wait_v1 / end_table_lock_wait_v1)
+
+// kind: a table_lock_kind. The class is the table's lock class
+// (table_lock_stat::class_index, set when the table was declared).
+inline bool begin_table_lock_wait(wait_locker& l, table_share* t, int kind) {
+  if (t == nullptr || kind < 0 || kind >= kTableLockKinds || g_io.table_locks == nullptr ||
+      !load_relaxed(g_hot.recording))
+    return false;
+  const std::uint64_t slot = static_cast<std::uint64_t>(t - g_io.tables);
+  return begin_table_object_wait(l, t, load_relaxed(g_io.table_locks[slot].class_index),
+                                 kOpTableLockFirst + kind);
+}
+
+// A lock wait encloses no other wait: unlike table io, its time goes into the
+// wait summaries as well as into the table's row of the kind.
+inline void end_table_lock_wait(wait_locker& l) {
+  const std::uint64_t ps = stop_timer(l);
+  const bool timed = l.event.timer != 0;
+  auto* t = static_cast<table_share*>(l.object);
+  wait_stat& s = g_io.table_locks[static_cast<std::uint64_t>(t - g_io.tables)]
+                     .kinds[l.event.operation - kOpTableLockFirst];
+  add_stat_atomic(s.count, s.sum, s.sum_hi, s.min, s.max, 1, timed, ps);
+  aggregate_global(l, timed, ps);
+  if (l.thread_flags & kThreadSummary)
+    aggregate_single(l.thread->class_stats[l.event.class_index - 1], timed, ps);
+  if (timed && l.thread->wait_histogram_of != nullptr) add_to_histogram(*l.thread, l.event.class_index, ps);
+  finish_slot(l);
 }
 
 }  // namespace pfs::detail

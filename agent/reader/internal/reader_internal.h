@@ -449,6 +449,8 @@ void rows_file_summary_by_instance(scan_state& s);
 void rows_file_summary_by_event_name(scan_state& s);
 void rows_table_io_by_table(scan_state& s);
 void rows_table_io_by_index_usage(scan_state& s);
+// rows_table_locks.cpp: table_lock_waits_summary_by_table.
+void rows_table_lock_by_table(scan_state& s);
 // rows_socket.cpp: socket io.
 void rows_socket_instances(scan_state& s);
 void rows_socket_summary_by_instance(scan_state& s);

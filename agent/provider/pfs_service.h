@@ -25,6 +25,8 @@ extern "C" {
 #define PFS_SERVICE_VERSION_2 2 /* version 1 + socket io */
 #define PFS_SERVICE_VERSION_3 3 /* version 2 + memory */
 #define PFS_SERVICE_VERSION_4 4 /* version 3 + errors */
+#define PFS_SERVICE_VERSION_5 \
+  5 /* version 4 + metadata locks, table locks, data locks, TLS channels, plugin unload */
 
 typedef struct pfs_service_v1 {
   uint32_t version; /* PFS_SERVICE_VERSION_1 */
@@ -133,6 +135,17 @@ typedef struct pfs_service_v4 {
   int (*register_error)(int number, const char* name, const char* sql_state);
   void (*log_error)(int number, int operation);
 } pfs_service_v4;
+
+/* Version 5: version 4's members (its first member's version is
+ * PFS_SERVICE_VERSION_5 and its size sizeof(pfs_service_v5)), then metadata
+ * locks, table locks, data locks, TLS channels and plugin unload. */
+typedef struct pfs_service_v5 {
+  pfs_service_v4 base;
+  /* TLS channels */
+  pfs_tls_channel* (*register_tls_channel)(const char* name);
+  int (*tls_channel_set)(pfs_tls_channel* channel, const char* property, const char* value);
+  void (*unregister_tls_channel)(pfs_tls_channel* channel);
+} pfs_service_v5;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's
  * executable when it links libpfs_agent.a with -rdynamic, or libpfs_preload.so). */

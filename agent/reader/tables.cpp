@@ -614,6 +614,11 @@ const std::vector<table_entry>& registry() noexcept {
         [](scan_state& s) { rows_error_summary(s, summary_kind::global); },
         [](const impl& r) { return r.error_rows; },
         truncatable(kResetErrors, kResetErrors));
+    // Not truncatable (as MySQL): the rows are the channels' current state.
+    add(table_id::tls_channel_status, "tls_channel_status",
+        {T("channel"), T("property"), T("value")}, "PFS_MAX_TLS_PROPERTIES",
+        rows_tls_channel_status,
+        [](const impl& r) { return r.count(kArrayTlsProperties); });
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

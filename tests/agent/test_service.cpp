@@ -15,7 +15,7 @@ namespace {
 
 TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
   EXPECT_EQ(pfs_get_interface(0), nullptr);
-  EXPECT_EQ(pfs_get_interface(5), nullptr);
+  EXPECT_EQ(pfs_get_interface(6), nullptr);
   EXPECT_EQ(pfs_get_interface(-1), nullptr);
   const auto* v1 = static_cast<const pfs_service_v1*>(pfs_get_interface(PFS_SERVICE_VERSION_1));
   ASSERT_NE(v1, nullptr);
@@ -60,7 +60,20 @@ TEST(Service, VersionFourIsVersionThreePlusErrors) {
   EXPECT_EQ(v4->base.memory_free, &pfs_memory_free);
   EXPECT_EQ(v4->register_error, &pfs_register_error);
   EXPECT_EQ(v4->log_error, &pfs_log_error);  // the last member
-  EXPECT_EQ(pfs_get_interface(5), nullptr);
+}
+
+TEST(Service, VersionFiveIsVersionFourPlusTheLockAndTlsFamilies) {
+  const auto* v5 = static_cast<const pfs_service_v5*>(pfs_get_interface(PFS_SERVICE_VERSION_5));
+  ASSERT_NE(v5, nullptr);
+  EXPECT_EQ(v5->base.base.base.base.version, 5u);
+  EXPECT_EQ(v5->base.base.base.base.size, sizeof(pfs_service_v5));
+  EXPECT_EQ(v5->base.base.base.base.register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v5->base.log_error, &pfs_log_error);
+  // TLS channels
+  EXPECT_EQ(v5->register_tls_channel, &pfs_register_tls_channel);
+  EXPECT_EQ(v5->tls_channel_set, &pfs_tls_channel_set);
+  EXPECT_EQ(v5->unregister_tls_channel, &pfs_unregister_tls_channel);
+  EXPECT_EQ(pfs_get_interface(6), nullptr);
 }
 
 TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {

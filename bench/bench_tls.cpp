@@ -14,8 +14,9 @@ namespace {
 void BM_TlsSetCounter(benchmark::State& state) {
   pfs::bench::start_agent();
   pfs::tls_channel c{"bench"};
-  for (const char* p : {"Ssl_accept_renegotiates", "Ssl_accepts", "Ssl_callback_cache_hits", "Ssl_client_connects",
-                        "Ssl_connect_renegotiates", "Ssl_ctx_verify_depth", "Ssl_ctx_verify_mode"})
+  for (const char* p :
+       {"Ssl_accept_renegotiates", "Ssl_accepts", "Ssl_callback_cache_hits", "Ssl_client_connects",
+        "Ssl_connect_renegotiates", "Ssl_ctx_verify_depth", "Ssl_ctx_verify_mode"})
     c.set(p, "0");
   for (auto _ : state) c.set("Ssl_ctx_verify_mode", "12345");  // the last of 7 properties
 }

@@ -48,11 +48,19 @@ bool current(const pfs_tls_channel* c) {
   return g_tls.records != nullptr && c->generation == g_tls.generation;
 }
 
+// The value's bytes and its NUL (cut at kTlsValueLen - 1 bytes); what lies past the
+// NUL is left as it was: readers stop at the first NUL.
+void copy_value(tls_property_record& r, const char* value) {
+  const std::size_t n = strnlen(value, kTlsValueLen - 1);
+  for (std::size_t i = 0; i < n; ++i) store_relaxed(r.value[i], value[i]);
+  store_relaxed(r.value[n], '\0');
+}
+
 void write_value(tls_property_record& r, const char* value) {
   const std::uint32_t seq = load_relaxed(r.value_seq) | 1u;
   store_relaxed(r.value_seq, seq);
   std::atomic_thread_fence(std::memory_order_release);
-  copy_field(r.value, kTlsValueLen, value);  // cut at kTlsValueLen - 1 bytes
+  copy_value(r, value);
   store_release(r.value_seq, seq + 1);
 }
 
@@ -141,7 +149,7 @@ int pfs_tls_channel_set(pfs_tls_channel* c, const char* property, const char* va
   copy_field(r.channel, kTlsChannelLen, c->name);
   copy_field(r.property, kTlsPropertyLen, property);
   store_relaxed(r.value_seq, load_relaxed(r.value_seq) & ~1u);
-  copy_field(r.value, kTlsValueLen, value);
+  copy_value(r, value);
   store_release(r.lock, ((load_relaxed(r.lock) & ~kStateMask) + kVersionInc) | kStateAllocated);
   try {
     c->properties.push_back({property, slot});

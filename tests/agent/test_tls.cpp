@@ -128,6 +128,9 @@ TEST(Tls, LongValuesAreCutAndBadArgumentsIgnored) {
     EXPECT_EQ(S(r[0], "channel"), longest_name);
     EXPECT_EQ(S(r[0], "value"), std::string(layout::kTlsValueLen - 1, 'v'));
     EXPECT_EQ(lost_properties(), 0);  // refused arguments are not lost rows
+    // A shorter value over a long one: the old bytes past it are not shown.
+    EXPECT_TRUE(c.set("Current_tls_ca", "ca.pem"));
+    EXPECT_EQ(S(scan("tls_channel_status")[0], "value"), "ca.pem");
   });
 }
 

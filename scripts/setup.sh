@@ -13,6 +13,7 @@ packages=(
   chromium tmux
   prometheus-postgres-exporter curl
   debhelper lintian postgresql-server-dev-all
+  libssl-dev openssl
 )
 
 missing=()

@@ -14,7 +14,7 @@
 // in the stacks, history rings (one wrapped), history_long (with a file read and a
 // table fetch), per-thread and per-instance statistics, sources, setup_actors rows,
 // lost counters, two files, a table with two indexes, setup_objects rows, declared
-// errors and their counts, the table's lock waits. Timers: the
+// errors and their counts, the table's lock waits, TLS channels' properties. Timers: the
 // NANOSECOND converter maps raw value r to (r - 1000) * 1000 picoseconds, so raw times
 // below are chosen to give exact picoseconds. pid and creation time are fixed values.
 //
@@ -38,6 +38,7 @@
 #include "agent/region/region.h"
 #include "agent/region/region_builder.h"
 #include "agent/region/region_layout.h"
+#include "agent/region/tls_layout.h"
 #include "timers/timer.h"
 
 namespace {
@@ -427,6 +428,29 @@ class writer {
     m_.array<error_stat>(kArrayClassErrorStats)[1] = {10, 5, 1699990000, 1700000050};
   }
 
+  // TLS channels: mysql_main (channel 1) with three properties in records 1..3,
+  // mysql_admin (channel 2, registered after it) with one in record 0, so the rows
+  // read in registration order, not record order; record 4 is being taken (dirty:
+  // not shown).
+  void tls() {
+    auto* records = m_.array<tls_property_record>(kArrayTlsProperties);
+    const auto put = [](tls_property_record& r, std::uint64_t channel_id, const char* channel,
+                        const char* property, const char* value) {
+      r.channel_id = channel_id;
+      std::snprintf(r.channel, sizeof r.channel, "%s", channel);
+      std::snprintf(r.property, sizeof r.property, "%s", property);
+      std::snprintf(r.value, sizeof r.value, "%s", value);
+      r.value_seq = 4;
+      r.lock = kVersionInc | kStateAllocated;
+    };
+    put(records[0], 2, "mysql_admin", "Ssl_accepts", "0");
+    put(records[1], 1, "mysql_main", "Ssl_accepts", "12");
+    put(records[2], 1, "mysql_main", "Current_tls_version", "TLSv1.2,TLSv1.3");
+    put(records[3], 1, "mysql_main", "Ssl_server_not_after", "Jan  1 00:00:00 2036 GMT");
+    put(records[4], 1, "mysql_main", "Ssl_finished_accepts", "11");
+    records[4].lock = kVersionInc | kStateDirty;
+  }
+
   void actors() {
     set_actor(0, "%", "%", "%", true, true);
     set_actor(1, "localhost", "alice", "%", true, false);
@@ -587,6 +611,7 @@ int main(int argc, char** argv) {
   s.setup_objects_size = 2;
   s.lock_contention_size = 8;
   s.max_errors = 3;
+  s.max_tls_properties = 6;
 
   region_error err;  // create replaces an earlier file, unless a live provider owns it
   region_map m = region_map::create(o.path, s, o.mode, err);
@@ -612,6 +637,7 @@ int main(int argc, char** argv) {
   w.thread_stats();
   w.actors();
   w.errors();
+  w.tls();
   if (o.kind == "huge-sums") w.huge_sums();
   corrupt_file(o, m);
   const auto size = static_cast<off_t>(m.size());

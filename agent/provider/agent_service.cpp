@@ -92,6 +92,10 @@ constexpr pfs_service_v5 kServiceV5 = {
     // Table locks
     pfs_start_table_lock_wait,
     pfs_end_table_lock_wait,
+    // TLS channels
+    pfs_register_tls_channel,
+    pfs_tls_channel_set,
+    pfs_unregister_tls_channel,
 };
 
 }  // namespace

@@ -301,6 +301,27 @@ PFS_C_FN(int, pfs_register_error, (int number, const char* name, const char* sql
 PFS_C_VOID(pfs_log_error, (int number, int operation))
 
 /* ---------------------------------------------------------------------------
+ * TLS channels (MySQL's psi_tls_channel.h): a TLS context the program names (two
+ * may share a name, as MySQL's mysql_main and mysql_admin could) and its
+ * properties with their current values, one row each in tls_channel_status.
+ *
+ *   pfs_tls_channel* c = pfs_register_tls_channel("mysql_main");
+ *   pfs_tls_channel_set(c, "Current_tls_version", "TLSv1.2,TLSv1.3");
+ *   pfs_tls_channel_set(c, "Ssl_accepts", "12");  // later: the same row, new value
+ *   pfs_unregister_tls_channel(c);                // its rows are gone
+ *
+ * pfs_register_tls_channel returns NULL when the agent is off or the name is
+ * empty or longer than 127 bytes. pfs_tls_channel_set returns 1 when the value
+ * is shown, 0 otherwise (no channel, a property name empty or longer than 127
+ * bytes, the table full: counted in tls_properties_lost). A value longer than
+ * 1023 bytes is cut; a NULL value is empty. Calls on one channel are made one at a
+ * time (as MySQL's channel serialises its context's changes). */
+typedef struct pfs_tls_channel pfs_tls_channel;
+PFS_C_FN(pfs_tls_channel*, pfs_register_tls_channel, (const char* name), NULL)
+PFS_C_FN(int, pfs_tls_channel_set, (pfs_tls_channel* channel, const char* property, const char* value), 0)
+PFS_C_VOID(pfs_unregister_tls_channel, (pfs_tls_channel* channel))
+
+/* ---------------------------------------------------------------------------
  * Units of work (MySQL's statements, stages and transactions). They belong to
  * the calling thread: each start is ended by the same thread. Waits of the thread
  * nest in its running stage, else its running statement; stages nest in the

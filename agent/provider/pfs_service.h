@@ -145,6 +145,10 @@ typedef struct pfs_service_v5 {
   int (*start_table_lock_wait)(pfs_wait_locker* locker, pfs_table* table, int lock_kind, const char* file,
                                unsigned line);
   void (*end_table_lock_wait)(pfs_wait_locker* locker);
+  /* TLS channels */
+  pfs_tls_channel* (*register_tls_channel)(const char* name);
+  int (*tls_channel_set)(pfs_tls_channel* channel, const char* property, const char* value);
+  void (*unregister_tls_channel)(pfs_tls_channel* channel);
 } pfs_service_v5;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's

@@ -135,6 +135,8 @@ enum class table_id : std::uint32_t {
   events_errors_summary_global_by_error,
   // Table locks (MySQL 5.6+).
   table_lock_waits_summary_by_table,
+  // TLS channels (MySQL 8.0).
+  tls_channel_status,
   count,
 };
 

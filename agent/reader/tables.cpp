@@ -670,6 +670,11 @@ const std::vector<table_entry>& registry() noexcept {
         rows_table_lock_by_table,
         [](const impl& r) { return r.count(kArrayTableLockStats) == 0 ? 0 : r.count(kArrayTables); },
         truncatable(kResetTableLocks, kResetWait | kResetTableLocks));
+    // Not truncatable (as MySQL): the rows are the channels' current state.
+    add(table_id::tls_channel_status, "tls_channel_status",
+        {T("channel"), T("property"), T("value")}, "PFS_MAX_TLS_PROPERTIES",
+        rows_tls_channel_status,
+        [](const impl& r) { return r.count(kArrayTlsProperties); });
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

@@ -62,7 +62,7 @@ TEST(Service, VersionFourIsVersionThreePlusErrors) {
   EXPECT_EQ(v4->log_error, &pfs_log_error);  // the last member
 }
 
-TEST(Service, VersionFiveIsVersionFourPlusLocks) {
+TEST(Service, VersionFiveIsVersionFourPlusTheLockTlsAndPluginFamilies) {
   const auto* v5 = static_cast<const pfs_service_v5*>(pfs_get_interface(PFS_SERVICE_VERSION_5));
   ASSERT_NE(v5, nullptr);
   EXPECT_EQ(v5->base.base.base.base.version, 5u);
@@ -72,6 +72,10 @@ TEST(Service, VersionFiveIsVersionFourPlusLocks) {
   // Table locks
   EXPECT_EQ(v5->start_table_lock_wait, &pfs_start_table_lock_wait);
   EXPECT_EQ(v5->end_table_lock_wait, &pfs_end_table_lock_wait);
+  // TLS channels
+  EXPECT_EQ(v5->register_tls_channel, &pfs_register_tls_channel);
+  EXPECT_EQ(v5->tls_channel_set, &pfs_tls_channel_set);
+  EXPECT_EQ(v5->unregister_tls_channel, &pfs_unregister_tls_channel);
   EXPECT_EQ(pfs_get_interface(6), nullptr);
 }
 

@@ -11,6 +11,7 @@
 
 #include "agent/provider/pfs.h"
 #include "agent/provider/pfs_io.h"
+#include "agent/provider/pfs_tls.h"
 #include "agent/provider/pfs_work.h"
 
 #ifndef PFS_NO_INSTRUMENTATION
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
   if (fd < 0 || pfs::file::write(fd, "abc", 3) != 3 || pfs::file::close(fd) != 0) return 2;
   ::unlink(path.c_str());
   if (pfs::unload_plugin("app") != 0 || pfs_unload_plugin("app") != 0) return 4;
+  pfs::tls_channel tls{"mysql_main"};  // compiled out: nothing registered, nothing shown
+  if (tls.registered() || tls.set("Ssl_accepts", "1")) return 5;
   std::printf("locks=%d\nthread_id=%llu\nactive=%d\n", locks,
               static_cast<unsigned long long>(pfs::thread_id()), pfs::active() ? 1 : 0);
   return locks == 1000 ? 0 : 3;

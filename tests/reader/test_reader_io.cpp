@@ -35,7 +35,10 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::memory_summary_global_by_event_name), 45);
   EXPECT_EQ(static_cast<int>(table_id::events_errors_summary_by_thread_by_error), 47);
   EXPECT_EQ(static_cast<int>(table_id::table_lock_waits_summary_by_table), 49);
-  EXPECT_EQ(static_cast<int>(table_id::count), 50);
+  EXPECT_EQ(static_cast<int>(table_id::tls_channel_status), 50);
+  EXPECT_EQ(static_cast<int>(table_id::count), 51);
+  EXPECT_EQ(names_of(T(table_id::tls_channel_status)),
+            (std::vector<std::string>{"channel", "property", "value"}));
 
   EXPECT_EQ(names_of(T(table_id::setup_objects)),
             (std::vector<std::string>{"object_type", "object_schema", "object_name", "enabled", "timed"}));

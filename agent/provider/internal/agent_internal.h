@@ -169,6 +169,8 @@ void attach_errors(agent_state& a, thread_context& t);
 void release_errors(agent_state& a, thread_context& t);
 // A statement's MYSQL_ERRNO counted as a raised error (statement_set_error).
 void count_statement_error(unsigned mysql_errno);
+// TLS channels (agent_tls.cpp): the records at init.
+void init_tls(agent_state& a);
 void register_memory_classes(agent_state& a);
 void attach_memory(agent_state& a, thread_context& t);
 void release_memory(agent_state& a, thread_context& t);

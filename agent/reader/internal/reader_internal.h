@@ -473,6 +473,8 @@ void rows_lock_contention(scan_state& s);
 void rows_memory_summary(scan_state& s, summary_kind which);
 // rows_errors.cpp: events_errors_summary_global_by_error, _by_thread_by_error.
 void rows_error_summary(scan_state& s, summary_kind which);
+// rows_tls.cpp: tls_channel_status.
+void rows_tls_channel_status(scan_state& s);
 
 }  // namespace detail
 }  // namespace pfs::reader

@@ -25,6 +25,7 @@ extern "C" {
 #define PFS_SERVICE_VERSION_2 2 /* version 1 + socket io */
 #define PFS_SERVICE_VERSION_3 3 /* version 2 + memory */
 #define PFS_SERVICE_VERSION_4 4 /* version 3 + errors */
+#define PFS_SERVICE_VERSION_5 5 /* version 4 + metadata locks, table locks, data locks, TLS channels, plugin unload */
 
 typedef struct pfs_service_v1 {
   uint32_t version; /* PFS_SERVICE_VERSION_1 */
@@ -133,6 +134,18 @@ typedef struct pfs_service_v4 {
   int (*register_error)(int number, const char* name, const char* sql_state);
   void (*log_error)(int number, int operation);
 } pfs_service_v4;
+
+/* Version 5: version 4's members (its innermost version is PFS_SERVICE_VERSION_5
+ * and its size sizeof(pfs_service_v5)), then the families of issue 35. */
+typedef struct pfs_service_v5 {
+  pfs_service_v4 base;
+  /* Data locks */
+  pfs_data_lock* (*data_lock_create)(const pfs_data_lock_desc* desc);
+  void (*data_lock_set_status)(pfs_data_lock* lock, const char* status);
+  void (*data_lock_destroy)(pfs_data_lock* lock);
+  pfs_data_lock_wait* (*data_lock_wait_create)(pfs_data_lock* requesting, pfs_data_lock* blocking);
+  void (*data_lock_wait_destroy)(pfs_data_lock_wait* wait);
+} pfs_service_v5;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's
  * executable when it links libpfs_agent.a with -rdynamic, or libpfs_preload.so). */

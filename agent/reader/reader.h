@@ -133,6 +133,9 @@ enum class table_id : std::uint32_t {
   // Errors (MySQL 8.0).
   events_errors_summary_by_thread_by_error,
   events_errors_summary_global_by_error,
+  // Data locks (MySQL 8.0).
+  data_locks,
+  data_lock_waits,
   count,
 };
 

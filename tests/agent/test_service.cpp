@@ -60,7 +60,21 @@ TEST(Service, VersionFourIsVersionThreePlusErrors) {
   EXPECT_EQ(v4->base.memory_free, &pfs_memory_free);
   EXPECT_EQ(v4->register_error, &pfs_register_error);
   EXPECT_EQ(v4->log_error, &pfs_log_error);  // the last member
-  EXPECT_EQ(pfs_get_interface(5), nullptr);
+}
+
+TEST(Service, VersionFiveIsVersionFourPlusDataLocks) {
+  const auto* v5 = static_cast<const pfs_service_v5*>(pfs_get_interface(PFS_SERVICE_VERSION_5));
+  ASSERT_NE(v5, nullptr);
+  EXPECT_EQ(v5->base.base.base.base.version, 5u);
+  EXPECT_EQ(v5->base.base.base.base.size, sizeof(pfs_service_v5));
+  EXPECT_EQ(v5->base.base.base.base.register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v5->base.log_error, &pfs_log_error);
+  EXPECT_EQ(v5->data_lock_create, &pfs_data_lock_create);
+  EXPECT_EQ(v5->data_lock_set_status, &pfs_data_lock_set_status);
+  EXPECT_EQ(v5->data_lock_destroy, &pfs_data_lock_destroy);
+  EXPECT_EQ(v5->data_lock_wait_create, &pfs_data_lock_wait_create);
+  EXPECT_EQ(v5->data_lock_wait_destroy, &pfs_data_lock_wait_destroy);
+  EXPECT_EQ(pfs_get_interface(6), nullptr);
 }
 
 TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {

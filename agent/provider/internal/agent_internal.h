@@ -169,6 +169,9 @@ void attach_errors(agent_state& a, thread_context& t);
 void release_errors(agent_state& a, thread_context& t);
 // A statement's MYSQL_ERRNO counted as a raised error (statement_set_error).
 void count_statement_error(unsigned mysql_errno);
+// Data locks (agent_data_locks.cpp): the free records of data_locks and
+// data_lock_waits, at init.
+void init_data_locks(agent_state& a);
 void register_memory_classes(agent_state& a);
 void attach_memory(agent_state& a, thread_context& t);
 void release_memory(agent_state& a, thread_context& t);

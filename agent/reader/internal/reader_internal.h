@@ -471,6 +471,9 @@ void rows_lock_contention(scan_state& s);
 void rows_memory_summary(scan_state& s, summary_kind which);
 // rows_errors.cpp: events_errors_summary_global_by_error, _by_thread_by_error.
 void rows_error_summary(scan_state& s, summary_kind which);
+// rows_data_locks.cpp: data_locks, data_lock_waits.
+void rows_data_locks(scan_state& s);
+void rows_data_lock_waits(scan_state& s);
 
 }  // namespace detail
 }  // namespace pfs::reader

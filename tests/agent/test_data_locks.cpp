@@ -362,7 +362,10 @@ TEST(DataLocks, AReaderScansWhileThreadsCreateAndDestroyLocks) {
           d.engine_lock_id = want.c_str();
           d.lock_status = "WAITING";
           data_lock wl{d};
-          { data_lock_wait w{wl, h}; }
+          {
+            data_lock_wait w{wl, h};
+            for (int k = 0; k < 20; ++k) wl.set_status(k % 2 == 0 ? "GRANTED" : "WAITING");  // under the seq
+          }
           wl.set_status("GRANTED");
         }
         running.fetch_sub(1);

@@ -15,7 +15,7 @@ namespace {
 
 TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
   EXPECT_EQ(pfs_get_interface(0), nullptr);
-  EXPECT_EQ(pfs_get_interface(5), nullptr);
+  EXPECT_EQ(pfs_get_interface(6), nullptr);
   EXPECT_EQ(pfs_get_interface(-1), nullptr);
   const auto* v1 = static_cast<const pfs_service_v1*>(pfs_get_interface(PFS_SERVICE_VERSION_1));
   ASSERT_NE(v1, nullptr);

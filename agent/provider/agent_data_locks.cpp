@@ -65,11 +65,14 @@ bool fits(const char* s, std::size_t cap) { return s == nullptr || strnlen(s, ca
 bool required(const char* s, std::size_t cap) { return s != nullptr && *s != '\0' && fits(s, cap); }
 
 // Byte by byte with relaxed stores: a reader may copy the record meanwhile (it
-// then drops the copy, the lock word or seq having moved).
+// then drops the copy, the lock word or seq having moved). The text and its NUL
+// only: readers stop at the NUL, so what an earlier lock left after it is never
+// read (a record's 800 bytes of texts are mostly empty).
 template <std::size_t N>
 void write_text(char (&dst)[N], const char* src) {
   const std::size_t n = src == nullptr ? 0 : strnlen(src, N - 1);  // cut: LOCK_DATA only
-  for (std::size_t i = 0; i < N; ++i) store_relaxed(dst[i], i < n ? src[i] : '\0');
+  for (std::size_t i = 0; i < n; ++i) store_relaxed(dst[i], src[i]);
+  store_relaxed(dst[n], '\0');
 }
 
 bool usable() { return g_agent != nullptr && g_data_locks != nullptr && agent_running(); }

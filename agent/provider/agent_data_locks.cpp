@@ -85,6 +85,14 @@ std::uint32_t index_of(const data_lock_record* r) {
 
 }  // namespace
 
+void lock_data_lock_registry(bool lock) {
+  if (g_data_locks == nullptr) return;
+  if (lock)
+    g_data_locks->mutex.lock();
+  else
+    g_data_locks->mutex.unlock();
+}
+
 void init_data_locks(agent_state& a) {
   if (g_data_locks == nullptr) g_data_locks = new (std::nothrow) data_lock_state;
   if (g_data_locks == nullptr) return;

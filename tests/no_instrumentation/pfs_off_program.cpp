@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/provider/pfs.h"
+#include "agent/provider/pfs_data_lock.h"
 #include "agent/provider/pfs_io.h"
 #include "agent/provider/pfs_work.h"
 
@@ -48,6 +49,16 @@ int main(int argc, char** argv) {
   const int fd = pfs::file::open(data, path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0600);
   if (fd < 0 || pfs::file::write(fd, "abc", 3) != 3 || pfs::file::close(fd) != 0) return 2;
   ::unlink(path.c_str());
+  pfs_data_lock_desc d{};
+  d.engine = "INNODB";
+  d.engine_lock_id = "1";
+  d.lock_type = "TABLE";
+  d.lock_mode = "X";
+  d.lock_status = "GRANTED";
+  pfs::data_lock held{d};
+  pfs::data_lock wanted{d};
+  pfs::data_lock_wait w{wanted, held};
+  if (held.recorded() || w.recorded()) return 4;  // compiled out: nothing is recorded
   std::printf("locks=%d\nthread_id=%llu\nactive=%d\n", locks,
               static_cast<unsigned long long>(pfs::thread_id()), pfs::active() ? 1 : 0);
   return locks == 1000 ? 0 : 3;

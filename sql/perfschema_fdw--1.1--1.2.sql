@@ -64,7 +64,47 @@ BEGIN
       -- sys.memory_global_total: all memory the program's classes hold now.
       ('memory_global_total', ARRAY['memory_summary_global_by_event_name'], $$
         SELECT %2$s(sum(current_number_of_bytes_used)) AS total_allocated
-          FROM %1$s.memory_summary_global_by_event_name $$)
+          FROM %1$s.memory_summary_global_by_event_name $$),
+      -- sys.innodb_lock_waits (MySQL sys 8.0): which data lock waits for which, the
+      -- waiting and the blocking transaction, thread and running statement. MySQL's
+      -- view joins information_schema.innodb_trx, which does not exist here: left
+      -- out are wait_started, wait_age, wait_age_secs, waiting_trx_started,
+      -- waiting_trx_age, waiting_trx_rows_locked, waiting_trx_rows_modified and the
+      -- same blocking_trx_* columns. The pids are threads.processlist_id (MySQL's
+      -- trx_mysql_thread_id), the queries the threads' running statements.
+      ('innodb_lock_waits',
+       ARRAY['data_lock_waits', 'data_locks', 'threads', 'events_statements_current'], $$
+        SELECT '`' || rl.object_schema || '`.`' || rl.object_name || '`' AS locked_table,
+               rl.object_schema AS locked_table_schema,
+               rl.object_name AS locked_table_name,
+               rl.partition_name AS locked_table_partition,
+               rl.subpartition_name AS locked_table_subpartition,
+               rl.index_name AS locked_index,
+               rl.lock_type AS locked_type,
+               w.requesting_engine_transaction_id AS waiting_trx_id,
+               rt.processlist_id AS waiting_pid,
+               rs.sql_text AS waiting_query,
+               w.requesting_engine_lock_id AS waiting_lock_id,
+               rl.lock_mode AS waiting_lock_mode,
+               w.blocking_engine_transaction_id AS blocking_trx_id,
+               bt.processlist_id AS blocking_pid,
+               bs.sql_text AS blocking_query,
+               w.blocking_engine_lock_id AS blocking_lock_id,
+               bl.lock_mode AS blocking_lock_mode,
+               'KILL QUERY ' || bt.processlist_id AS sql_kill_blocking_query,
+               'KILL ' || bt.processlist_id AS sql_kill_blocking_connection
+          FROM %1$s.data_lock_waits w
+          JOIN %1$s.data_locks rl ON rl.engine = w.engine AND rl.engine_lock_id = w.requesting_engine_lock_id
+          JOIN %1$s.data_locks bl ON bl.engine = w.engine AND bl.engine_lock_id = w.blocking_engine_lock_id
+          LEFT JOIN %1$s.threads rt ON rt.thread_id = w.requesting_thread_id
+          LEFT JOIN %1$s.threads bt ON bt.thread_id = w.blocking_thread_id
+          LEFT JOIN LATERAL (SELECT s.sql_text FROM %1$s.events_statements_current s
+                              WHERE s.thread_id = w.requesting_thread_id AND s.end_event_id IS NULL
+                              ORDER BY s.event_id DESC LIMIT 1) rs ON true
+          LEFT JOIN LATERAL (SELECT s.sql_text FROM %1$s.events_statements_current s
+                              WHERE s.thread_id = w.blocking_thread_id AND s.end_event_id IS NULL
+                              ORDER BY s.event_id DESC LIMIT 1) bs ON true
+         ORDER BY w.requesting_engine_transaction_id, w.requesting_engine_lock_id, w.blocking_engine_lock_id $$)
     ) AS d(name, tables, body)
   LOOP
     SELECT array_agg(format('"%s"', t)) INTO missing
@@ -87,4 +127,4 @@ END
 $function$;
 
 COMMENT ON FUNCTION perfschema_create_views(name, name) IS
-  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement; lock waits and lock wait cycles; memory by thread, by class and in all, when present) in target_schema over an imported performance_schema in source_schema';
+  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement; lock waits and lock wait cycles; memory by thread, by class and in all; data lock waits (innodb_lock_waits), when present) in target_schema over an imported performance_schema in source_schema';

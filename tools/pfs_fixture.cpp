@@ -14,7 +14,8 @@
 // in the stacks, history rings (one wrapped), history_long (with a file read and a
 // table fetch), per-thread and per-instance statistics, sources, setup_actors rows,
 // lost counters, two files, a table with two indexes, setup_objects rows, declared
-// errors and their counts, the table's lock waits, TLS channels' properties. Timers: the
+// errors and their counts, the table's lock waits, TLS channels' properties, data locks
+// and their waits. Timers: the
 // NANOSECOND converter maps raw value r to (r - 1000) * 1000 picoseconds, so raw times
 // below are chosen to give exact picoseconds. pid and creation time are fixed values.
 //
@@ -451,6 +452,51 @@ class writer {
     records[4].lock = kVersionInc | kStateDirty;
   }
 
+  // Data locks: transaction 1047 (thread 1) holds a table lock and row 17 of
+  // shop.orders (partition p0, subpartition p0sp0); transaction 1048 (thread 2)
+  // holds the table and waits for the row; a fourth record is being written and a
+  // fifth was freed (neither shown). Of the three waits only the first names live
+  // locks: the second's blocking lock is the freed one, the third names the row
+  // lock with an older version (the record since reused).
+  void data_locks() {
+    auto* locks = m_.array<data_lock_record>(kArrayDataLocks);
+    const auto lock = [](data_lock_record& r, std::uint64_t trx, std::uint64_t thread, std::uint64_t event,
+                         std::uint64_t identity, const char* id, const char* type, const char* mode,
+                         const char* status, const char* data) {
+      r.transaction_id = trx;
+      r.thread_id = thread;
+      r.event_id = event;
+      r.identity = identity;
+      copy_name(r.engine, "INNODB");
+      copy_name(r.engine_lock_id, id);
+      copy_name(r.object_schema, "shop");
+      copy_name(r.object_name, "orders");
+      copy_name(r.lock_type, type);
+      copy_name(r.lock_mode, mode);
+      copy_name(r.lock_status, status);
+      if (data != nullptr) copy_name(r.lock_data, data);
+      if (std::string_view(type) == "RECORD") {
+        copy_name(r.partition_name, "p0");
+        copy_name(r.subpartition_name, "p0sp0");
+        copy_name(r.index_name, "PRIMARY");
+      }
+      r.lock = kVersionInc | kStateAllocated;
+    };
+    lock(locks[0], 1047, 1, 12, 0x7f0000001000, "1047:1:table", "TABLE", "IX", "GRANTED", nullptr);
+    lock(locks[1], 1047, 1, 12, 0x7f0000001100, "1047:1:4:17", "RECORD", "X,REC_NOT_GAP", "GRANTED", "17");
+    lock(locks[2], 1048, 2, 30, 0x7f0000002000, "1048:1:table", "TABLE", "IX", "GRANTED", nullptr);
+    lock(locks[3], 1048, 2, 31, 0x7f0000002100, "1048:1:4:17", "RECORD", "X,REC_NOT_GAP", "WAITING", "17");
+    locks[1].lock = 2 * kVersionInc | kStateAllocated;  // the row lock's record was used once before
+    lock(locks[4], 1049, 3, 5, 0x7f0000003000, "1049:1:table", "TABLE", "IS", "GRANTED", nullptr);
+    locks[4].lock = kVersionInc | kStateDirty;  // being written
+    copy_name(locks[5].engine_lock_id, "1040:1:table");
+    locks[5].lock = kVersionInc | kStateFree;  // freed
+    auto* waits = m_.array<data_lock_wait_record>(kArrayDataLockWaits);
+    waits[0] = {kVersionInc | kStateAllocated, 4, kVersionInc, 2, 2 * kVersionInc, 0};
+    waits[1] = {kVersionInc | kStateAllocated, 4, kVersionInc, 6, kVersionInc, 0};
+    waits[2] = {kVersionInc | kStateAllocated, 4, kVersionInc, 2, kVersionInc, 0};
+  }
+
   void actors() {
     set_actor(0, "%", "%", "%", true, true);
     set_actor(1, "localhost", "alice", "%", true, false);
@@ -612,6 +658,8 @@ int main(int argc, char** argv) {
   s.lock_contention_size = 8;
   s.max_errors = 3;
   s.max_tls_properties = 6;
+  s.max_data_locks = 6;
+  s.max_data_lock_waits = 3;
 
   region_error err;  // create replaces an earlier file, unless a live provider owns it
   region_map m = region_map::create(o.path, s, o.mode, err);
@@ -638,6 +686,7 @@ int main(int argc, char** argv) {
   w.actors();
   w.errors();
   w.tls();
+  w.data_locks();
   if (o.kind == "huge-sums") w.huge_sums();
   corrupt_file(o, m);
   const auto size = static_cast<off_t>(m.size());

@@ -380,6 +380,7 @@ bool init(const options& opts) {
   init_memory(*a);
   init_errors(*a);
   init_tls(*a);
+  init_data_locks(*a);
   // MySQL's default setup_actors and setup_objects rows. PFS_TRACE_ALL=1 traces
   // from the first event (WL#4878: enabled means traced before the first user),
   // so the default actor row starts with TRACE_ENABLED YES too.

@@ -39,6 +39,7 @@ void prepare() {
   a->registry_mutex.lock();
   lock_io_registries(true);
   lock_socket_registry(true);
+  lock_data_lock_registry(true);
   a->reattach_mutex.lock();
 }
 
@@ -46,6 +47,7 @@ void unlock_all() {
   agent_state* a = g_agent;
   if (a == nullptr) return;
   a->reattach_mutex.unlock();
+  lock_data_lock_registry(false);
   lock_socket_registry(false);
   lock_io_registries(false);
   a->registry_mutex.unlock();

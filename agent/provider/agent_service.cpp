@@ -96,6 +96,12 @@ constexpr pfs_service_v5 kServiceV5 = {
     pfs_register_tls_channel,
     pfs_tls_channel_set,
     pfs_unregister_tls_channel,
+    // Data locks
+    pfs_data_lock_create,
+    pfs_data_lock_set_status,
+    pfs_data_lock_destroy,
+    pfs_data_lock_wait_create,
+    pfs_data_lock_wait_destroy,
 };
 
 }  // namespace

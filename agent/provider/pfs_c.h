@@ -320,6 +320,56 @@ typedef struct pfs_tls_channel pfs_tls_channel;
 PFS_C_FN(pfs_tls_channel*, pfs_register_tls_channel, (const char* name), NULL)
 PFS_C_FN(int, pfs_tls_channel_set, (pfs_tls_channel* channel, const char* property, const char* value), 0)
 PFS_C_VOID(pfs_unregister_tls_channel, (pfs_tls_channel* channel))
+ * Data locks (MySQL's psi_data_lock.h; the rows of data_locks and
+ * data_lock_waits). A lock manager of the program (an engine's record and table
+ * locks) publishes each lock while it exists, and which lock waits for which.
+ * MySQL asks the engine at query time; here the reader is another process, so the
+ * lock manager writes them as they change.
+ *   pfs_data_lock_desc d = {0};
+ *   d.engine = "INNODB"; d.engine_lock_id = "140:5:4:2"; d.engine_transaction_id = 1047;
+ *   d.object_schema = "shop"; d.object_name = "orders"; d.index_name = "PRIMARY";
+ *   d.lock_type = "RECORD"; d.lock_mode = "X,REC_NOT_GAP"; d.lock_status = "WAITING";
+ *   d.lock_data = "17";
+ *   pfs_data_lock* l = pfs_data_lock_create(&d);      // NULL: not recorded
+ *   pfs_data_lock_wait* w = pfs_data_lock_wait_create(l, holder);
+ *   ... granted: pfs_data_lock_wait_destroy(w); pfs_data_lock_set_status(l, "GRANTED");
+ *   pfs_data_lock_destroy(l);
+ * Texts: ENGINE up to 31 bytes, ENGINE_LOCK_ID 127, names 63, LOCK_TYPE, LOCK_MODE
+ * and LOCK_STATUS 31; a longer one (or a NULL engine, lock id, type, mode or
+ * status) makes the call return NULL and record nothing. LOCK_DATA is cut at 255
+ * bytes (MySQL's column holds 8192). NULL or "" is SQL NULL for the nullable texts;
+ * 0 is NULL for the transaction id. thread_id / event_id 0: the calling thread
+ * and its event counter, as InnoDB reports a lock's owner (MySQL's
+ * get_current_thread_event_id). object_instance NULL: the record's address.
+ * A full table (PFS_MAX_DATA_LOCKS, PFS_MAX_DATA_LOCK_WAITS) returns NULL, counted
+ * in data_locks_lost / data_lock_waits_lost; every call given NULL does nothing.
+ * One thread at a time changes a given lock (the lock manager's own latch). */
+typedef struct pfs_data_lock pfs_data_lock;           /* a row of data_locks */
+typedef struct pfs_data_lock_wait pfs_data_lock_wait; /* a row of data_lock_waits */
+typedef struct pfs_data_lock_desc {
+  const char* engine;             /* ENGINE (required) */
+  const char* engine_lock_id;     /* ENGINE_LOCK_ID (required) */
+  uint64_t engine_transaction_id; /* 0 = NULL */
+  uint64_t thread_id;             /* 0 = the calling thread */
+  uint64_t event_id;              /* 0 = the calling thread's event counter */
+  const char* object_schema;
+  const char* object_name;
+  const char* partition_name;
+  const char* subpartition_name;
+  const char* index_name;
+  const void* object_instance; /* OBJECT_INSTANCE_BEGIN; NULL = the record's address */
+  const char* lock_type;       /* 'TABLE', 'RECORD' (required) */
+  const char* lock_mode;       /* 'S', 'X', 'IX', 'X,REC_NOT_GAP'... (required) */
+  const char* lock_status;     /* 'GRANTED', 'WAITING' (required) */
+  const char* lock_data;       /* cut at 255 bytes */
+} pfs_data_lock_desc;
+PFS_C_FN(pfs_data_lock*, pfs_data_lock_create, (const pfs_data_lock_desc* desc), NULL)
+/* LOCK_STATUS becomes status (up to 31 bytes; NULL or longer: ignored). */
+PFS_C_VOID(pfs_data_lock_set_status, (pfs_data_lock* lock, const char* status))
+PFS_C_VOID(pfs_data_lock_destroy, (pfs_data_lock* lock))
+/* requesting waits for blocking (both live locks of this process). */
+PFS_C_FN(pfs_data_lock_wait*, pfs_data_lock_wait_create, (pfs_data_lock* requesting, pfs_data_lock* blocking), NULL)
+PFS_C_VOID(pfs_data_lock_wait_destroy, (pfs_data_lock_wait* wait))
 
 /* ---------------------------------------------------------------------------
  * Units of work (MySQL's statements, stages and transactions). They belong to

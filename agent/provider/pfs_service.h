@@ -149,6 +149,12 @@ typedef struct pfs_service_v5 {
   pfs_tls_channel* (*register_tls_channel)(const char* name);
   int (*tls_channel_set)(pfs_tls_channel* channel, const char* property, const char* value);
   void (*unregister_tls_channel)(pfs_tls_channel* channel);
+  /* Data locks */
+  pfs_data_lock* (*data_lock_create)(const pfs_data_lock_desc* desc);
+  void (*data_lock_set_status)(pfs_data_lock* lock, const char* status);
+  void (*data_lock_destroy)(pfs_data_lock* lock);
+  pfs_data_lock_wait* (*data_lock_wait_create)(pfs_data_lock* requesting, pfs_data_lock* blocking);
+  void (*data_lock_wait_destroy)(pfs_data_lock_wait* wait);
 } pfs_service_v5;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's

@@ -137,6 +137,9 @@ enum class table_id : std::uint32_t {
   table_lock_waits_summary_by_table,
   // TLS channels (MySQL 8.0).
   tls_channel_status,
+  // Data locks (MySQL 8.0).
+  data_locks,
+  data_lock_waits,
   count,
 };
 

@@ -675,6 +675,22 @@ const std::vector<table_entry>& registry() noexcept {
         {T("channel"), T("property"), T("value")}, "PFS_MAX_TLS_PROPERTIES",
         rows_tls_channel_status,
         [](const impl& r) { return r.count(kArrayTlsProperties); });
+    add(table_id::data_locks, "data_locks",
+        {T("engine"), T("engine_lock_id"), I("engine_transaction_id", true), I("thread_id", true),
+         I("event_id", true), T("object_schema", true), T("object_name", true), T("partition_name", true),
+         T("subpartition_name", true), T("index_name", true), I("object_instance_begin"), T("lock_type"),
+         T("lock_mode"), T("lock_status"), T("lock_data", true)},
+        "PFS_MAX_DATA_LOCKS",
+        rows_data_locks,
+        [](const impl& r) { return r.count(kArrayDataLocks); });
+    add(table_id::data_lock_waits, "data_lock_waits",
+        {T("engine"), T("requesting_engine_lock_id"), I("requesting_engine_transaction_id", true),
+         I("requesting_thread_id", true), I("requesting_event_id", true), I("requesting_object_instance_begin"),
+         T("blocking_engine_lock_id"), I("blocking_engine_transaction_id", true), I("blocking_thread_id", true),
+         I("blocking_event_id", true), I("blocking_object_instance_begin")},
+        "PFS_MAX_DATA_LOCK_WAITS",
+        rows_data_lock_waits,
+        [](const impl& r) { return r.count(kArrayDataLockWaits); });
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

@@ -76,6 +76,12 @@ TEST(Service, VersionFiveIsVersionFourPlusTheLockTlsAndPluginFamilies) {
   EXPECT_EQ(v5->register_tls_channel, &pfs_register_tls_channel);
   EXPECT_EQ(v5->tls_channel_set, &pfs_tls_channel_set);
   EXPECT_EQ(v5->unregister_tls_channel, &pfs_unregister_tls_channel);
+  // Data locks
+  EXPECT_EQ(v5->data_lock_create, &pfs_data_lock_create);
+  EXPECT_EQ(v5->data_lock_set_status, &pfs_data_lock_set_status);
+  EXPECT_EQ(v5->data_lock_destroy, &pfs_data_lock_destroy);
+  EXPECT_EQ(v5->data_lock_wait_create, &pfs_data_lock_wait_create);
+  EXPECT_EQ(v5->data_lock_wait_destroy, &pfs_data_lock_wait_destroy);
   EXPECT_EQ(pfs_get_interface(6), nullptr);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/provider/pfs.h"
+#include "agent/provider/pfs_data_lock.h"
 #include "agent/provider/pfs_io.h"
 #include "agent/provider/pfs_tls.h"
 #include "agent/provider/pfs_work.h"
@@ -52,6 +53,16 @@ int main(int argc, char** argv) {
   if (pfs::unload_plugin("app") != 0 || pfs_unload_plugin("app") != 0) return 4;
   pfs::tls_channel tls{"mysql_main"};  // compiled out: nothing registered, nothing shown
   if (tls.registered() || tls.set("Ssl_accepts", "1")) return 5;
+  pfs_data_lock_desc d{};
+  d.engine = "INNODB";
+  d.engine_lock_id = "1";
+  d.lock_type = "TABLE";
+  d.lock_mode = "X";
+  d.lock_status = "GRANTED";
+  pfs::data_lock held{d};
+  pfs::data_lock wanted{d};
+  pfs::data_lock_wait w{wanted, held};
+  if (held.recorded() || w.recorded()) return 6;  // compiled out: nothing is recorded
   std::printf("locks=%d\nthread_id=%llu\nactive=%d\n", locks,
               static_cast<unsigned long long>(pfs::thread_id()), pfs::active() ? 1 : 0);
   return locks == 1000 ? 0 : 3;

@@ -36,7 +36,9 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::events_errors_summary_by_thread_by_error), 47);
   EXPECT_EQ(static_cast<int>(table_id::table_lock_waits_summary_by_table), 49);
   EXPECT_EQ(static_cast<int>(table_id::tls_channel_status), 50);
-  EXPECT_EQ(static_cast<int>(table_id::count), 51);
+  EXPECT_EQ(static_cast<int>(table_id::data_locks), 51);
+  EXPECT_EQ(static_cast<int>(table_id::data_lock_waits), 52);
+  EXPECT_EQ(static_cast<int>(table_id::count), 53);
   EXPECT_EQ(names_of(T(table_id::tls_channel_status)),
             (std::vector<std::string>{"channel", "property", "value"}));
 

@@ -118,8 +118,9 @@ extern __attribute__((tls_model("initial-exec"))) constinit thread_local std::ui
 bool expand_region_path(const char* pattern, long pid, char* out, std::size_t cap);
 // Around fork: the registries' mutexes taken before it, released after it in
 // parent and child, so the child never inherits a registry in mid-change.
-void lock_io_registries(bool lock);    // agent_io.cpp
-void lock_socket_registry(bool lock);  // agent_socket.cpp
+void lock_io_registries(bool lock);       // agent_io.cpp
+void lock_socket_registry(bool lock);     // agent_socket.cpp
+void lock_data_lock_registry(bool lock);  // agent_data_locks.cpp
 // Fork handlers (agent_fork.cpp), installed by init.
 void install_fork_handlers();
 void aggregate_atomic(wait_stat& into, const wait_stat& from);
@@ -171,6 +172,9 @@ void release_errors(agent_state& a, thread_context& t);
 void count_statement_error(unsigned mysql_errno);
 // TLS channels (agent_tls.cpp): the records at init.
 void init_tls(agent_state& a);
+// Data locks (agent_data_locks.cpp): the free records of data_locks and
+// data_lock_waits, at init.
+void init_data_locks(agent_state& a);
 void register_memory_classes(agent_state& a);
 void attach_memory(agent_state& a, thread_context& t);
 void release_memory(agent_state& a, thread_context& t);

@@ -475,6 +475,9 @@ void rows_memory_summary(scan_state& s, summary_kind which);
 void rows_error_summary(scan_state& s, summary_kind which);
 // rows_tls.cpp: tls_channel_status.
 void rows_tls_channel_status(scan_state& s);
+// rows_data_locks.cpp: data_locks, data_lock_waits.
+void rows_data_locks(scan_state& s);
+void rows_data_lock_waits(scan_state& s);
 
 }  // namespace detail
 }  // namespace pfs::reader

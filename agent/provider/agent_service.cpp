@@ -73,6 +73,30 @@ constexpr pfs_service_v4 kServiceV4 = {
     pfs_log_error,
 };
 
+constexpr pfs_service_v5 kServiceV5 = {
+    {
+        {
+            {
+                {
+                    PFS_SERVICE_VERSION_5,
+                    sizeof(pfs_service_v5),
+                    PFS_SERVICE_V1_FUNCTIONS,
+                },
+                PFS_SERVICE_V2_SOCKETS,
+            },
+            PFS_SERVICE_V3_MEMORY,
+        },
+        pfs_register_error,
+        pfs_log_error,
+    },
+    // Metadata locks
+    pfs_create_metadata_lock,
+    pfs_set_metadata_lock_status,
+    pfs_destroy_metadata_lock,
+    pfs_start_metadata_wait,
+    pfs_end_metadata_wait,
+};
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const void* pfs_get_interface(int version) {
@@ -85,6 +109,8 @@ extern "C" __attribute__((visibility("default"))) const void* pfs_get_interface(
       return &kServiceV3;
     case PFS_SERVICE_VERSION_4:
       return &kServiceV4;
+    case PFS_SERVICE_VERSION_5:
+      return &kServiceV5;
     default:
       return nullptr;  // a newer plugin than this agent: it runs uninstrumented
   }

@@ -25,6 +25,8 @@ extern "C" {
 #define PFS_SERVICE_VERSION_2 2 /* version 1 + socket io */
 #define PFS_SERVICE_VERSION_3 3 /* version 2 + memory */
 #define PFS_SERVICE_VERSION_4 4 /* version 3 + errors */
+#define PFS_SERVICE_VERSION_5 \
+  5 /* version 4 + metadata locks, table locks, data locks, TLS channels, plugin unload */
 
 typedef struct pfs_service_v1 {
   uint32_t version; /* PFS_SERVICE_VERSION_1 */
@@ -133,6 +135,23 @@ typedef struct pfs_service_v4 {
   int (*register_error)(int number, const char* name, const char* sql_state);
   void (*log_error)(int number, int operation);
 } pfs_service_v4;
+
+/* Version 5: version 4's members (base.base.base.base.version is
+ * PFS_SERVICE_VERSION_5 and its size sizeof(pfs_service_v5)), then metadata
+ * locks, table locks, data locks, TLS channels and plugin unload. */
+typedef struct pfs_service_v5 {
+  pfs_service_v4 base;
+  /* Metadata locks */
+  pfs_metadata_lock* (*create_metadata_lock)(const void* identity, const char* object_type,
+                                             const char* schema, const char* name, const char* column,
+                                             int lock_type, int duration, int status, const char* file,
+                                             unsigned line);
+  void (*set_metadata_lock_status)(pfs_metadata_lock* lock, int status);
+  void (*destroy_metadata_lock)(pfs_metadata_lock* lock);
+  int (*start_metadata_wait)(pfs_wait_locker* locker, pfs_metadata_lock* lock, const char* file,
+                             unsigned line);
+  void (*end_metadata_wait)(pfs_wait_locker* locker, int rc);
+} pfs_service_v5;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's
  * executable when it links libpfs_agent.a with -rdynamic, or libpfs_preload.so). */

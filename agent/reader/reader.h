@@ -133,6 +133,8 @@ enum class table_id : std::uint32_t {
   // Errors (MySQL 8.0).
   events_errors_summary_by_thread_by_error,
   events_errors_summary_global_by_error,
+  // Metadata locks (MySQL 8.0).
+  metadata_locks,
   count,
 };
 

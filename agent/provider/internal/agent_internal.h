@@ -169,6 +169,10 @@ void attach_errors(agent_state& a, thread_context& t);
 void release_errors(agent_state& a, thread_context& t);
 // A statement's MYSQL_ERRNO counted as a raised error (statement_set_error).
 void count_statement_error(unsigned mysql_errno);
+// Metadata locks (agent_metadata.cpp): the array at init, wait/lock/metadata/sql/mdl
+// once the agent is published.
+void init_metadata(agent_state& a);
+void register_metadata_class(agent_state& a);
 void register_memory_classes(agent_state& a);
 void attach_memory(agent_state& a, thread_context& t);
 void release_memory(agent_state& a, thread_context& t);

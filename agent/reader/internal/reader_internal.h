@@ -471,6 +471,16 @@ void rows_lock_contention(scan_state& s);
 void rows_memory_summary(scan_state& s, summary_kind which);
 // rows_errors.cpp: events_errors_summary_global_by_error, _by_thread_by_error.
 void rows_error_summary(scan_state& s, summary_kind which);
+// rows_metadata.cpp: metadata_locks, and the object of a metadata lock wait.
+struct metadata_lock_copy {
+  std::uint8_t lock_type = 0, duration = 0, status = 0;
+  std::uint64_t identity = 0, owner_thread_id = 0, owner_event_id = 0;
+  std::uint32_t source_index = 0;
+  fixed_str<kMdlObjectTypeLen> object_type;
+  fixed_str<kMdlNameLen> schema, name, column;
+};
+void copy_metadata_lock(const metadata_lock_record& r, metadata_lock_copy& c);
+void rows_metadata_locks(scan_state& s);
 
 }  // namespace detail
 }  // namespace pfs::reader

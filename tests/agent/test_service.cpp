@@ -15,16 +15,6 @@ namespace {
 
 TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
   EXPECT_EQ(pfs_get_interface(0), nullptr);
-  const auto* v5 = static_cast<const pfs_service_v5*>(pfs_get_interface(PFS_SERVICE_VERSION_5));
-  ASSERT_NE(v5, nullptr);
-  EXPECT_EQ(v5->base.base.base.base.version, 5u);
-  EXPECT_EQ(v5->base.base.base.base.size, sizeof(pfs_service_v5));
-  EXPECT_EQ(v5->base.log_error, &pfs_log_error);
-  EXPECT_EQ(v5->create_metadata_lock, &pfs_create_metadata_lock);
-  EXPECT_EQ(v5->set_metadata_lock_status, &pfs_set_metadata_lock_status);
-  EXPECT_EQ(v5->destroy_metadata_lock, &pfs_destroy_metadata_lock);
-  EXPECT_EQ(v5->start_metadata_wait, &pfs_start_metadata_wait);
-  EXPECT_EQ(v5->end_metadata_wait, &pfs_end_metadata_wait);
   EXPECT_EQ(pfs_get_interface(6), nullptr);
   EXPECT_EQ(pfs_get_interface(-1), nullptr);
   const auto* v1 = static_cast<const pfs_service_v1*>(pfs_get_interface(PFS_SERVICE_VERSION_1));
@@ -70,7 +60,19 @@ TEST(Service, VersionFourIsVersionThreePlusErrors) {
   EXPECT_EQ(v4->base.memory_free, &pfs_memory_free);
   EXPECT_EQ(v4->register_error, &pfs_register_error);
   EXPECT_EQ(v4->log_error, &pfs_log_error);  // the last member
-  EXPECT_EQ(pfs_get_interface(5), nullptr);
+}
+
+TEST(Service, VersionFiveIsVersionFourPlusLocksTlsAndPluginUnload) {
+  const auto* v5 = static_cast<const pfs_service_v5*>(pfs_get_interface(PFS_SERVICE_VERSION_5));
+  ASSERT_NE(v5, nullptr);
+  EXPECT_EQ(v5->base.base.base.base.version, 5u);
+  EXPECT_EQ(v5->base.base.base.base.size, sizeof(pfs_service_v5));
+  EXPECT_EQ(v5->base.log_error, &pfs_log_error);
+  EXPECT_EQ(v5->create_metadata_lock, &pfs_create_metadata_lock);
+  EXPECT_EQ(v5->set_metadata_lock_status, &pfs_set_metadata_lock_status);
+  EXPECT_EQ(v5->destroy_metadata_lock, &pfs_destroy_metadata_lock);
+  EXPECT_EQ(v5->start_metadata_wait, &pfs_start_metadata_wait);
+  EXPECT_EQ(v5->end_metadata_wait, &pfs_end_metadata_wait);
 }
 
 TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {

@@ -34,7 +34,8 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::socket_summary_by_event_name), 44);
   EXPECT_EQ(static_cast<int>(table_id::memory_summary_global_by_event_name), 45);
   EXPECT_EQ(static_cast<int>(table_id::events_errors_summary_by_thread_by_error), 47);
-  EXPECT_EQ(static_cast<int>(table_id::count), 49);
+  EXPECT_EQ(static_cast<int>(table_id::metadata_locks), 49);
+  EXPECT_EQ(static_cast<int>(table_id::count), 50);
 
   EXPECT_EQ(names_of(T(table_id::setup_objects)),
             (std::vector<std::string>{"object_type", "object_schema", "object_name", "enabled", "timed"}));

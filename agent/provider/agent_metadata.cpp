@@ -75,6 +75,8 @@ extern "C" {
 pfs_metadata_lock* pfs_create_metadata_lock(const void* identity, const char* object_type, const char* schema,
                                             const char* name, const char* column, int lock_type, int duration,
                                             int status, const char* file, unsigned line) {
+  if (g_agent == nullptr) [[unlikely]]
+    pfs_init_from_env();  // as a registration: PFS_REGION starts the agent
   if (g_agent == nullptr || !load_relaxed(g_hot.recording)) return nullptr;
   if (object_type == nullptr || *object_type == '\0' || !fits(object_type, kMdlObjectTypeLen) ||
       !fits(schema, kMdlNameLen) || !fits(name, kMdlNameLen) || !fits(column, kMdlNameLen) || lock_type < 0 ||

@@ -104,7 +104,52 @@ BEGIN
           LEFT JOIN LATERAL (SELECT s.sql_text FROM %1$s.events_statements_current s
                               WHERE s.thread_id = w.blocking_thread_id AND s.end_event_id IS NULL
                               ORDER BY s.event_id DESC LIMIT 1) bs ON true
-         ORDER BY w.requesting_engine_transaction_id, w.requesting_engine_lock_id, w.blocking_engine_lock_id $$)
+         ORDER BY w.requesting_engine_transaction_id, w.requesting_engine_lock_id, w.blocking_engine_lock_id $$),
+      -- sys.schema_table_lock_waits: each metadata lock request PENDING behind a
+      -- GRANTED lock on the same object, who waits and who blocks. As MySQL's, but
+      -- for every OBJECT_TYPE (the program's own too), named in a first column
+      -- object_type, and a NULL schema matches a NULL schema; waiting_query is the
+      -- waiter's innermost running statement's SQL_TEXT (MySQL: processlist_info),
+      -- and sql_kill_blocking_query / sql_kill_blocking_connection are left out
+      -- (there is no KILL to run here).
+      ('schema_table_lock_waits',
+       ARRAY['metadata_locks', 'threads', 'events_statements_current'], $$
+        WITH statement AS (
+               SELECT DISTINCT ON (thread_id) thread_id, sql_text, rows_affected, rows_examined
+                 FROM %1$s.events_statements_current WHERE end_event_id IS NULL
+                ORDER BY thread_id, event_id DESC)
+        SELECT g.object_type,
+               g.object_schema,
+               g.object_name,
+               p.owner_thread_id AS waiting_thread_id,
+               pt.processlist_id AS waiting_pid,
+               CASE WHEN pt.processlist_user IS NOT NULL
+                    THEN pt.processlist_user || '@' || coalesce(pt.processlist_host, '')
+                    ELSE regexp_replace(pt.name, '^thread/', '') END AS waiting_account,
+               p.lock_type AS waiting_lock_type,
+               p.lock_duration AS waiting_lock_duration,
+               ps.sql_text AS waiting_query,
+               pt.processlist_time AS waiting_query_secs,
+               ps.rows_affected AS waiting_query_rows_affected,
+               ps.rows_examined AS waiting_query_rows_examined,
+               g.owner_thread_id AS blocking_thread_id,
+               gt.processlist_id AS blocking_pid,
+               CASE WHEN gt.processlist_user IS NOT NULL
+                    THEN gt.processlist_user || '@' || coalesce(gt.processlist_host, '')
+                    ELSE regexp_replace(gt.name, '^thread/', '') END AS blocking_account,
+               g.lock_type AS blocking_lock_type,
+               g.lock_duration AS blocking_lock_duration
+          FROM %1$s.metadata_locks g
+          JOIN %1$s.metadata_locks p
+            ON p.object_type = g.object_type
+           AND p.object_schema IS NOT DISTINCT FROM g.object_schema
+           AND p.object_name IS NOT DISTINCT FROM g.object_name
+           AND g.lock_status = 'GRANTED'
+           AND p.lock_status = 'PENDING'
+          LEFT JOIN %1$s.threads gt ON gt.thread_id = g.owner_thread_id
+          LEFT JOIN %1$s.threads pt ON pt.thread_id = p.owner_thread_id
+          LEFT JOIN statement ps ON ps.thread_id = p.owner_thread_id
+         ORDER BY 1, 2, 3, waiting_thread_id, blocking_thread_id $$)
     ) AS d(name, tables, body)
   LOOP
     SELECT array_agg(format('"%s"', t)) INTO missing
@@ -127,4 +172,4 @@ END
 $function$;
 
 COMMENT ON FUNCTION perfschema_create_views(name, name) IS
-  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement; lock waits and lock wait cycles; memory by thread, by class and in all; data lock waits (innodb_lock_waits), when present) in target_schema over an imported performance_schema in source_schema';
+  'creates sys-schema-like views (waits by latency, by class, by thread, latest waits; file and table io; statement analysis, 95th percentile, errors and warnings, waits by statement; lock waits and lock wait cycles; memory by thread, by class and in all; data lock waits (innodb_lock_waits); metadata lock waits (schema_table_lock_waits), when present) in target_schema over an imported performance_schema in source_schema';

@@ -15,7 +15,7 @@
 // table fetch), per-thread and per-instance statistics, sources, setup_actors rows,
 // lost counters, two files, a table with two indexes, setup_objects rows, declared
 // errors and their counts, the table's lock waits, TLS channels' properties, data locks
-// and their waits. Timers: the
+// and their waits, metadata locks. Timers: the
 // NANOSECOND converter maps raw value r to (r - 1000) * 1000 picoseconds, so raw times
 // below are chosen to give exact picoseconds. pid and creation time are fixed values.
 //
@@ -497,6 +497,37 @@ class writer {
     waits[2] = {kVersionInc | kStateAllocated, 4, kVersionInc, 2, kVersionInc, 0};
   }
 
+  // Metadata locks: thread 2 holds EXCLUSIVE on TABLE shop.orders, thread 3 waits
+  // PENDING for SHARED_READ on it; a program's own TENANT lock, with a column and
+  // no owner, was chosen as a deadlock VICTIM; the fourth record is free.
+  void metadata_locks() {
+    auto* records = m_.array<metadata_lock_record>(kArrayMetadataLocks);
+    if (records == nullptr) return;  // cannot happen: the sizes ask for 4
+    const auto lock = [](metadata_lock_record& r, const char* type, const char* schema, const char* name,
+                         const char* column, std::uint8_t lock_type, std::uint8_t duration,
+                         std::uint8_t status, std::uint64_t identity, std::uint64_t thread,
+                         std::uint64_t event, std::uint32_t source) {
+      std::snprintf(r.object_type, sizeof r.object_type, "%s", type);
+      std::snprintf(r.object_schema, sizeof r.object_schema, "%s", schema);
+      std::snprintf(r.object_name, sizeof r.object_name, "%s", name);
+      std::snprintf(r.column_name, sizeof r.column_name, "%s", column);
+      r.lock_type = lock_type;
+      r.duration = duration;
+      r.status = status;
+      r.identity = identity;
+      r.owner_thread_id = thread;
+      r.owner_event_id = event;
+      r.source_index = source;
+      r.lock = kVersionInc | kStateAllocated;
+    };
+    lock(records[0], "TABLE", "shop", "orders", "", kMdlExclusive, kMdlTransaction, kMdlGranted, 0x1000, 2, 7,
+         2);
+    lock(records[1], "TABLE", "shop", "orders", "", kMdlSharedRead, kMdlTransaction, kMdlPending, 0x2000, 3,
+         12, 1);
+    lock(records[2], "TENANT", "", "acme", "quota", kMdlSharedUpgradable, kMdlExplicit, kMdlVictim, 0x3000, 0,
+         0, 0);
+  }
+
   void actors() {
     set_actor(0, "%", "%", "%", true, true);
     set_actor(1, "localhost", "alice", "%", true, false);
@@ -660,6 +691,7 @@ int main(int argc, char** argv) {
   s.max_tls_properties = 6;
   s.max_data_locks = 6;
   s.max_data_lock_waits = 3;
+  s.max_metadata_locks = 4;
 
   region_error err;  // create replaces an earlier file, unless a live provider owns it
   region_map m = region_map::create(o.path, s, o.mode, err);
@@ -687,6 +719,7 @@ int main(int argc, char** argv) {
   w.errors();
   w.tls();
   w.data_locks();
+  w.metadata_locks();
   if (o.kind == "huge-sums") w.huge_sums();
   corrupt_file(o, m);
   const auto size = static_cast<off_t>(m.size());

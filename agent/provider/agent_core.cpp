@@ -381,6 +381,7 @@ bool init(const options& opts) {
   init_errors(*a);
   init_tls(*a);
   init_data_locks(*a);
+  init_metadata(*a);
   // MySQL's default setup_actors and setup_objects rows. PFS_TRACE_ALL=1 traces
   // from the first event (WL#4878: enabled means traced before the first user),
   // so the default actor row starts with TRACE_ENABLED YES too.
@@ -394,6 +395,7 @@ bool init(const options& opts) {
   register_work_classes(*g_agent);
   register_memory_classes(*g_agent);
   register_error_class(*g_agent);
+  register_metadata_class(*g_agent);
   store_release(g_hot.recording, true);
   if (opts.cycle_watch > 0 ||
       (opts.cycle_watch < 0 && timers::info(timers::timer_kind::cycle).needs_rate_checks))

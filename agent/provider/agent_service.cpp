@@ -102,6 +102,12 @@ constexpr pfs_service_v5 kServiceV5 = {
     pfs_data_lock_destroy,
     pfs_data_lock_wait_create,
     pfs_data_lock_wait_destroy,
+    // Metadata locks
+    pfs_create_metadata_lock,
+    pfs_set_metadata_lock_status,
+    pfs_destroy_metadata_lock,
+    pfs_start_metadata_wait,
+    pfs_end_metadata_wait,
 };
 
 }  // namespace

@@ -320,11 +320,14 @@ typedef struct pfs_tls_channel pfs_tls_channel;
 PFS_C_FN(pfs_tls_channel*, pfs_register_tls_channel, (const char* name), NULL)
 PFS_C_FN(int, pfs_tls_channel_set, (pfs_tls_channel* channel, const char* property, const char* value), 0)
 PFS_C_VOID(pfs_unregister_tls_channel, (pfs_tls_channel* channel))
+
+/* ---------------------------------------------------------------------------
  * Data locks (MySQL's psi_data_lock.h; the rows of data_locks and
  * data_lock_waits). A lock manager of the program (an engine's record and table
  * locks) publishes each lock while it exists, and which lock waits for which.
  * MySQL asks the engine at query time; here the reader is another process, so the
  * lock manager writes them as they change.
+ *
  *   pfs_data_lock_desc d = {0};
  *   d.engine = "INNODB"; d.engine_lock_id = "140:5:4:2"; d.engine_transaction_id = 1047;
  *   d.object_schema = "shop"; d.object_name = "orders"; d.index_name = "PRIMARY";
@@ -334,6 +337,7 @@ PFS_C_VOID(pfs_unregister_tls_channel, (pfs_tls_channel* channel))
  *   pfs_data_lock_wait* w = pfs_data_lock_wait_create(l, holder);
  *   ... granted: pfs_data_lock_wait_destroy(w); pfs_data_lock_set_status(l, "GRANTED");
  *   pfs_data_lock_destroy(l);
+ *
  * Texts: ENGINE up to 31 bytes, ENGINE_LOCK_ID 127, names 63, LOCK_TYPE, LOCK_MODE
  * and LOCK_STATUS 31; a longer one (or a NULL engine, lock id, type, mode or
  * status) makes the call return NULL and record nothing. LOCK_DATA is cut at 255
@@ -370,6 +374,65 @@ PFS_C_VOID(pfs_data_lock_destroy, (pfs_data_lock* lock))
 /* requesting waits for blocking (both live locks of this process). */
 PFS_C_FN(pfs_data_lock_wait*, pfs_data_lock_wait_create, (pfs_data_lock* requesting, pfs_data_lock* blocking), NULL)
 PFS_C_VOID(pfs_data_lock_wait_destroy, (pfs_data_lock_wait* wait))
+
+/* ---------------------------------------------------------------------------
+ * Metadata locks (MySQL's psi_mdl.h): the program's own locks on named objects
+ * (a table, a schema, a tenant...), one row of metadata_locks per lock requested,
+ * from its request until its release. The time a request spends PENDING is a wait
+ * of class wait/lock/metadata/sql/mdl (events_waits_*, every wait summary), whose
+ * OBJECT_TYPE, OBJECT_SCHEMA and OBJECT_NAME are the lock's.
+ *
+ *   pfs_metadata_lock* l = pfs_create_metadata_lock(ticket, "TABLE", "shop", "orders",
+ *       NULL, PFS_MDL_SHARED_READ, PFS_MDL_TRANSACTION, PFS_MDL_PENDING, __FILE__, __LINE__);
+ *   pfs_wait_locker w;
+ *   int rec = pfs_start_metadata_wait(&w, l, __FILE__, __LINE__);
+ *   ... wait until the lock is granted ...
+ *   if (rec) pfs_end_metadata_wait(&w, 0);
+ *   pfs_set_metadata_lock_status(l, PFS_MDL_GRANTED);
+ *   ... use the object ...
+ *   pfs_destroy_metadata_lock(l);                          // released
+ *
+ * object_type: MySQL's words (GLOBAL, SCHEMA, TABLE, FUNCTION, PROCEDURE, TRIGGER,
+ * EVENT, COMMIT, USER LEVEL LOCK, TABLESPACE, BACKUP LOCK, LOCKING SERVICE...) or
+ * the program's own, under 32 bytes; schema, name and column under 64 bytes, NULL
+ * for none. The handle is NULL when nothing is recorded: the agent is off, the
+ * class is disabled, an argument is out of range, or the table is full (counted
+ * in metadata_locks_lost); every call on a NULL handle does nothing. */
+typedef struct pfs_metadata_lock pfs_metadata_lock;
+/* LOCK_TYPE (MySQL's enum_mdl_type order) */
+#define PFS_MDL_INTENTION_EXCLUSIVE 0
+#define PFS_MDL_SHARED 1
+#define PFS_MDL_SHARED_HIGH_PRIO 2
+#define PFS_MDL_SHARED_READ 3
+#define PFS_MDL_SHARED_WRITE 4
+#define PFS_MDL_SHARED_WRITE_LOW_PRIO 5
+#define PFS_MDL_SHARED_UPGRADABLE 6
+#define PFS_MDL_SHARED_READ_ONLY 7
+#define PFS_MDL_SHARED_NO_WRITE 8
+#define PFS_MDL_SHARED_NO_READ_WRITE 9
+#define PFS_MDL_EXCLUSIVE 10
+/* LOCK_DURATION (enum_mdl_duration) */
+#define PFS_MDL_STATEMENT 0
+#define PFS_MDL_TRANSACTION 1
+#define PFS_MDL_EXPLICIT 2
+/* LOCK_STATUS */
+#define PFS_MDL_PENDING 1
+#define PFS_MDL_GRANTED 2
+#define PFS_MDL_VICTIM 3
+#define PFS_MDL_TIMEOUT 4
+#define PFS_MDL_KILLED 5
+#define PFS_MDL_PRE_ACQUIRE_NOTIFY 6
+#define PFS_MDL_POST_RELEASE_NOTIFY 7
+PFS_C_FN(pfs_metadata_lock*, pfs_create_metadata_lock,
+         (const void* identity, const char* object_type, const char* schema, const char* name,
+          const char* column, int lock_type, int duration, int status, const char* file, unsigned line),
+         NULL)
+PFS_C_VOID(pfs_set_metadata_lock_status, (pfs_metadata_lock* lock, int status))
+PFS_C_VOID(pfs_destroy_metadata_lock, (pfs_metadata_lock* lock))
+/* The PENDING part of a request: 1 if a wait is recorded (then end it). */
+PFS_C_FN(int, pfs_start_metadata_wait,
+         (pfs_wait_locker* locker, pfs_metadata_lock* lock, const char* file, unsigned line), 0)
+PFS_C_VOID(pfs_end_metadata_wait, (pfs_wait_locker* locker, int rc))
 
 /* ---------------------------------------------------------------------------
  * Units of work (MySQL's statements, stages and transactions). They belong to

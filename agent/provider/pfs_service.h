@@ -155,6 +155,16 @@ typedef struct pfs_service_v5 {
   void (*data_lock_destroy)(pfs_data_lock* lock);
   pfs_data_lock_wait* (*data_lock_wait_create)(pfs_data_lock* requesting, pfs_data_lock* blocking);
   void (*data_lock_wait_destroy)(pfs_data_lock_wait* wait);
+  /* Metadata locks */
+  pfs_metadata_lock* (*create_metadata_lock)(const void* identity, const char* object_type,
+                                             const char* schema, const char* name, const char* column,
+                                             int lock_type, int duration, int status, const char* file,
+                                             unsigned line);
+  void (*set_metadata_lock_status)(pfs_metadata_lock* lock, int status);
+  void (*destroy_metadata_lock)(pfs_metadata_lock* lock);
+  int (*start_metadata_wait)(pfs_wait_locker* locker, pfs_metadata_lock* lock, const char* file,
+                             unsigned line);
+  void (*end_metadata_wait)(pfs_wait_locker* locker, int rc);
 } pfs_service_v5;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's

@@ -140,6 +140,8 @@ enum class table_id : std::uint32_t {
   // Data locks (MySQL 8.0).
   data_locks,
   data_lock_waits,
+  // Metadata locks (MySQL 8.0).
+  metadata_locks,
   count,
 };
 

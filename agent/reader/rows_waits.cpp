@@ -122,6 +122,10 @@ class wait_rows {
     std::vector<std::string> indexes;
   };
   const table_ref* table_of(std::uint32_t index, std::uint32_t version);
+  struct metadata_ref {
+    std::string type, schema, name;
+  };
+  const std::optional<metadata_ref>& metadata_of(std::uint32_t index, std::uint32_t version);
 
   scan_state& s_;
   packed_rows* packed_ = nullptr;            // where rows go, when not through the sink's row()
@@ -134,6 +138,7 @@ class wait_rows {
   std::unordered_map<std::uint64_t, std::optional<std::string>> file_refs_;
   std::unordered_map<std::uint64_t, std::optional<std::string>> socket_refs_;
   std::unordered_map<std::uint64_t, std::optional<table_ref>> table_refs_;
+  std::unordered_map<std::uint64_t, std::optional<metadata_ref>> metadata_refs_;
 };
 
 // Wait rows go straight into the sink's packed rows when it offers them and its
@@ -299,7 +304,38 @@ void wait_rows::append_object(row_builder& x, const wait_copy& c) {
       return;
     }
   }
+  if (c.object_kind == kObjectMetadata) {  // MySQL: the lock's key; no INDEX_NAME
+    if (const std::optional<metadata_ref>& m = metadata_of(c.object_index, c.object_version)) {
+      x.push_back(m->schema.empty() ? null_cell() : s_.text_cell(std::string_view(m->schema)));
+      x.push_back(m->name.empty() ? null_cell() : s_.text_cell(std::string_view(m->name)));
+      x.push_back(null_cell());
+      x.push_back(s_.text_cell(std::string_view(m->type)));
+      return;
+    }
+  }
   for (int k = 0; k < 4; ++k) x.push_back(null_cell());  // no object, or one that is gone
+}
+
+// The key of the metadata lock a wait names, if its record still has the event's
+// version (released but not yet reused counts: MySQL's version check).
+const std::optional<wait_rows::metadata_ref>& wait_rows::metadata_of(std::uint32_t index,
+                                                                     std::uint32_t version) {
+  static const std::optional<metadata_ref> none;
+  if (index == 0 || index > s_.r.count(kArrayMetadataLocks)) return none;
+  const std::uint64_t key = (std::uint64_t{index} << 32) | version;
+  auto it = metadata_refs_.find(key);
+  if (it == metadata_refs_.end()) {
+    metadata_lock_copy m;
+    const bool ok = read_referenced(*s_.r.at<metadata_lock_record>(kArrayMetadataLocks, index - 1), version,
+                                    [&m](const metadata_lock_record& r) { copy_metadata_lock(r, m); }) &&
+                    !m.object_type.str().empty();
+    it = metadata_refs_
+             .emplace(key, ok ? std::optional<metadata_ref>(
+                                    metadata_ref{m.object_type.str(), m.schema.str(), m.name.str()})
+                              : std::nullopt)
+             .first;
+  }
+  return it->second;
 }
 
 // The name of the file a wait names, if its record still has the event's version.

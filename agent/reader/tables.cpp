@@ -691,6 +691,13 @@ const std::vector<table_entry>& registry() noexcept {
         "PFS_MAX_DATA_LOCK_WAITS",
         rows_data_lock_waits,
         [](const impl& r) { return r.count(kArrayDataLockWaits); });
+    add(table_id::metadata_locks, "metadata_locks",
+        {T("object_type"), T("object_schema", true), T("object_name", true), T("column_name", true),
+         I("object_instance_begin"), T("lock_type"), T("lock_duration"), T("lock_status"), T("source", true),
+         I("owner_thread_id", true), I("owner_event_id", true)},
+        "PFS_MAX_METADATA_LOCKS",
+        rows_metadata_locks,
+        [](const impl& r) { return r.count(kArrayMetadataLocks); });
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

@@ -358,13 +358,13 @@ TEST(Agent, NestedWaitsCarryNestingIds) {
 TEST(Agent, FullArraysCountLostAndKeepWorking) {
   in_child([] {
     options o = small_options("full");
-    o.sizes.max_classes = 5;  // 'transaction' and 'idle' take two at start-up
+    o.sizes.max_classes = 6;  // 'transaction', 'idle' and wait/lock/metadata/sql/mdl take three at start-up
     o.sizes.max_mutexes = 2;
     o.sizes.max_threads = 2;
     o.sizes.wait_stack_depth = 1;
     ASSERT_TRUE(init(o)) << last_error();
     const region_map& r = *current_region();
-    // Class array: 5 slots, transaction and idle, and one taken by the first
+    // Class array: 6 slots, transaction, idle and mdl, and one taken by the first
     // thread's class on first use.
     pfs_key a = pfs_register_mutex("app", "a");
     pfs_key b = pfs_register_mutex("app", "b");

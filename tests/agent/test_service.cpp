@@ -82,6 +82,12 @@ TEST(Service, VersionFiveIsVersionFourPlusTheLockTlsAndPluginFamilies) {
   EXPECT_EQ(v5->data_lock_destroy, &pfs_data_lock_destroy);
   EXPECT_EQ(v5->data_lock_wait_create, &pfs_data_lock_wait_create);
   EXPECT_EQ(v5->data_lock_wait_destroy, &pfs_data_lock_wait_destroy);
+  // Metadata locks
+  EXPECT_EQ(v5->create_metadata_lock, &pfs_create_metadata_lock);
+  EXPECT_EQ(v5->set_metadata_lock_status, &pfs_set_metadata_lock_status);
+  EXPECT_EQ(v5->destroy_metadata_lock, &pfs_destroy_metadata_lock);
+  EXPECT_EQ(v5->start_metadata_wait, &pfs_start_metadata_wait);
+  EXPECT_EQ(v5->end_metadata_wait, &pfs_end_metadata_wait);
   EXPECT_EQ(pfs_get_interface(6), nullptr);
 }
 

@@ -175,6 +175,10 @@ void init_tls(agent_state& a);
 // Data locks (agent_data_locks.cpp): the free records of data_locks and
 // data_lock_waits, at init.
 void init_data_locks(agent_state& a);
+// Metadata locks (agent_metadata.cpp): the array at init, wait/lock/metadata/sql/mdl
+// once the agent is published.
+void init_metadata(agent_state& a);
+void register_metadata_class(agent_state& a);
 void register_memory_classes(agent_state& a);
 void attach_memory(agent_state& a, thread_context& t);
 void release_memory(agent_state& a, thread_context& t);

@@ -478,6 +478,16 @@ void rows_tls_channel_status(scan_state& s);
 // rows_data_locks.cpp: data_locks, data_lock_waits.
 void rows_data_locks(scan_state& s);
 void rows_data_lock_waits(scan_state& s);
+// rows_metadata.cpp: metadata_locks, and the object of a metadata lock wait.
+struct metadata_lock_copy {
+  std::uint8_t lock_type = 0, duration = 0, status = 0;
+  std::uint64_t identity = 0, owner_thread_id = 0, owner_event_id = 0;
+  std::uint32_t source_index = 0;
+  fixed_str<kMdlObjectTypeLen> object_type;
+  fixed_str<kMdlNameLen> schema, name, column;
+};
+void copy_metadata_lock(const metadata_lock_record& r, metadata_lock_copy& c);
+void rows_metadata_locks(scan_state& s);
 
 }  // namespace detail
 }  // namespace pfs::reader

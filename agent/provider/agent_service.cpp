@@ -108,6 +108,8 @@ constexpr pfs_service_v5 kServiceV5 = {
     pfs_destroy_metadata_lock,
     pfs_start_metadata_wait,
     pfs_end_metadata_wait,
+    // Plugin unload
+    pfs_unload_plugin,
 };
 
 }  // namespace

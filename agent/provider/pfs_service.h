@@ -165,6 +165,8 @@ typedef struct pfs_service_v5 {
   int (*start_metadata_wait)(pfs_wait_locker* locker, pfs_metadata_lock* lock, const char* file,
                              unsigned line);
   void (*end_metadata_wait)(pfs_wait_locker* locker, int rc);
+  /* Plugin unload */
+  unsigned (*unload_plugin)(const char* plugin_name);
 } pfs_service_v5;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's

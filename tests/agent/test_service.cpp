@@ -88,6 +88,7 @@ TEST(Service, VersionFiveIsVersionFourPlusTheLockTlsAndPluginFamilies) {
   EXPECT_EQ(v5->destroy_metadata_lock, &pfs_destroy_metadata_lock);
   EXPECT_EQ(v5->start_metadata_wait, &pfs_start_metadata_wait);
   EXPECT_EQ(v5->end_metadata_wait, &pfs_end_metadata_wait);
+  EXPECT_EQ(v5->unload_plugin, &pfs_unload_plugin);  // the last member
   EXPECT_EQ(pfs_get_interface(6), nullptr);
 }
 

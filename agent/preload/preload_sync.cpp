@@ -71,15 +71,24 @@ template <sync_kind Kind>
   if (traced(l)) [[unlikely]] {
     errno_keeper keep;  // the trace file is written with write()
     if constexpr (Kind == kMutex)
-      mutex_instant(l, acquired(rc), source, 0);
+      mutex_instant(l, acquired(rc), source, 0, true);
     else
-      rwlock_instant(l, acquired(rc), source, 0);
+      rwlock_instant(l, acquired(rc), source, 0, true);
     return;
   }
+  // The thread's own statistics of the acquisition wait for its release
+  // (release_done): the critical section does not pay for them.
   if constexpr (Kind == kMutex)
-    mutex_instant(l, acquired(rc), source, 0);
+    mutex_instant(l, acquired(rc), source, 0, true);
   else
-    rwlock_instant(l, acquired(rc), source, 0);
+    rwlock_instant(l, acquired(rc), source, 0, true);
+}
+
+// After a real unlock: the deferred statistics of the thread's acquisition. Not
+// while the agent itself runs (its own locks): it may be in the middle of
+// writing the same statistics.
+inline void release_done() {
+  if (!tls.busy) complete_deferred(tls_context);
 }
 
 // The instance's class is enabled: the instrument-off path is a lookup and the
@@ -185,6 +194,7 @@ int cond_wait_common(pthread_cond_t* cond, pthread_mutex_t* mutex, const void* c
   // library, with no call the interposer sees) before the wait returns.
   l.cond_mutex = m;
   if (m != nullptr) unlock_mutex(m);
+  complete_deferred(l.thread);  // the mutex is released inside the wait
   tls.busy = false;
   const int rc = wait();
   tls.busy = true;
@@ -257,7 +267,9 @@ PFS_EXPORT int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
       s = find_instance(kMutex, m);
     if (s != nullptr) pfs::detail::unlock_mutex(s);
   }
-  return real.mutex_unlock(m);
+  const int rc = real.mutex_unlock(m);
+  release_done();
+  return rc;
 }
 
 // Rwlocks
@@ -317,7 +329,9 @@ PFS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t* rw) noexcept {
   if (should_record()) {
     if (sync_instance* s = find_instance(kRwlock, rw)) pfs::detail::unlock_rwlock(s);
   }
-  return real.rwlock_unlock(rw);
+  const int rc = real.rwlock_unlock(rw);
+  release_done();
+  return rc;
 }
 
 // Conditions. Before the real functions are known (only while dlsym itself

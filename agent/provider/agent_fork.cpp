@@ -94,7 +94,10 @@ void make_region_the_childs(agent_state& a, thread_context* me) {
   store_relaxed(h.stages_long_next, std::uint64_t{0});
   store_relaxed(h.statements_long_next, std::uint64_t{0});
   store_relaxed(h.transactions_long_next, std::uint64_t{0});
-  if (me != nullptr) me->has_batch = false;
+  if (me != nullptr) {
+    me->has_batch = false;
+    me->deferred_class = 0;  // an acquisition of the parent's, held across the fork
+  }
   // Every summary, as TRUNCATE leaves it.
   setup::reset_wait_summaries(r);
   setup::reset_thread_summaries(r);

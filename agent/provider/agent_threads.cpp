@@ -66,6 +66,7 @@ void release_current_thread() {
 // the global summary (into its classes' buckets), then the record.
 void release_thread(thread_context& context) {
   thread_context* t = &context;
+  complete_deferred(t);  // a thread that ends holding a lock
   release_batch(*t);
   thread_record& r = *t->rec;
   std::uint32_t word = load_relaxed(r.lock);

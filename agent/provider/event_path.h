@@ -60,8 +60,9 @@ struct work_state;  // stages, statements, transactions in progress (agent_work.
 // the class's shared histogram takes the thread's waits (atomic adds).
 inline constexpr std::uint32_t kSharedHistogram = UINT32_MAX;
 
-// One per thread slot of the region; only its thread writes it.
-struct thread_context {
+// One per thread slot of the region; only its thread writes it, on every event:
+// a cache line of its own (contexts are a vector; neighbours shared lines).
+struct alignas(64) thread_context {
   thread_record* rec = nullptr;
   // events_waits_current: the thread's wait_stack_depth slots start at stack_base;
   // running waits nest from stack on, with room for stack_room of them. stack is
@@ -99,7 +100,16 @@ struct thread_context {
   // (1-based), kSharedHistogram, or 0. nullptr for threads without a slot.
   std::uint32_t* wait_histogram_of = nullptr;
   work_state* work = nullptr;  // one per thread slot, allocated at start-up (agent_work.cpp)
+  // The lock acquisition whose thread-private statistics (its part of the global
+  // summary, its by-thread summary, its histogram) wait for the lock's release, so
+  // that the critical section does not pay for them (complete_deferred). 0: none.
+  std::uint32_t deferred_class = 0;
+  std::uint8_t deferred_flags = 0;  // kDeferred* below
+  std::uint64_t deferred_ps = 0;
 };
+inline constexpr std::uint8_t kDeferredTimed = 1;
+inline constexpr std::uint8_t kDeferredEventNameStats = 2;
+inline constexpr std::uint8_t kDeferredThreadSummary = 4;
 
 // constinit: no dynamic initialization, so reading it is one %fs load (no TLS
 // wrapper call); initial-exec: no __tls_get_addr in a shared library.
@@ -411,18 +421,69 @@ inline void set_owner(wait_locker& l, sync_instance& s) {
     aggregate_shared(g_hot.classes[l.event.class_index - 1].stat, timed, ps);
 }
 
-[[gnu::always_inline]] inline void aggregate(wait_locker& l, bool shared_stats, std::uint64_t ps) {
-  const bool timed = l.event.timer != 0;
-  aggregate_global(l, timed, ps);
-  if (l.class_flags & kFlagInstanceStats) {
-    if (shared_stats)
-      aggregate_shared(l.instance->stat, timed, ps);
+// The statistics only the thread writes: its part of the global summary, its
+// by-thread summary, its histogram.
+[[gnu::always_inline]] inline void aggregate_private(thread_context& t, std::uint32_t class_index,
+                                                     std::uint8_t deferred_flags, std::uint64_t ps) {
+  const bool timed = deferred_flags & kDeferredTimed;
+  if (deferred_flags & kDeferredEventNameStats) {
+    if (wait_stat* g = t.global_stats) [[likely]]
+      aggregate_single(g[class_index - 1], timed, ps);
     else
-      aggregate_single(l.instance->stat, timed, ps);
+      aggregate_shared(g_hot.classes[class_index - 1].stat, timed, ps);
   }
-  if (l.thread_flags & kThreadSummary)
-    aggregate_single(l.thread->class_stats[l.event.class_index - 1], timed, ps);
-  if (timed && l.thread->wait_histogram_of != nullptr) add_to_histogram(*l.thread, l.event.class_index, ps);
+  if (deferred_flags & kDeferredThreadSummary) aggregate_single(t.class_stats[class_index - 1], timed, ps);
+  if (timed && t.wait_histogram_of != nullptr) add_to_histogram(t, class_index, ps);
+}
+
+inline std::uint8_t private_flags(const wait_locker& l) {
+  return static_cast<std::uint8_t>((l.event.timer != 0 ? kDeferredTimed : 0) |
+                                   (l.class_flags & kFlagEventNameStats ? kDeferredEventNameStats : 0) |
+                                   (l.thread_flags & kThreadSummary ? kDeferredThreadSummary : 0));
+}
+
+// The instance's statistics: written while the lock is held, by its holder (or
+// atomically, by the holders of a read lock together).
+[[gnu::always_inline]] inline void aggregate_instance(wait_locker& l, bool shared_stats, std::uint64_t ps) {
+  if ((l.class_flags & kFlagInstanceStats) == 0) return;
+  const bool timed = l.event.timer != 0;
+  if (shared_stats)
+    aggregate_shared(l.instance->stat, timed, ps);
+  else
+    aggregate_single(l.instance->stat, timed, ps);
+}
+
+[[gnu::always_inline]] inline void aggregate(wait_locker& l, bool shared_stats, std::uint64_t ps) {
+  aggregate_private(*l.thread, l.event.class_index, private_flags(l), ps);
+  aggregate_instance(l, shared_stats, ps);
+}
+
+// Completes the deferred acquisition of the thread, if any: called after a lock's
+// release (and before the next deferral). Cleared first, so a signal handler that
+// takes a lock in between does not count it twice.
+[[gnu::noinline]] inline void complete_deferred_now(thread_context& t) {
+  const std::uint32_t class_index = t.deferred_class;
+  t.deferred_class = 0;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (load_relaxed(g_hot.recording)) aggregate_private(t, class_index, t.deferred_flags, t.deferred_ps);
+}
+inline void complete_deferred(thread_context* t) {
+  if (t != nullptr && t->deferred_class != 0) [[unlikely]]
+    complete_deferred_now(*t);
+}
+
+// A lock acquisition's aggregation with its thread-private part deferred to the
+// release: the values are the same, only the moment they reach the summaries
+// and the histogram moves by the hold time.
+[[gnu::always_inline]] inline void aggregate_deferred(wait_locker& l, bool shared_stats, std::uint64_t ps) {
+  aggregate_instance(l, shared_stats, ps);
+  thread_context& t = *l.thread;
+  if (t.deferred_class != 0) [[unlikely]]
+    complete_deferred_now(t);  // a lock taken while holding another
+  t.deferred_ps = ps;
+  t.deferred_flags = private_flags(l);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t.deferred_class = l.event.class_index;
 }
 
 // A completed event goes to the thread's history and to history_long.
@@ -510,11 +571,17 @@ inline std::uint8_t wait_timer_of(const sync_instance* s) {
 
 // A wait that did not block (a try-lock, or a lock taken at the first try): its
 // end read, and the completed event written once.
-inline void record_instant(wait_locker& l, const char* file, unsigned line, bool shared_stats) {
+// defer: the thread-private statistics wait for the lock's release (the caller
+// calls complete_deferred after it).
+inline void record_instant(wait_locker& l, const char* file, unsigned line, bool shared_stats,
+                           bool defer = false) {
   wait_record& e = l.event;
   const std::uint64_t ps = stop_timer(l);
   l.thread->lock_time += ps;
-  aggregate(l, shared_stats, ps);
+  if (defer)
+    aggregate_deferred(l, shared_stats, ps);
+  else
+    aggregate(l, shared_stats, ps);
   wait_record* slot = claim_slot(l, file, line);
   if (slot == nullptr) return;
   thread_context& t = *l.thread;
@@ -565,14 +632,18 @@ inline void end_rwlock_wait(wait_locker& l, int rc) {
 
 // A mutex (or a rwlock for writing) taken, or a try-lock tried, without blocking.
 // (The owner is set after the event is numbered: its EVENT_ID is the acquisition's.)
-inline void mutex_instant(wait_locker& l, bool acquired, const char* file, unsigned line) {
-  record_instant(l, file, line, false);
+// defer: see record_instant (only for an acquisition whose release will call
+// complete_deferred: a failed try-lock has none).
+inline void mutex_instant(wait_locker& l, bool acquired, const char* file, unsigned line,
+                          bool defer = false) {
+  record_instant(l, file, line, false, defer && acquired);
   if (acquired) set_owner(l, *l.instance);
 }
 
-inline void rwlock_instant(wait_locker& l, bool acquired, const char* file, unsigned line) {
+inline void rwlock_instant(wait_locker& l, bool acquired, const char* file, unsigned line,
+                           bool defer = false) {
   const bool read = is_read_lock(l);
-  record_instant(l, file, line, read);
+  record_instant(l, file, line, read, defer && acquired);
   if (acquired) {
     if (read)
       __atomic_fetch_add(&l.instance->readers, 1u, __ATOMIC_RELAXED);

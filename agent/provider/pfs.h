@@ -135,7 +135,7 @@ class mutex {
     // Timed from before the first try, taken then or not (WL#2360).
     detail::start_timer(l);
     if (m_.try_lock()) {
-      detail::mutex_instant(l, true, at.file_name(), at.line());
+      detail::mutex_instant(l, true, at.file_name(), at.line(), true);
       return;
     }
     detail::start_contended(l, at.file_name(), at.line());
@@ -149,12 +149,14 @@ class mutex {
     const bool rec = detail::begin_wait(l, detail::as_instance(psi_), PFS_OP_TRY_LOCK);
     if (rec) detail::start_timer(l);
     const bool ok = m_.try_lock();
-    if (rec) detail::mutex_instant(l, ok, at.file_name(), at.line());
+    if (rec) detail::mutex_instant(l, ok, at.file_name(), at.line(), true);
     return ok;
   }
   void unlock() {
     if (detail::class_enabled(flags_)) detail::unlock_mutex(detail::as_instance(psi_));
     m_.unlock();
+    // The acquisition's own statistics, after the release (event_path.h).
+    detail::complete_deferred(detail::tls_context);
   }
   std::mutex& native() { return m_; }
   pfs_sync* psi() const { return psi_; }
@@ -185,6 +187,7 @@ class shared_mutex {
   void unlock() {
     if (detail::class_enabled(flags_)) detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock();
+    detail::complete_deferred(detail::tls_context);
   }
   void lock_shared(pfs::source_location at = pfs::source_location::current()) {
     acquire(
@@ -196,6 +199,7 @@ class shared_mutex {
   void unlock_shared() {
     if (detail::class_enabled(flags_)) detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock_shared();
+    detail::complete_deferred(detail::tls_context);
   }
 
  private:
@@ -213,7 +217,7 @@ class shared_mutex {
     }
     detail::start_timer(l);
     if (try_real()) {
-      detail::rwlock_instant(l, true, at.file_name(), at.line());
+      detail::rwlock_instant(l, true, at.file_name(), at.line(), true);
       return;
     }
     detail::start_contended(l, at.file_name(), at.line());
@@ -228,7 +232,7 @@ class shared_mutex {
     const bool rec = detail::begin_wait(l, detail::as_instance(psi_), op);
     if (rec) detail::start_timer(l);
     const bool ok = try_real();
-    if (rec) detail::rwlock_instant(l, ok, at.file_name(), at.line());
+    if (rec) detail::rwlock_instant(l, ok, at.file_name(), at.line(), true);
     return ok;
   }
   std::shared_mutex m_;

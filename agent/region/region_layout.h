@@ -418,7 +418,12 @@ struct thread_record {
   std::int64_t max_controlled_memory;
   std::int64_t total_memory;
   std::int64_t max_total_memory;
+  // Whole cache lines: the thread writes its record on every event (EVENT_ID,
+  // the stack depth) and every allocation (the memory columns), so neighbours
+  // must not share a line.
+  std::uint64_t pad_lines[2];
 };
+static_assert(sizeof(thread_record) % 64 == 0);
 
 // Per-thread derived flags of the units of work (thread_record::work_derived).
 inline constexpr std::uint32_t kWorkStagesCurrent = 1u << 0;
@@ -552,7 +557,12 @@ struct sync_instance {
   std::uint32_t owner_source;    // SOURCE (1-based) of the owner's acquisition; 0 = unknown
   std::uint64_t owner_event_id;  // EVENT_ID of the owner's acquisition; 0 = unknown
   wait_stat stat;                // events_waits_summary_by_instance
+  // Two whole cache lines (the array starts on a line): every acquisition writes
+  // its instance, and two locks' instances sharing a line made two threads on
+  // two different locks slow each other down (false sharing).
+  std::uint64_t pad_lines[6];
 };
+static_assert(sizeof(sync_instance) == 128);
 
 // lock_contention_by_instance: the waits a mutex or rwlock instance made threads
 // queue for, by the SOURCE of the holder's acquisition. An open-addressing table:

@@ -61,8 +61,9 @@ extern work_arrays g_work;
 
 inline constexpr std::uint64_t kNullDigestKey = 1;  // the key of row 1, the NULL digest row
 
-// A thread's units of work in progress. Private to the thread.
-struct work_state {
+// A thread's units of work in progress. Private to the thread, and on lines of
+// its own (an array of them, written on every stage and statement).
+struct alignas(64) work_state {
   // Its slots in the region.
   stage_record* stage = nullptr;
   stage_record* stage_history = nullptr;

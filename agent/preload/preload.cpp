@@ -178,6 +178,8 @@ bool resolve_all() {
   resolve_one(r.dup2, "dup2");
   resolve_one(r.dup3, "dup3");
   resolve_socket_functions();
+  resolve_stdio_functions();
+  resolve_vector_functions();
   real = r;  // each pointer is one aligned word: a racing reader sees old or new, both work
   g_resolved.store(true, std::memory_order_release);
   errno = saved;

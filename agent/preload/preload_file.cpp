@@ -91,12 +91,17 @@ int close_common(int fd, const void* caller) {
   return close_bound(fd, caller, [=] { return real.close(fd); });
 }
 
-// A descriptor made by dup*: it is not a file the interposer opened (nor a socket
-// with a row: a duplicated socket is looked at on its first io).
-int forget_new_fd(int fd) {
+// A descriptor made by dup*: the same open file as from, so bound to from's file
+// instance if it has one (a program that dup2s its output file onto stdout, as
+// sort -o does, writes to that file); a duplicated socket is looked at on its
+// first io.
+int duplicated(int from, int fd) {
   if (fd >= 0 && load_relaxed(g_hot.recording)) {
     const int saved = errno;
-    pfs_forget_fd(fd);
+    {
+      busy_scope busy;
+      duplicate_file_fd(from, fd);
+    }
     socket_fd_reset(fd);
     errno = saved;
   }
@@ -239,7 +244,7 @@ PFS_EXPORT int unlink(const char* path) noexcept {
   return name_op(path, nullptr, PFS_FILE_DELETE, CALLER, [=] { return real.unlink(path); });
 }
 
-// Descriptors made by duplication are not files the interposer opened.
-PFS_EXPORT int dup(int fd) noexcept { return forget_new_fd(real.dup(fd)); }
-PFS_EXPORT int dup2(int fd, int fd2) noexcept { return forget_new_fd(real.dup2(fd, fd2)); }
-PFS_EXPORT int dup3(int fd, int fd2, int flags) noexcept { return forget_new_fd(real.dup3(fd, fd2, flags)); }
+// Descriptors made by duplication: the file of the descriptor they copy.
+PFS_EXPORT int dup(int fd) noexcept { return duplicated(fd, real.dup(fd)); }
+PFS_EXPORT int dup2(int fd, int fd2) noexcept { return duplicated(fd, real.dup2(fd, fd2)); }
+PFS_EXPORT int dup3(int fd, int fd2, int flags) noexcept { return duplicated(fd, real.dup3(fd, fd2, flags)); }

@@ -289,6 +289,47 @@ TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }
 
+// Debian's coreutils (issue 40): whatever calls they use (sort: fread_unlocked,
+// and fwrite_unlocked to stdout dup2'ed from its -o file; cat: read; cp:
+// copy_file_range), the bytes of the generated file are all counted, under its
+// absolute name.
+TEST_F(Preload, CoreutilsBytesEqualTheFileSize) {
+  if (kSanitized) GTEST_SKIP() << "Debian's programs are not built with the sanitizer; normal build only";
+  const std::string work = dir_ + "/coreutils";
+  mkdir(work.c_str(), 0700);
+  const std::string at = std::filesystem::canonical(work).string() + "/";
+  std::int64_t size = 0;
+  {
+    std::ofstream in(work + "/input.txt");
+    for (int i = 0; i < 100000; ++i) {
+      const std::string line = std::to_string((i * 7919) % 100003) + "\n";
+      in << line;
+      size += static_cast<std::int64_t>(line.size());
+    }
+  }
+  auto bytes = [&](const std::string& name, const char* column) -> std::int64_t {
+    tables t(region_);
+    auto f = t.row_where("file_summary_by_instance", "file_name", at + name);
+    return f.empty() ? -1 : f[column].i;
+  };
+  struct program {
+    std::vector<std::string> argv;
+    const char* output;  // the file it writes, or nullptr
+  };
+  for (const program& p :
+       {program{{"/usr/bin/sort", "--parallel=2", "-o", "sorted.txt", "input.txt"}, "sorted.txt"},
+        program{{"/usr/bin/cat", "input.txt"}, nullptr},
+        program{{"/usr/bin/cp", "input.txt", "copy.txt"}, "copy.txt"}}) {
+    unlink(region_.c_str());
+    run_result r = run(p.argv, env(), 120, work);
+    ASSERT_EQ(r.status, 0) << p.argv[0] << ": " << r.out;
+    EXPECT_EQ(bytes("input.txt", "sum_number_of_bytes_read"), size) << p.argv[0];
+    if (p.output != nullptr) {
+      EXPECT_EQ(bytes(p.output, "sum_number_of_bytes_write"), size) << p.argv[0];
+    }
+  }
+}
+
 // Sockets under the interposer: made by socket/accept/socketpair, or found with
 // fstat on their first io (a socket from a raw system call); read and write on a
 // socket are its recv and send; a pipe stays out.

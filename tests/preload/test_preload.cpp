@@ -35,7 +35,8 @@
 #include "tests/process_util.h"
 // The call-site resolver (module, symbol, names) is tested in-process too: it has
 // no interposed function and needs only the agent library.
-#include "agent/preload/preload_sites.cpp"  // NOLINT(bugprone-suspicious-include)
+#include "agent/preload/preload_debuginfo.cpp"  // NOLINT(bugprone-suspicious-include)
+#include "agent/preload/preload_sites.cpp"      // NOLINT(bugprone-suspicious-include)
 
 namespace {
 
@@ -176,6 +177,47 @@ TEST(PreloadSites, CallerResolvedToModuleFunctionAndOffset) {
 
 // ---------------------------------------------------------------------------
 // Edge-case programs
+
+// A stripped program (issue 40): its function named by offset, or by name once its
+// build-id debug file is installed (as Debian's -dbgsym packages install them, here
+// under PFS_DEBUG_DIR in place of /usr/lib/debug).
+TEST_F(Preload, StrippedProgramNamedFromItsBuildIdDebugFile) {
+  if (std::system("command -v objcopy >/dev/null && command -v readelf >/dev/null") != 0)
+    GTEST_SKIP() << "binutils (objcopy, readelf) is not installed";
+  const std::string work = dir_ + "/stripped";
+  const std::string prog = work + "/pl_stripped";
+  mkdir(work.c_str(), 0700);
+  ASSERT_EQ(std::system(("objcopy --strip-all " + program("pl_stripped") + " " + prog).c_str()), 0);
+  run_result id = run({"/bin/sh", "-c", "readelf -n " + prog + " | sed -n 's/.*Build ID: //p'"}, {});
+  std::string build_id = id.out.substr(0, id.out.find_first_of(" \n"));
+  ASSERT_GT(build_id.size(), 2u) << id.out;
+  const std::string debug = work + "/debug/.build-id/" + build_id.substr(0, 2);
+  ASSERT_EQ(std::system(("mkdir -p " + debug).c_str()), 0);
+  ASSERT_EQ(std::system(("objcopy --only-keep-debug " + program("pl_stripped") + " " + debug + "/" +
+                         build_id.substr(2) + ".debug")
+                            .c_str()),
+            0);
+  auto classes = [&](const std::string& debug_dir) {
+    unlink(region_.c_str());
+    std::vector<std::string> e = env();
+    e.push_back("PFS_DEBUG_DIR=" + debug_dir);
+    run_result r = run({prog}, e);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(value(r, "locks"), 100);
+    tables t(region_);
+    std::map<std::string, std::int64_t> found;
+    for (auto& c : t.rows("events_waits_summary_global_by_event_name"))
+      if (c["event_name"].s.rfind("wait/synch/mutex/pl_stripped/", 0) == 0 && c["count_star"].i > 0)
+        found[c["event_name"].s.substr(29)] = c["count_star"].i;
+    return found;
+  };
+  const auto named = classes(work + "/debug");
+  EXPECT_EQ(named, (std::map<std::string, std::int64_t>{{"pl_stripped_init", 100}}));
+  const auto by_offset = classes(work + "/no-debug-files-here");
+  ASSERT_EQ(by_offset.size(), 1u);
+  EXPECT_TRUE(matches(by_offset.begin()->first, "")) << by_offset.begin()->first;
+  EXPECT_EQ(by_offset.begin()->second, 100);
+}
 
 TEST_F(Preload, EveryCallRecordedWithResultsAndErrnoUntouched) {
   run_result r = run({program("pl_calls"), dir_}, env());

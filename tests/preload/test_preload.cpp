@@ -302,10 +302,12 @@ TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
     const char* name;
     std::int64_t reads, read_bytes, writes, write_bytes, misc;
   };
-  // misc: stdio.txt create, flush, close, open, seek, tell, close; unlocked.txt
-  // create, flush, seek, close; vector.bin create, close; the copies create, close.
+  // misc: stdio.txt create, flush, close, open, seek, tell, close; first.txt create,
+  // close (by freopen); second.txt create, close; unlocked.txt create, flush, seek, close; vector.bin create,
+  // close; the copies create, close.
   for (const expected& x :
-       {expected{"stdio.txt", 4, 50 + 256 + 306, 2, 300 + 6, 7}, expected{"unlocked.txt", 1, 64, 1, 64, 4},
+       {expected{"stdio.txt", 4, 50 + 256 + 306, 2, 300 + 6, 7}, expected{"first.txt", 0, 0, 0, 0, 2},
+        expected{"second.txt", 0, 0, 1, 3, 2}, expected{"unlocked.txt", 1, 64, 1, 64, 4},
         expected{"vector.bin", 5, 12 + 360 + 400 + 400 + 100, 3, 60 + 300 + 40, 2},
         expected{"copy.bin", 0, 0, 1, 400, 2}, expected{"copy2.bin", 0, 0, 1, 400, 2},
         expected{"copy3.bin", 0, 0, 1, 100, 2}}) {

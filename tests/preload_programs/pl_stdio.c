@@ -58,6 +58,19 @@ static void streams(void) {
   CHECK(fopen("missing.txt", "r") == NULL && errno == ENOENT);
 }
 
+/* freopen: first.txt created and closed, second.txt created on the same stream, 3
+ * bytes written to it. */
+static void reopened(void) {
+  FILE* f = fopen("first.txt", "w");
+  CHECK(f != NULL);
+  if (f == NULL) return;
+  f = freopen("second.txt", "w", f);
+  CHECK(f != NULL);
+  if (f == NULL) return;
+  CHECK(fputs("xyz", f) >= 0);
+  CHECK(fclose(f) == 0);
+}
+
 /* unlocked.txt, opened with openat relative to a directory descriptor and made a
  * stream with fdopen: 64 bytes written and 64 read with the _unlocked forms. */
 static void unlocked(void) {
@@ -127,6 +140,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   streams();
+  reopened();
   unlocked();
   vectors();
   printf("failures=%d\n", failures);

@@ -2,9 +2,9 @@
 //
 //   LD_PRELOAD=build/agent/libpfs_preload.so PFS_REGION=/tmp/app.pfs PFS_INSTRUMENT='%=ON' program args
 //
-// Interposes the pthread mutex, rwlock and condition functions and the file io
-// system call wrappers of the C library, and records their waits through the
-// agent's inline event path (event_path.h, io_path.h) into the region.
+// Interposes the pthread mutex, rwlock, condition, spin lock and barrier functions,
+// the file io system call wrappers and the stdio streams of the C library, and records their waits through
+// the agent's inline event path (event_path.h, io_path.h) into the region.
 //
 // - Real functions: resolved with dlsym(RTLD_NEXT) (dlvsym for the condition
 //   variables, GLIBC_2.3.2, the current ABI) in a constructor. Until then, and
@@ -146,6 +146,14 @@ bool resolve_all() {
   resolve_one(r.cond_signal, "pthread_cond_signal", "GLIBC_2.3.2");
   resolve_one(r.cond_broadcast, "pthread_cond_broadcast", "GLIBC_2.3.2");
   resolve_one(r.thread_create, "pthread_create");
+  resolve_one(r.spin_init, "pthread_spin_init");
+  resolve_one(r.spin_destroy, "pthread_spin_destroy");
+  resolve_one(r.spin_lock, "pthread_spin_lock");
+  resolve_one(r.spin_trylock, "pthread_spin_trylock");
+  resolve_one(r.spin_unlock, "pthread_spin_unlock");
+  resolve_one(r.barrier_init, "pthread_barrier_init");
+  resolve_one(r.barrier_destroy, "pthread_barrier_destroy");
+  resolve_one(r.barrier_wait, "pthread_barrier_wait");
   resolve_one(r.open, "open");
   resolve_one(r.open64, "open64");
   resolve_one(r.openat, "openat");

@@ -88,6 +88,14 @@ struct real_functions {
   int (*cond_signal)(pthread_cond_t*) = nullptr;
   int (*cond_broadcast)(pthread_cond_t*) = nullptr;
   int (*thread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) = nullptr;
+  int (*spin_init)(pthread_spinlock_t*, int) = nullptr;
+  int (*spin_destroy)(pthread_spinlock_t*) = nullptr;
+  int (*spin_lock)(pthread_spinlock_t*) = nullptr;
+  int (*spin_trylock)(pthread_spinlock_t*) = nullptr;
+  int (*spin_unlock)(pthread_spinlock_t*) = nullptr;
+  int (*barrier_init)(pthread_barrier_t*, const pthread_barrierattr_t*, unsigned) = nullptr;
+  int (*barrier_destroy)(pthread_barrier_t*) = nullptr;
+  int (*barrier_wait)(pthread_barrier_t*) = nullptr;
   int (*open)(const char*, int, mode_t) = boot_open;  // called with the mode always
   int (*open64)(const char*, int, mode_t) = boot_open;
   int (*openat)(int, const char*, int, mode_t) = boot_openat;

@@ -333,6 +333,28 @@ TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }
 
+// Spin locks and barriers (issue 40), on the existing kinds: a spin lock is a
+// mutex (class from pthread_spin_init's caller), a barrier wait a condition wait
+// (class from pthread_barrier_init's caller); counts exact, results as the C library's.
+TEST_F(Preload, SpinLocksAndBarriersCountedAsMutexesAndConditions) {
+  run_result r = run({program("pl_spin")}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "failures"), 0);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.count_star("wait/synch/mutex/pl_spin/pl_spin_init_locks"), value(r, "spin_locks"));
+  EXPECT_EQ(t.count_star("wait/synch/cond/pl_spin/pl_spin_init_locks"), value(r, "barrier_waits"));
+  std::map<std::string, int> ops;
+  for (auto& e : t.rows("events_waits_history_long"))
+    if (e["event_name"].s.rfind("wait/synch/", 0) == 0 &&
+        e["event_name"].s.find("/pl_spin/") != std::string::npos)
+      ++ops[(e["event_name"].s.find("/mutex/") != std::string::npos ? "mutex " : "cond ") + e["operation"].s];
+  EXPECT_EQ(ops["mutex try_lock"], 2);
+  EXPECT_EQ(ops["mutex lock"], value(r, "spin_locks") - 2);
+  EXPECT_EQ(ops["cond wait"], value(r, "barrier_waits"));
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
 // Debian's coreutils (issue 40): whatever calls they use (sort: fread_unlocked,
 // and fwrite_unlocked to stdout dup2'ed from its -o file; cat: read; cp:
 // copy_file_range), the bytes of the generated file are all counted, under its

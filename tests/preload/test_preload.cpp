@@ -308,7 +308,7 @@ TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
   for (const expected& x :
        {expected{"stdio.txt", 4, 50 + 256 + 306, 2, 300 + 6, 7}, expected{"first.txt", 0, 0, 0, 0, 2},
         expected{"second.txt", 0, 0, 1, 3, 2}, expected{"unlocked.txt", 1, 64, 1, 64, 4},
-        expected{"vector.bin", 5, 12 + 360 + 400 + 400 + 100, 3, 60 + 300 + 40, 2},
+        expected{"vector.bin", 6, 12 + 360 + 400 + 400 + 100 + 100, 3, 60 + 300 + 40, 2},
         expected{"copy.bin", 0, 0, 1, 400, 2}, expected{"copy2.bin", 0, 0, 1, 400, 2},
         expected{"copy3.bin", 0, 0, 1, 100, 2}}) {
     auto f = t.row_where("file_summary_by_instance", "file_name", at + x.name);
@@ -325,6 +325,12 @@ TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
     EXPECT_EQ(f["file_name"].s[0], '/') << f["file_name"].s;
     EXPECT_EQ(f["file_name"].s.find("missing.txt"), std::string::npos);
   }
+  // sendfile into a socket: its send, then the other end's read (a recv).
+  auto sock = t.row_where("socket_summary_by_event_name", "event_name", "wait/io/socket/preload/unix");
+  ASSERT_FALSE(sock.empty());
+  EXPECT_EQ(sock["count_write"].i, 1);
+  EXPECT_EQ(sock["sum_number_of_bytes_write"].i, 100);
+  EXPECT_EQ(sock["sum_number_of_bytes_read"].i, 100);
   std::map<std::string, int> operations;
   for (auto& e : t.rows("events_waits_history_long"))
     if (e["event_name"].s == "wait/io/file/pl_stdio/file") ++operations[e["operation"].s];

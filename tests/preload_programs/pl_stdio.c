@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -94,7 +95,8 @@ static void unlocked(void) {
 
 /* vector.bin: 400 bytes written (writev 60, pwritev 300, pwritev2 40) and 372 read
  * (preadv 12, preadv2 360); then read whole by copy_file_range into copy.bin and by
- * sendfile into copy2.bin, and 100 bytes by splice through a pipe into copy3.bin. */
+ * sendfile into copy2.bin, 100 bytes by splice through a pipe into copy3.bin and
+ * 100 by sendfile into a socket. */
 static void vectors(void) {
   char a[360];
   memset(a, 'v', sizeof(a));
@@ -128,6 +130,14 @@ static void vectors(void) {
   close(copy3);
   close(p[0]);
   close(p[1]);
+  /* sendfile to a socket: the file's read, the socket's send (100 bytes each). */
+  int sv[2];
+  CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+  off = 0;
+  CHECK(sendfile(sv[0], fd, &off, 100) == 100);
+  CHECK(read(sv[1], a, sizeof(a)) == 100);
+  close(sv[0]);
+  close(sv[1]);
   /* A bad descriptor: -1 and EBADF, as without the interposer. */
   errno = 0;
   CHECK(preadv(-1, &r1, 1, 0) == -1 && errno == EBADF);

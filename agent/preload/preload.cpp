@@ -87,6 +87,12 @@ int boot_rename(const char* a, const char* b) {
   return static_cast<int>(syscall(SYS_renameat, AT_FDCWD, a, AT_FDCWD, b));
 }
 int boot_unlink(const char* p) { return static_cast<int>(syscall(SYS_unlinkat, AT_FDCWD, p, 0)); }
+int boot_renameat(int da, const char* a, int db, const char* b) {
+  return static_cast<int>(syscall(SYS_renameat, da, a, db, b));
+}
+int boot_unlinkat(int d, const char* p, int flags) {
+  return static_cast<int>(syscall(SYS_unlinkat, d, p, flags));
+}
 int boot_dup(int fd) { return static_cast<int>(syscall(SYS_dup, fd)); }
 int boot_dup2(int a, int b) {
   return a == b ? (fcntl(a, F_GETFD) < 0 ? -1 : b) : static_cast<int>(syscall(SYS_dup3, a, b, 0));
@@ -182,6 +188,9 @@ bool resolve_all() {
   resolve_one(r.fdatasync, "fdatasync");
   resolve_one(r.rename, "rename");
   resolve_one(r.unlink, "unlink");
+  resolve_one(r.renameat, "renameat");
+  resolve_one(r.renameat2, "renameat2");
+  resolve_one(r.unlinkat, "unlinkat");
   resolve_one(r.dup, "dup");
   resolve_one(r.dup2, "dup2");
   resolve_one(r.dup3, "dup3");

@@ -29,9 +29,11 @@ int open_common(int dirfd, const char* path, int flags, const void* caller, Call
                     [](int fd) { return fd; });
 }
 
-// delete / rename of a file named by path.
+// delete / rename of a file named by path (relative to dirfd, and new_path to
+// new_dirfd: AT_FDCWD for the working directory).
 template <class Call>
-int name_op(const char* path, const char* new_path, int op, const void* caller, Call call) {
+int name_op(int dirfd, const char* path, int new_dirfd, const char* new_path, int op, const void* caller,
+            Call call) {
   if (!should_record() || path == nullptr) return call();
   tls.busy = true;
   pfs_wait_locker locker;
@@ -42,8 +44,8 @@ int name_op(const char* path, const char* new_path, int op, const void* caller, 
     const pfs_key key = file_class(caller);
     if (key != 0) {
       char name[layout::kObjectNameLen];
-      rec = pfs_start_file_name_wait(&locker, key, op, absolute_name(AT_FDCWD, path, name), source_of(caller),
-                                     0);
+      rec =
+          pfs_start_file_name_wait(&locker, key, op, absolute_name(dirfd, path, name), source_of(caller), 0);
     }
   }
   tls.busy = false;
@@ -53,7 +55,7 @@ int name_op(const char* path, const char* new_path, int op, const void* caller, 
     tls.busy = true;
     char name[layout::kObjectNameLen];
     pfs_end_file_name_wait(&locker, rc,
-                           new_path != nullptr ? absolute_name(AT_FDCWD, new_path, name) : nullptr);
+                           new_path != nullptr ? absolute_name(new_dirfd, new_path, name) : nullptr);
     tls.busy = false;
   }
   errno = saved;
@@ -238,10 +240,31 @@ PFS_EXPORT int fdatasync(int fd) {
 
 // Files: by name
 PFS_EXPORT int rename(const char* from, const char* to) noexcept {
-  return name_op(from, to, PFS_FILE_RENAME, CALLER, [=] { return real.rename(from, to); });
+  return name_op(AT_FDCWD, from, AT_FDCWD, to, PFS_FILE_RENAME, CALLER,
+                 [=] { return real.rename(from, to); });
+}
+PFS_EXPORT int renameat(int from_dir, const char* from, int to_dir, const char* to) noexcept {
+  return name_op(from_dir, from, to_dir, to, PFS_FILE_RENAME, CALLER,
+                 [=] { return real.renameat(from_dir, from, to_dir, to); });
+}
+// RENAME_EXCHANGE swaps two names: not a rename of one file (not recorded).
+PFS_EXPORT int renameat2(int from_dir, const char* from, int to_dir, const char* to,
+                         unsigned flags) noexcept {
+  auto fn = get(real.renameat2);
+  if (fn == nullptr) return static_cast<int>(syscall(SYS_renameat2, from_dir, from, to_dir, to, flags));
+  if (flags & RENAME_EXCHANGE) return fn(from_dir, from, to_dir, to, flags);
+  return name_op(from_dir, from, to_dir, to, PFS_FILE_RENAME, CALLER,
+                 [=] { return fn(from_dir, from, to_dir, to, flags); });
 }
 PFS_EXPORT int unlink(const char* path) noexcept {
-  return name_op(path, nullptr, PFS_FILE_DELETE, CALLER, [=] { return real.unlink(path); });
+  return name_op(AT_FDCWD, path, AT_FDCWD, nullptr, PFS_FILE_DELETE, CALLER,
+                 [=] { return real.unlink(path); });
+}
+// AT_REMOVEDIR removes a directory: not a file (not recorded).
+PFS_EXPORT int unlinkat(int dir, const char* path, int flags) noexcept {
+  if (flags & AT_REMOVEDIR) return real.unlinkat(dir, path, flags);
+  return name_op(dir, path, AT_FDCWD, nullptr, PFS_FILE_DELETE, CALLER,
+                 [=] { return real.unlinkat(dir, path, flags); });
 }
 
 // Descriptors made by duplication: the file of the descriptor they copy.

@@ -54,6 +54,8 @@ int boot_fsync(int fd);
 int boot_fdatasync(int fd);
 int boot_rename(const char* a, const char* b);
 int boot_unlink(const char* p);
+int boot_renameat(int da, const char* a, int db, const char* b);
+int boot_unlinkat(int d, const char* p, int flags);
 int boot_dup(int fd);
 int boot_dup2(int a, int b);
 int boot_dup3(int a, int b, int f);
@@ -124,6 +126,9 @@ struct real_functions {
   int (*fdatasync)(int) = boot_fdatasync;
   int (*rename)(const char*, const char*) = boot_rename;
   int (*unlink)(const char*) = boot_unlink;
+  int (*renameat)(int, const char*, int, const char*) = boot_renameat;
+  int (*renameat2)(int, const char*, int, const char*, unsigned) = nullptr;
+  int (*unlinkat)(int, const char*, int) = boot_unlinkat;
   int (*dup)(int) = boot_dup;
   int (*dup2)(int, int) = boot_dup2;
   int (*dup3)(int, int, int) = boot_dup3;

@@ -304,13 +304,13 @@ TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
   };
   // misc: stdio.txt create, flush, close, open, seek, tell, close; first.txt create,
   // close (by freopen); second.txt create, close; unlocked.txt create, flush, seek, close; vector.bin create,
-  // close; the copies create, close.
+  // close; the copies create, close; new.bin (old.bin renamed by renameat) create, close, rename.
   for (const expected& x :
        {expected{"stdio.txt", 4, 50 + 256 + 306, 2, 300 + 6, 7}, expected{"first.txt", 0, 0, 0, 0, 2},
         expected{"second.txt", 0, 0, 1, 3, 2}, expected{"unlocked.txt", 1, 64, 1, 64, 4},
         expected{"vector.bin", 6, 12 + 360 + 400 + 400 + 100 + 100, 3, 60 + 300 + 40, 2},
         expected{"copy.bin", 0, 0, 1, 400, 2}, expected{"copy2.bin", 0, 0, 1, 400, 2},
-        expected{"copy3.bin", 0, 0, 1, 100, 2}}) {
+        expected{"copy3.bin", 0, 0, 1, 100, 2}, expected{"new.bin", 0, 0, 1, 10, 3}}) {
     auto f = t.row_where("file_summary_by_instance", "file_name", at + x.name);
     ASSERT_FALSE(f.empty()) << at + x.name;
     // (Under a sanitizer its runtime intercepts fopen first and calls this one: the
@@ -328,6 +328,9 @@ TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
   for (auto& f : t.rows("file_summary_by_instance")) {
     EXPECT_EQ(f["file_name"].s[0], '/') << f["file_name"].s;
     EXPECT_EQ(f["file_name"].s.find("missing.txt"), std::string::npos);
+    EXPECT_NE(f["file_name"].s, at + "old.bin");   // renamed: its row is new.bin's
+    EXPECT_NE(f["file_name"].s, at + "gone.bin");  // deleted
+    EXPECT_NE(f["file_name"].s, at + "sub");       // a directory
   }
   // sendfile into a socket: its send, then the other end's read (a recv).
   auto sock = t.row_where("socket_summary_by_event_name", "event_name", "wait/io/socket/preload/unix");
@@ -338,7 +341,8 @@ TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
   std::map<std::string, int> operations;
   for (auto& e : t.rows("events_waits_history_long"))
     if (e["event_name"].s.rfind("wait/io/file/", 0) == 0) ++operations[e["operation"].s];
-  for (const char* op : {"create", "open", "read", "write", "flush", "seek", "tell", "close"})
+  for (const char* op :
+       {"create", "open", "read", "write", "flush", "seek", "tell", "close", "rename", "delete"})
     EXPECT_GT(operations[op], 0) << op;
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -144,6 +145,23 @@ static void vectors(void) {
   close(fd);
 }
 
+/* Names relative to a directory descriptor: old.bin (10 bytes written) renamed to
+ * new.bin with renameat, gone.bin deleted with unlinkat; a directory made and
+ * removed (AT_REMOVEDIR: not a file). */
+static void names(void) {
+  int fd = open("old.bin", O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  CHECK(write(fd, "0123456789", 10) == 10);
+  close(fd);
+  fd = open("gone.bin", O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  close(fd);
+  int dir = open(".", O_RDONLY | O_DIRECTORY);
+  CHECK(renameat(dir, "old.bin", AT_FDCWD, "new.bin") == 0);
+  CHECK(unlinkat(dir, "gone.bin", 0) == 0);
+  CHECK(mkdirat(dir, "sub", 0700) == 0);
+  CHECK(unlinkat(dir, "sub", AT_REMOVEDIR) == 0);
+  close(dir);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2 || chdir(argv[1]) != 0) {
     fprintf(stderr, "usage: pl_stdio <dir>\n");
@@ -153,6 +171,7 @@ int main(int argc, char** argv) {
   reopened();
   unlocked();
   vectors();
+  names();
   printf("failures=%d\n", failures);
   return failures == 0 ? 0 : 1;
 }

@@ -4,7 +4,8 @@
 # every interposed call, static initializers, fork + exec, a thread exiting while
 # it holds a lock, many short-lived threads, pre-forked workers; then Debian's
 # sysbench mutex, threads and fileio tests, whose reports are compared with the
-# tables read back from the region), prints one sysbench run's report next to the
+# tables read back from the region, and coreutils' sort, cat and cp of a generated
+# file, whose bytes must equal its size), prints one sysbench run's report next to the
 # tables it produced, and runs PostgreSQL's postmaster under the interposer with a
 # region per process (tests/live/postmaster_preload_test.sh), and (as root) plants
 # links, FIFOs and hard links at every name the agent creates as another user
@@ -27,7 +28,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$build" -j"$(nproc)" --target pfs_preload test_preload pl_calls pl_static_init pl_fork_exec \
-  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork pl_memory test_preload_memory
+  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork pl_memory pl_stdio test_preload_memory
 
 echo "=== preload tests (edge-case programs and sysbench under $build/agent/libpfs_preload.so)"
 PFS_PRELOAD_REQUIRE_SYSBENCH=1 "$build/tests/test_preload"

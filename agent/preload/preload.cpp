@@ -2,9 +2,9 @@
 //
 //   LD_PRELOAD=build/agent/libpfs_preload.so PFS_REGION=/tmp/app.pfs PFS_INSTRUMENT='%=ON' program args
 //
-// Interposes the pthread mutex, rwlock and condition functions and the file io
-// system call wrappers of the C library, and records their waits through the
-// agent's inline event path (event_path.h, io_path.h) into the region.
+// Interposes the pthread mutex, rwlock, condition, spin lock and barrier functions,
+// the file io system call wrappers and the stdio streams of the C library, and records their waits through
+// the agent's inline event path (event_path.h, io_path.h) into the region.
 //
 // - Real functions: resolved with dlsym(RTLD_NEXT) (dlvsym for the condition
 //   variables, GLIBC_2.3.2, the current ABI) in a constructor. Until then, and
@@ -87,6 +87,12 @@ int boot_rename(const char* a, const char* b) {
   return static_cast<int>(syscall(SYS_renameat, AT_FDCWD, a, AT_FDCWD, b));
 }
 int boot_unlink(const char* p) { return static_cast<int>(syscall(SYS_unlinkat, AT_FDCWD, p, 0)); }
+int boot_renameat(int da, const char* a, int db, const char* b) {
+  return static_cast<int>(syscall(SYS_renameat, da, a, db, b));
+}
+int boot_unlinkat(int d, const char* p, int flags) {
+  return static_cast<int>(syscall(SYS_unlinkat, d, p, flags));
+}
 int boot_dup(int fd) { return static_cast<int>(syscall(SYS_dup, fd)); }
 int boot_dup2(int a, int b) {
   return a == b ? (fcntl(a, F_GETFD) < 0 ? -1 : b) : static_cast<int>(syscall(SYS_dup3, a, b, 0));
@@ -146,6 +152,14 @@ bool resolve_all() {
   resolve_one(r.cond_signal, "pthread_cond_signal", "GLIBC_2.3.2");
   resolve_one(r.cond_broadcast, "pthread_cond_broadcast", "GLIBC_2.3.2");
   resolve_one(r.thread_create, "pthread_create");
+  resolve_one(r.spin_init, "pthread_spin_init");
+  resolve_one(r.spin_destroy, "pthread_spin_destroy");
+  resolve_one(r.spin_lock, "pthread_spin_lock");
+  resolve_one(r.spin_trylock, "pthread_spin_trylock");
+  resolve_one(r.spin_unlock, "pthread_spin_unlock");
+  resolve_one(r.barrier_init, "pthread_barrier_init");
+  resolve_one(r.barrier_destroy, "pthread_barrier_destroy");
+  resolve_one(r.barrier_wait, "pthread_barrier_wait");
   resolve_one(r.open, "open");
   resolve_one(r.open64, "open64");
   resolve_one(r.openat, "openat");
@@ -174,10 +188,15 @@ bool resolve_all() {
   resolve_one(r.fdatasync, "fdatasync");
   resolve_one(r.rename, "rename");
   resolve_one(r.unlink, "unlink");
+  resolve_one(r.renameat, "renameat");
+  resolve_one(r.renameat2, "renameat2");
+  resolve_one(r.unlinkat, "unlinkat");
   resolve_one(r.dup, "dup");
   resolve_one(r.dup2, "dup2");
   resolve_one(r.dup3, "dup3");
   resolve_socket_functions();
+  resolve_stdio_functions();
+  resolve_vector_functions();
   real = r;  // each pointer is one aligned word: a racing reader sees old or new, both work
   g_resolved.store(true, std::memory_order_release);
   errno = saved;

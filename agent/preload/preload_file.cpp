@@ -9,47 +9,31 @@
 
 #include <cstring>
 
-#include "agent/preload/preload_real.h"
+#include "agent/preload/preload_io.h"
 
 namespace pfs::preload {
 namespace {
 
-// File io on a descriptor opened through the interposer.
+// File io on a descriptor: counts_bytes when the call returns the bytes it moved.
 template <class Call>
 [[gnu::always_inline]] inline auto fd_io(int fd, int op, bool counts_bytes, const void* caller, Call call)
     -> decltype(call()) {
-  if (!should_record()) return call();
-  file_instance* f = file_of_fd(fd);
-  if (f == nullptr) {
-    // Not a file the interposer opened: a socket's read and write are its recv and send.
-    if (socket_slot_of_fd(fd) == kUntrackedFd || (op != PFS_FILE_READ && op != PFS_FILE_WRITE)) return call();
-    return socket_io(fd, op == PFS_FILE_READ ? PFS_SOCKET_RECV : PFS_SOCKET_SEND, counts_bytes, caller, call);
-  }
-  tls.busy = true;
-  ensure_thread();
-  prefetch_event_slots();
-  wait_locker l;
-  if (!begin_file_wait(l, f, op)) {
-    tls.busy = false;
-    return call();
-  }
-  {
-    errno_keeper keep;
-    start_running(l, source_of(caller), 0);
-  }
-  tls.busy = false;
-  const auto r = call();
-  const int saved = errno;
-  tls.busy = true;
-  end_file_wait(l, counts_bytes && r >= 0 ? static_cast<std::int64_t>(r) : -1);
-  tls.busy = false;
-  errno = saved;
-  return r;
+  if (counts_bytes) return file_io(fd, op, caller, call, byte_count{});
+  return file_io(fd, op, caller, call, no_bytes{});
 }
 
-// create / open: the file's instance is found or created by name, fd bound to it.
+// create / open: the file's instance is found or created by its absolute name, fd bound to it.
 template <class Call>
-int open_common(const char* path, int flags, const void* caller, Call call) {
+int open_common(int dirfd, const char* path, int flags, const void* caller, Call call) {
+  return open_named(dirfd, path, (flags & O_CREAT) ? PFS_FILE_CREATE : PFS_FILE_OPEN, caller, call,
+                    [](int fd) { return fd; });
+}
+
+// delete / rename of a file named by path (relative to dirfd, and new_path to
+// new_dirfd: AT_FDCWD for the working directory).
+template <class Call>
+int name_op(int dirfd, const char* path, int new_dirfd, const char* new_path, int op, const void* caller,
+            Call call) {
   if (!should_record() || path == nullptr) return call();
   tls.busy = true;
   pfs_wait_locker locker;
@@ -58,43 +42,20 @@ int open_common(const char* path, int flags, const void* caller, Call call) {
     errno_keeper keep;
     ensure_thread();
     const pfs_key key = file_class(caller);
-    if (key != 0)
-      rec = pfs_start_file_name_wait(&locker, key, (flags & O_CREAT) ? PFS_FILE_CREATE : PFS_FILE_OPEN, path,
-                                     source_of(caller), 0);
-  }
-  tls.busy = false;
-  const int fd = call();
-  const int saved = errno;
-  tls.busy = true;
-  if (fd >= 0) socket_fd_reset(fd);  // a number that was a socket's before
-  if (rec != 0)
-    pfs_end_file_open_wait(&locker, fd);
-  else if (fd >= 0)
-    pfs_forget_fd(fd);  // not recorded: no stale binding of this number either
-  tls.busy = false;
-  errno = saved;
-  return fd;
-}
-
-// delete / rename of a file named by path.
-template <class Call>
-int name_op(const char* path, const char* new_path, int op, const void* caller, Call call) {
-  if (!should_record() || path == nullptr) return call();
-  tls.busy = true;
-  pfs_wait_locker locker;
-  int rec = 0;
-  {
-    errno_keeper keep;
-    ensure_thread();
-    const pfs_key key = file_class(caller);
-    if (key != 0) rec = pfs_start_file_name_wait(&locker, key, op, path, source_of(caller), 0);
+    if (key != 0) {
+      char name[layout::kObjectNameLen];
+      rec =
+          pfs_start_file_name_wait(&locker, key, op, absolute_name(dirfd, path, name), source_of(caller), 0);
+    }
   }
   tls.busy = false;
   const int rc = call();
   const int saved = errno;
   if (rec != 0) {
     tls.busy = true;
-    pfs_end_file_name_wait(&locker, rc, new_path);
+    char name[layout::kObjectNameLen];
+    pfs_end_file_name_wait(&locker, rc,
+                           new_path != nullptr ? absolute_name(new_dirfd, new_path, name) : nullptr);
     tls.busy = false;
   }
   errno = saved;
@@ -129,33 +90,20 @@ int close_common(int fd, const void* caller) {
     return 0;
   if (!should_record()) return real.close(fd);
   if (file_of_fd(fd) == nullptr) return close_socket(fd, caller);
-  tls.busy = true;
-  pfs_wait_locker locker;
-  int rec = 0;
-  {
-    errno_keeper keep;
-    ensure_thread();
-    rec = pfs_start_file_wait(&locker, fd, PFS_FILE_CLOSE, source_of(caller), 0);
-  }
-  tls.busy = false;
-  const int rc = real.close(fd);
-  const int saved = errno;
-  tls.busy = true;
-  if (rec != 0)
-    pfs_end_file_close_wait(&locker, fd);
-  else
-    pfs_forget_fd(fd);
-  tls.busy = false;
-  errno = saved;
-  return rc;
+  return close_bound(fd, caller, [=] { return real.close(fd); });
 }
 
-// A descriptor made by dup*: it is not a file the interposer opened (nor a socket
-// with a row: a duplicated socket is looked at on its first io).
-int forget_new_fd(int fd) {
+// A descriptor made by dup*: the same open file as from, so bound to from's file
+// instance if it has one (a program that dup2s its output file onto stdout, as
+// sort -o does, writes to that file); a duplicated socket is looked at on its
+// first io.
+int duplicated(int from, int fd) {
   if (fd >= 0 && load_relaxed(g_hot.recording)) {
     const int saved = errno;
-    pfs_forget_fd(fd);
+    {
+      busy_scope busy;
+      duplicate_file_fd(from, fd);
+    }
     socket_fd_reset(fd);
     errno = saved;
   }
@@ -180,59 +128,59 @@ PFS_EXPORT int open(const char* path, int flags, ...) {
   va_start(ap, flags);
   const mode_t mode = mode_arg(flags, ap);
   va_end(ap);
-  return open_common(path, flags, CALLER, [=] { return real.open(path, flags, mode); });
+  return open_common(AT_FDCWD, path, flags, CALLER, [=] { return real.open(path, flags, mode); });
 }
 PFS_EXPORT int open64(const char* path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
   const mode_t mode = mode_arg(flags, ap);
   va_end(ap);
-  return open_common(path, flags, CALLER, [=] { return real.open64(path, flags, mode); });
+  return open_common(AT_FDCWD, path, flags, CALLER, [=] { return real.open64(path, flags, mode); });
 }
 PFS_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
   const mode_t mode = mode_arg(flags, ap);
   va_end(ap);
-  return open_common(path, flags, CALLER, [=] { return real.openat(dirfd, path, flags, mode); });
+  return open_common(dirfd, path, flags, CALLER, [=] { return real.openat(dirfd, path, flags, mode); });
 }
 PFS_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
   va_list ap;
   va_start(ap, flags);
   const mode_t mode = mode_arg(flags, ap);
   va_end(ap);
-  return open_common(path, flags, CALLER, [=] { return real.openat64(dirfd, path, flags, mode); });
+  return open_common(dirfd, path, flags, CALLER, [=] { return real.openat64(dirfd, path, flags, mode); });
 }
 // _FORTIFY_SOURCE forms (open without a mode argument).
 PFS_EXPORT int __open_2(const char* path, int flags) {
   auto fn = get(real.open_2);
   if (fn == nullptr) return boot_open(path, flags, 0);
-  return open_common(path, flags, CALLER, [=] { return fn(path, flags); });
+  return open_common(AT_FDCWD, path, flags, CALLER, [=] { return fn(path, flags); });
 }
 PFS_EXPORT int __open64_2(const char* path, int flags) {
   auto fn = get(real.open64_2);
   if (fn == nullptr) return boot_open(path, flags, 0);
-  return open_common(path, flags, CALLER, [=] { return fn(path, flags); });
+  return open_common(AT_FDCWD, path, flags, CALLER, [=] { return fn(path, flags); });
 }
 PFS_EXPORT int __openat_2(int dirfd, const char* path, int flags) {
   auto fn = get(real.openat_2);
   if (fn == nullptr) return boot_openat(dirfd, path, flags, 0);
-  return open_common(path, flags, CALLER, [=] { return fn(dirfd, path, flags); });
+  return open_common(dirfd, path, flags, CALLER, [=] { return fn(dirfd, path, flags); });
 }
 PFS_EXPORT int __openat64_2(int dirfd, const char* path, int flags) {
   auto fn = get(real.openat64_2);
   if (fn == nullptr) return boot_openat(dirfd, path, flags, 0);
-  return open_common(path, flags, CALLER, [=] { return fn(dirfd, path, flags); });
+  return open_common(dirfd, path, flags, CALLER, [=] { return fn(dirfd, path, flags); });
 }
 PFS_EXPORT int creat(const char* path, mode_t mode) {
   auto fn = get(real.creat);
   if (fn == nullptr) return boot_open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
-  return open_common(path, O_CREAT, CALLER, [=] { return fn(path, mode); });
+  return open_common(AT_FDCWD, path, O_CREAT, CALLER, [=] { return fn(path, mode); });
 }
 PFS_EXPORT int creat64(const char* path, mode_t mode) {
   auto fn = get(real.creat64);
   if (fn == nullptr) return boot_open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
-  return open_common(path, O_CREAT, CALLER, [=] { return fn(path, mode); });
+  return open_common(AT_FDCWD, path, O_CREAT, CALLER, [=] { return fn(path, mode); });
 }
 
 PFS_EXPORT int close(int fd) { return close_common(fd, CALLER); }
@@ -292,13 +240,34 @@ PFS_EXPORT int fdatasync(int fd) {
 
 // Files: by name
 PFS_EXPORT int rename(const char* from, const char* to) noexcept {
-  return name_op(from, to, PFS_FILE_RENAME, CALLER, [=] { return real.rename(from, to); });
+  return name_op(AT_FDCWD, from, AT_FDCWD, to, PFS_FILE_RENAME, CALLER,
+                 [=] { return real.rename(from, to); });
+}
+PFS_EXPORT int renameat(int from_dir, const char* from, int to_dir, const char* to) noexcept {
+  return name_op(from_dir, from, to_dir, to, PFS_FILE_RENAME, CALLER,
+                 [=] { return real.renameat(from_dir, from, to_dir, to); });
+}
+// RENAME_EXCHANGE swaps two names: not a rename of one file (not recorded).
+PFS_EXPORT int renameat2(int from_dir, const char* from, int to_dir, const char* to,
+                         unsigned flags) noexcept {
+  auto fn = get(real.renameat2);
+  if (fn == nullptr) return static_cast<int>(syscall(SYS_renameat2, from_dir, from, to_dir, to, flags));
+  if (flags & RENAME_EXCHANGE) return fn(from_dir, from, to_dir, to, flags);
+  return name_op(from_dir, from, to_dir, to, PFS_FILE_RENAME, CALLER,
+                 [=] { return fn(from_dir, from, to_dir, to, flags); });
 }
 PFS_EXPORT int unlink(const char* path) noexcept {
-  return name_op(path, nullptr, PFS_FILE_DELETE, CALLER, [=] { return real.unlink(path); });
+  return name_op(AT_FDCWD, path, AT_FDCWD, nullptr, PFS_FILE_DELETE, CALLER,
+                 [=] { return real.unlink(path); });
+}
+// AT_REMOVEDIR removes a directory: not a file (not recorded).
+PFS_EXPORT int unlinkat(int dir, const char* path, int flags) noexcept {
+  if (flags & AT_REMOVEDIR) return real.unlinkat(dir, path, flags);
+  return name_op(dir, path, AT_FDCWD, nullptr, PFS_FILE_DELETE, CALLER,
+                 [=] { return real.unlinkat(dir, path, flags); });
 }
 
-// Descriptors made by duplication are not files the interposer opened.
-PFS_EXPORT int dup(int fd) noexcept { return forget_new_fd(real.dup(fd)); }
-PFS_EXPORT int dup2(int fd, int fd2) noexcept { return forget_new_fd(real.dup2(fd, fd2)); }
-PFS_EXPORT int dup3(int fd, int fd2, int flags) noexcept { return forget_new_fd(real.dup3(fd, fd2, flags)); }
+// Descriptors made by duplication: the file of the descriptor they copy.
+PFS_EXPORT int dup(int fd) noexcept { return duplicated(fd, real.dup(fd)); }
+PFS_EXPORT int dup2(int fd, int fd2) noexcept { return duplicated(fd, real.dup2(fd, fd2)); }
+PFS_EXPORT int dup3(int fd, int fd2, int flags) noexcept { return duplicated(fd, real.dup3(fd, fd2, flags)); }

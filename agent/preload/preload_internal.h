@@ -43,10 +43,12 @@ struct thread_state {
 };
 extern __attribute__((tls_model("initial-exec"))) constinit thread_local thread_state tls;
 
-// RAII for tls.busy.
+// RAII for tls.busy; restores what it was (a wrapper that is already marked busy
+// stays marked after a helper that uses this).
 struct busy_scope {
-  busy_scope() { tls.busy = true; }
-  ~busy_scope() { tls.busy = false; }
+  bool was;
+  busy_scope() : was(tls.busy) { tls.busy = true; }
+  ~busy_scope() { tls.busy = was; }
   busy_scope(const busy_scope&) = delete;
   busy_scope& operator=(const busy_scope&) = delete;
 };
@@ -173,6 +175,9 @@ void socket_wait_end(socket_wait& w, std::int64_t bytes);  // keeps errno
 void socket_fd_reset(int fd);
 // Resolves the real socket functions (called by resolve_all).
 void resolve_socket_functions();
+// The same for stdio (preload_stdio.cpp) and vector and zero-copy io (preload_vector.cpp).
+void resolve_stdio_functions();
+void resolve_vector_functions();
 
 // io on a socket descriptor: call() is the real call; bytes it moved when counts_bytes.
 template <class Call>

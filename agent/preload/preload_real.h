@@ -54,6 +54,8 @@ int boot_fsync(int fd);
 int boot_fdatasync(int fd);
 int boot_rename(const char* a, const char* b);
 int boot_unlink(const char* p);
+int boot_renameat(int da, const char* a, int db, const char* b);
+int boot_unlinkat(int d, const char* p, int flags);
 int boot_dup(int fd);
 int boot_dup2(int a, int b);
 int boot_dup3(int a, int b, int f);
@@ -88,6 +90,14 @@ struct real_functions {
   int (*cond_signal)(pthread_cond_t*) = nullptr;
   int (*cond_broadcast)(pthread_cond_t*) = nullptr;
   int (*thread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*) = nullptr;
+  int (*spin_init)(pthread_spinlock_t*, int) = nullptr;
+  int (*spin_destroy)(pthread_spinlock_t*) = nullptr;
+  int (*spin_lock)(pthread_spinlock_t*) = nullptr;
+  int (*spin_trylock)(pthread_spinlock_t*) = nullptr;
+  int (*spin_unlock)(pthread_spinlock_t*) = nullptr;
+  int (*barrier_init)(pthread_barrier_t*, const pthread_barrierattr_t*, unsigned) = nullptr;
+  int (*barrier_destroy)(pthread_barrier_t*) = nullptr;
+  int (*barrier_wait)(pthread_barrier_t*) = nullptr;
   int (*open)(const char*, int, mode_t) = boot_open;  // called with the mode always
   int (*open64)(const char*, int, mode_t) = boot_open;
   int (*openat)(int, const char*, int, mode_t) = boot_openat;
@@ -116,6 +126,9 @@ struct real_functions {
   int (*fdatasync)(int) = boot_fdatasync;
   int (*rename)(const char*, const char*) = boot_rename;
   int (*unlink)(const char*) = boot_unlink;
+  int (*renameat)(int, const char*, int, const char*) = boot_renameat;
+  int (*renameat2)(int, const char*, int, const char*, unsigned) = nullptr;
+  int (*unlinkat)(int, const char*, int) = boot_unlinkat;
   int (*dup)(int) = boot_dup;
   int (*dup2)(int, int) = boot_dup2;
   int (*dup3)(int, int, int) = boot_dup3;

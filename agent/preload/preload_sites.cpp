@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "agent/preload/preload_debuginfo.h"
 #include "agent/preload/preload_internal.h"
 #include "agent/provider/internal/preload_api.h"
 
@@ -190,6 +191,7 @@ struct resolution {
   module_entry* module = nullptr;
   const link_map* map = nullptr;
   const void* eh_frame_hdr = nullptr;
+  const void* map_start = nullptr;  // the module's first mapping (its ELF header)
 };
 
 resolution resolve_module(const void* caller) {
@@ -200,6 +202,7 @@ resolution resolve_module(const void* caller) {
   if (_dl_find_object(const_cast<void*>(caller), &fo) == 0 && fo.dlfo_link_map != nullptr) {
     r.map = fo.dlfo_link_map;
     r.eh_frame_hdr = fo.dlfo_eh_frame;
+    r.map_start = fo.dlfo_map_start;
     id = r.map;
     path = r.map->l_name;
     if (path == nullptr || *path == '\0') path = main_program_name();
@@ -236,10 +239,14 @@ void fill_site(call_site& s, const void* caller) {
   if (find_symbol(r.map, addr - 1, &sym, &start)) {
     sanitize_symbol(sym, s.symbol, sizeof(s.symbol));
     std::snprintf(offset, sizeof(offset), "+0x%lx", static_cast<unsigned long>(addr - start));
+  } else if (const ElfW(Addr) base = r.map != nullptr ? r.map->l_addr : 0;
+             debug_file_symbol(r.map, r.map_start, addr - 1 - base, &sym, &start)) {
+    // Not exported, but named in the module's debug file (a -dbgsym package).
+    sanitize_symbol(sym, s.symbol, sizeof(s.symbol));
+    std::snprintf(offset, sizeof(offset), "+0x%lx", static_cast<unsigned long>(addr - base - start));
   } else {
     // Not an exported function (a stripped program's own code): the function's
     // start from the unwind table, as an address in the file (for addr2line).
-    const ElfW(Addr) base = r.map != nullptr ? r.map->l_addr : 0;
     const ElfW(Addr) fn = function_start(r.eh_frame_hdr, addr - 1);
     if (fn != 0) {
       std::snprintf(s.symbol, sizeof(s.symbol), "0x%lx", static_cast<unsigned long>(fn - base));

@@ -397,6 +397,107 @@ PFS_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   return fn != nullptr ? fn(c) : 0;
 }
 
+// Spin locks: mutexes to performance_schema (no MySQL instrument of their own):
+// class wait/synch/mutex/<module>/<function that called pthread_spin_init>, the
+// same try-first timing and owner as a mutex. Before the real functions are known
+// (only while dlsym itself runs): glibc's own algorithm on the same word.
+namespace {
+void* spin_object(pthread_spinlock_t* lock) { return const_cast<int*>(lock); }
+int spin_trylock_of(void* object) {
+  auto* lock = static_cast<pthread_spinlock_t*>(object);
+  if (auto fn = real.spin_trylock) return fn(lock);
+  return __atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE) == 0 ? 0 : EBUSY;
+}
+int spin_lock_of(pthread_spinlock_t* lock) {
+  if (auto fn = get(real.spin_lock)) return fn(lock);
+  while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE) != 0) __builtin_ia32_pause();
+  return 0;
+}
+}  // namespace
+
+PFS_EXPORT int pthread_spin_init(pthread_spinlock_t* lock, int shared) noexcept {
+  auto fn = get(real.spin_init);
+  const int rc = fn != nullptr ? fn(lock, shared) : (*lock = 0, 0);
+  if (rc == 0 && should_record()) on_init(kMutex, spin_object(lock), CALLER);
+  return rc;
+}
+PFS_EXPORT int pthread_spin_destroy(pthread_spinlock_t* lock) noexcept {
+  auto fn = get(real.spin_destroy);
+  const int rc = fn != nullptr ? fn(lock) : 0;
+  if (rc == 0 && should_record()) on_destroy(kMutex, spin_object(lock));
+  return rc;
+}
+PFS_EXPORT int pthread_spin_lock(pthread_spinlock_t* lock) noexcept {
+  if (!should_record()) return spin_lock_of(lock);
+  get(real.spin_trylock);
+  return acquire<kMutex>(spin_object(lock), CALLER, PFS_OP_LOCK, spin_trylock_of,
+                         [lock] { return spin_lock_of(lock); });
+}
+PFS_EXPORT int pthread_spin_trylock(pthread_spinlock_t* lock) noexcept {
+  get(real.spin_trylock);
+  if (!should_record()) return spin_trylock_of(spin_object(lock));
+  return try_acquire<kMutex>(spin_object(lock), CALLER, PFS_OP_TRY_LOCK, spin_trylock_of);
+}
+PFS_EXPORT int pthread_spin_unlock(pthread_spinlock_t* lock) noexcept {
+  if (should_record()) {
+    if (sync_instance* s = find_instance(kMutex, spin_object(lock))) pfs::detail::unlock_mutex(s);
+  }
+  if (auto fn = get(real.spin_unlock)) return fn(lock);
+  __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
+  return 0;
+}
+
+// Barriers: conditions to performance_schema (a thread waits until the others
+// arrive): class wait/synch/cond/<module>/<function that called
+// pthread_barrier_init>, OPERATION "wait", from arrival to release; no mutex.
+namespace {
+template <class Wait>
+int barrier_wait_common(pthread_barrier_t* barrier, const void* caller, Wait wait) {
+  if (!should_record()) return wait();
+  tls.busy = true;
+  sync_instance* c = instance_of(kCond, barrier, caller);
+  wait_locker l;
+  if (c == nullptr || (ensure_thread(), !begin_wait(l, c, PFS_OP_WAIT))) {
+    tls.busy = false;
+    return wait();
+  }
+  {
+    errno_keeper keep;
+    start_running(l, source_of(caller), 0);
+  }
+  tls.busy = false;
+  const int rc = wait();
+  tls.busy = true;
+  {
+    errno_keeper keep;
+    end_wait(l, true);
+  }
+  tls.busy = false;
+  return rc;
+}
+}  // namespace
+
+PFS_EXPORT int pthread_barrier_init(pthread_barrier_t* barrier, const pthread_barrierattr_t* attr,
+                                    unsigned count) noexcept {
+  auto fn = get(real.barrier_init);
+  if (fn == nullptr) return EAGAIN;  // only while dlsym itself runs
+  const int rc = fn(barrier, attr, count);
+  if (rc == 0 && should_record()) on_init(kCond, barrier, CALLER);
+  return rc;
+}
+PFS_EXPORT int pthread_barrier_destroy(pthread_barrier_t* barrier) noexcept {
+  auto fn = get(real.barrier_destroy);
+  if (fn == nullptr) return EBUSY;
+  const int rc = fn(barrier);
+  if (rc == 0 && should_record()) on_destroy(kCond, barrier);
+  return rc;
+}
+PFS_EXPORT int pthread_barrier_wait(pthread_barrier_t* barrier) noexcept {
+  auto fn = get(real.barrier_wait);
+  if (fn == nullptr) return EINVAL;
+  return barrier_wait_common(barrier, CALLER, [=] { return fn(barrier); });
+}
+
 // Threads: the creating thread becomes the new thread's PARENT_THREAD_ID. Not in
 // sanitizer builds: their runtime comes first in LD_PRELOAD, its pthread_create
 // calls this one with its own start routine, and the trampoline would run

@@ -206,6 +206,16 @@ std::uint32_t unload_tables(const std::vector<bool>& plugin_class) {
   return n;
 }
 
+void duplicate_file_fd(int from, int to) {
+  if (g_files == nullptr || from == to) return;
+  std::lock_guard<std::mutex> guard(g_files->mutex);
+  file_instance* f = file_of_fd(from);
+  unbind_fd(to);  // dup2 and dup3 closed what the number was
+  if (f == nullptr || (load_relaxed(f->lock) & kStateMask) != kStateAllocated) return;
+  __atomic_fetch_add(&f->open_count, 1u, __ATOMIC_RELAXED);
+  bind_fd(to, f);
+}
+
 void init_io(agent_state& a, const region_sizes& sizes) {
   g_files = new file_registry;  // lives as long as the process: objects may outlive shutdown
   g_files->slots.assign(std::size_t{a.region.count(kArrayFiles)} * 2 + 1, 0);

@@ -35,7 +35,8 @@
 #include "tests/process_util.h"
 // The call-site resolver (module, symbol, names) is tested in-process too: it has
 // no interposed function and needs only the agent library.
-#include "agent/preload/preload_sites.cpp"  // NOLINT(bugprone-suspicious-include)
+#include "agent/preload/preload_debuginfo.cpp"  // NOLINT(bugprone-suspicious-include)
+#include "agent/preload/preload_sites.cpp"      // NOLINT(bugprone-suspicious-include)
 
 namespace {
 
@@ -177,6 +178,47 @@ TEST(PreloadSites, CallerResolvedToModuleFunctionAndOffset) {
 // ---------------------------------------------------------------------------
 // Edge-case programs
 
+// A stripped program (issue 40): its function named by offset, or by name once its
+// build-id debug file is installed (as Debian's -dbgsym packages install them, here
+// under PFS_DEBUG_DIR in place of /usr/lib/debug).
+TEST_F(Preload, StrippedProgramNamedFromItsBuildIdDebugFile) {
+  if (std::system("command -v objcopy >/dev/null && command -v readelf >/dev/null") != 0)
+    GTEST_SKIP() << "binutils (objcopy, readelf) is not installed";
+  const std::string work = dir_ + "/stripped";
+  const std::string prog = work + "/pl_stripped";
+  mkdir(work.c_str(), 0700);
+  ASSERT_EQ(std::system(("objcopy --strip-all " + program("pl_stripped") + " " + prog).c_str()), 0);
+  run_result id = run({"/bin/sh", "-c", "readelf -n " + prog + " | sed -n 's/.*Build ID: //p'"}, {});
+  std::string build_id = id.out.substr(0, id.out.find_first_of(" \n"));
+  ASSERT_GT(build_id.size(), 2u) << id.out;
+  const std::string debug = work + "/debug/.build-id/" + build_id.substr(0, 2);
+  ASSERT_EQ(std::system(("mkdir -p " + debug).c_str()), 0);
+  ASSERT_EQ(std::system(("objcopy --only-keep-debug " + program("pl_stripped") + " " + debug + "/" +
+                         build_id.substr(2) + ".debug")
+                            .c_str()),
+            0);
+  auto classes = [&](const std::string& debug_dir) {
+    unlink(region_.c_str());
+    std::vector<std::string> e = env();
+    e.push_back("PFS_DEBUG_DIR=" + debug_dir);
+    run_result r = run({prog}, e);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(value(r, "locks"), 100);
+    tables t(region_);
+    std::map<std::string, std::int64_t> found;
+    for (auto& c : t.rows("events_waits_summary_global_by_event_name"))
+      if (c["event_name"].s.rfind("wait/synch/mutex/pl_stripped/", 0) == 0 && c["count_star"].i > 0)
+        found[c["event_name"].s.substr(29)] = c["count_star"].i;
+    return found;
+  };
+  const auto named = classes(work + "/debug");
+  EXPECT_EQ(named, (std::map<std::string, std::int64_t>{{"pl_stripped_init", 100}}));
+  const auto by_offset = classes(work + "/no-debug-files-here");
+  ASSERT_EQ(by_offset.size(), 1u);
+  EXPECT_TRUE(matches(by_offset.begin()->first, "")) << by_offset.begin()->first;
+  EXPECT_EQ(by_offset.begin()->second, 100);
+}
+
 TEST_F(Preload, EveryCallRecordedWithResultsAndErrnoUntouched) {
   run_result r = run({program("pl_calls"), dir_}, env());
   ASSERT_EQ(r.status, 0) << r.out;
@@ -242,6 +284,130 @@ TEST_F(Preload, EveryCallRecordedWithResultsAndErrnoUntouched) {
         "timed_wait", "create", "open", "read", "write", "seek", "sync", "close", "rename", "delete"})
     EXPECT_GT(operations[op], 0) << op;
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
+// stdio streams, vector io and kernel copies (issue 40): every call's bytes exact,
+// on the stream's file, each file under its absolute name though the program
+// opened it relative to its working directory or to a directory descriptor.
+TEST_F(Preload, StdioAndVectorIoOfKnownSizes) {
+  const std::string work = dir_ + "/stdio";
+  mkdir(work.c_str(), 0700);
+  run_result r = run({program("pl_stdio"), work}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "failures"), 0);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  const std::string at = std::filesystem::canonical(work).string() + "/";
+  struct expected {
+    const char* name;
+    std::int64_t reads, read_bytes, writes, write_bytes, misc;
+  };
+  // misc: stdio.txt create, flush, close, open, seek, tell, close; first.txt create,
+  // close (by freopen); second.txt create, close; unlocked.txt create, flush, seek, close; vector.bin create,
+  // close; the copies create, close; new.bin (old.bin renamed by renameat) create, close, rename.
+  for (const expected& x :
+       {expected{"stdio.txt", 4, 50 + 256 + 306, 2, 300 + 6, 7}, expected{"first.txt", 0, 0, 0, 0, 2},
+        expected{"second.txt", 0, 0, 1, 3, 2}, expected{"unlocked.txt", 1, 64, 1, 64, 4},
+        expected{"vector.bin", 6, 12 + 360 + 400 + 400 + 100 + 100, 3, 60 + 300 + 40, 2},
+        expected{"copy.bin", 0, 0, 1, 400, 2}, expected{"copy2.bin", 0, 0, 1, 400, 2},
+        expected{"copy3.bin", 0, 0, 1, 100, 2}, expected{"new.bin", 0, 0, 1, 10, 3}}) {
+    auto f = t.row_where("file_summary_by_instance", "file_name", at + x.name);
+    ASSERT_FALSE(f.empty()) << at + x.name;
+    // (Under a sanitizer its runtime intercepts fopen first and calls this one: the
+    // class is the runtime's module's.)
+    if (!kSanitized) {
+      EXPECT_EQ(f["event_name"].s, "wait/io/file/pl_stdio/file") << x.name;
+    }
+    EXPECT_EQ(f["count_read"].i, x.reads) << x.name;
+    EXPECT_EQ(f["sum_number_of_bytes_read"].i, x.read_bytes) << x.name;
+    EXPECT_EQ(f["count_write"].i, x.writes) << x.name;
+    EXPECT_EQ(f["sum_number_of_bytes_write"].i, x.write_bytes) << x.name;
+    EXPECT_EQ(f["count_misc"].i, x.misc) << x.name;
+  }
+  // No file under a bare or relative name, and the missing file left no row.
+  for (auto& f : t.rows("file_summary_by_instance")) {
+    EXPECT_EQ(f["file_name"].s[0], '/') << f["file_name"].s;
+    EXPECT_EQ(f["file_name"].s.find("missing.txt"), std::string::npos);
+    EXPECT_NE(f["file_name"].s, at + "old.bin");   // renamed: its row is new.bin's
+    EXPECT_NE(f["file_name"].s, at + "gone.bin");  // deleted
+    EXPECT_NE(f["file_name"].s, at + "sub");       // a directory
+  }
+  // sendfile into a socket: its send, then the other end's read (a recv).
+  auto sock = t.row_where("socket_summary_by_event_name", "event_name", "wait/io/socket/preload/unix");
+  ASSERT_FALSE(sock.empty());
+  EXPECT_EQ(sock["count_write"].i, 1);
+  EXPECT_EQ(sock["sum_number_of_bytes_write"].i, 100);
+  EXPECT_EQ(sock["sum_number_of_bytes_read"].i, 100);
+  std::map<std::string, int> operations;
+  for (auto& e : t.rows("events_waits_history_long"))
+    if (e["event_name"].s.rfind("wait/io/file/", 0) == 0) ++operations[e["operation"].s];
+  for (const char* op :
+       {"create", "open", "read", "write", "flush", "seek", "tell", "close", "rename", "delete"})
+    EXPECT_GT(operations[op], 0) << op;
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
+// Spin locks and barriers (issue 40), on the existing kinds: a spin lock is a
+// mutex (class from pthread_spin_init's caller), a barrier wait a condition wait
+// (class from pthread_barrier_init's caller); counts exact, results as the C library's.
+TEST_F(Preload, SpinLocksAndBarriersCountedAsMutexesAndConditions) {
+  run_result r = run({program("pl_spin")}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "failures"), 0);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.count_star("wait/synch/mutex/pl_spin/pl_spin_init_locks"), value(r, "spin_locks"));
+  EXPECT_EQ(t.count_star("wait/synch/cond/pl_spin/pl_spin_init_locks"), value(r, "barrier_waits"));
+  std::map<std::string, int> ops;
+  for (auto& e : t.rows("events_waits_history_long"))
+    if (e["event_name"].s.rfind("wait/synch/", 0) == 0 &&
+        e["event_name"].s.find("/pl_spin/") != std::string::npos)
+      ++ops[(e["event_name"].s.find("/mutex/") != std::string::npos ? "mutex " : "cond ") + e["operation"].s];
+  EXPECT_EQ(ops["mutex try_lock"], 2);
+  EXPECT_EQ(ops["mutex lock"], value(r, "spin_locks") - 2);
+  EXPECT_EQ(ops["cond wait"], value(r, "barrier_waits"));
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
+// Debian's coreutils (issue 40): whatever calls they use (sort: fread_unlocked,
+// and fwrite_unlocked to stdout dup2'ed from its -o file; cat: read; cp:
+// copy_file_range), the bytes of the generated file are all counted, under its
+// absolute name.
+TEST_F(Preload, CoreutilsBytesEqualTheFileSize) {
+  if (kSanitized) GTEST_SKIP() << "Debian's programs are not built with the sanitizer; normal build only";
+  const std::string work = dir_ + "/coreutils";
+  mkdir(work.c_str(), 0700);
+  const std::string at = std::filesystem::canonical(work).string() + "/";
+  std::int64_t size = 0;
+  {
+    std::ofstream in(work + "/input.txt");
+    for (int i = 0; i < 100000; ++i) {
+      const std::string line = std::to_string((i * 7919) % 100003) + "\n";
+      in << line;
+      size += static_cast<std::int64_t>(line.size());
+    }
+  }
+  auto bytes = [&](const std::string& name, const char* column) -> std::int64_t {
+    tables t(region_);
+    auto f = t.row_where("file_summary_by_instance", "file_name", at + name);
+    return f.empty() ? -1 : f[column].i;
+  };
+  struct program {
+    std::vector<std::string> argv;
+    const char* output;  // the file it writes, or nullptr
+  };
+  for (const program& p :
+       {program{{"/usr/bin/sort", "--parallel=2", "-o", "sorted.txt", "input.txt"}, "sorted.txt"},
+        program{{"/usr/bin/cat", "input.txt"}, nullptr},
+        program{{"/usr/bin/cp", "input.txt", "copy.txt"}, "copy.txt"}}) {
+    unlink(region_.c_str());
+    run_result r = run(p.argv, env(), 120, work);
+    ASSERT_EQ(r.status, 0) << p.argv[0] << ": " << r.out;
+    EXPECT_EQ(bytes("input.txt", "sum_number_of_bytes_read"), size) << p.argv[0];
+    if (p.output != nullptr) {
+      EXPECT_EQ(bytes(p.output, "sum_number_of_bytes_write"), size) << p.argv[0];
+    }
+  }
 }
 
 // Sockets under the interposer: made by socket/accept/socketpair, or found with
@@ -682,11 +848,12 @@ TEST_F(Sysbench, FileioCountsAndBytesMatchItsReport) {
   EXPECT_NEAR(writes, wps * seconds, 0.1 * writes + 50);
   // Syncs are misc operations (as are open and close): at least the reported fsyncs.
   EXPECT_GE(static_cast<double>(f["count_misc"].i), 0.9 * fps * seconds);
-  // Per file: the four test files, each with its own io.
+  // Per file: the four test files, each with its own io, named absolutely (sysbench
+  // opens them relative to its working directory).
+  const std::string prefix = std::filesystem::canonical(work).string() + "/test_file.";
   int files = 0;
   for (auto& i : t.rows("file_summary_by_instance"))
-    if (i["file_name"].s.rfind("test_file.", 0) == 0 && i["count_read"].i > 0 && i["count_write"].i > 0)
-      ++files;
+    if (i["file_name"].s.rfind(prefix, 0) == 0 && i["count_read"].i > 0 && i["count_write"].i > 0) ++files;
   EXPECT_EQ(files, 4);
 }
 

@@ -34,6 +34,10 @@ void destroy_instance(layout::sync_instance* s);
 // The interposer looked at descriptor fd: it is not recorded (not a socket, or a
 // socket without a row); its io is not looked at again until it is closed.
 void mark_untracked_fd(int fd);
+// Descriptor to is a duplicate of from (dup, dup2, dup3): it is the
+// same open file, so it is bound to from's file instance (its OPEN_COUNT one more);
+// when from is not a file's, whatever to was bound to is forgotten.
+void duplicate_file_fd(int from, int to);
 // What the agent did in the child of a fork (agent_fork.cpp), for the interposer's
 // PFS_PRELOAD_VERBOSE: recorded into its own region (PFS_REGION has %p), stopped
 // because there is no %p (the region is the parent's), or stopped because its

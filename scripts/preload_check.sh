@@ -11,7 +11,8 @@
 # links, FIFOs and hard links at every name the agent creates as another user
 # (tests/live/symlink_attack_test.sh).
 # If the perfschema_fdw extension is installed and pg_virtualenv is there, the
-# same region is also queried through PostgreSQL (PFS_PRELOAD_PSQL=0 skips that).
+# same region is also queried through PostgreSQL (PFS_PRELOAD_PSQL=0 skips that;
+# as root, this tree's extension is built and installed first).
 # Usage: bash scripts/preload_check.sh [build-dir]    (default build; about 30 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +64,13 @@ if [ -z "$high" ] || [ "$high" -lt $((100 * 1024 * 1024)) ] || [ "$current" -ge 
 fi
 echo "--- high-water mark $high bytes >= 100 MiB, in use at exit $current bytes"
 
+# The extension of this tree, not whatever another tree (of another region
+# layout) installed last: built and installed first when this user can.
+if [ "${PFS_PRELOAD_PSQL:-1}" != 0 ] && [ "$(id -u)" = 0 ] && [ -f Makefile.pgxs ] && command -v pg_config >/dev/null; then
+  # shellcheck source=scripts/build_fdw.sh
+  source scripts/build_fdw.sh
+  build_and_install_fdw
+fi
 if [ "${PFS_PRELOAD_PSQL:-1}" != 0 ] && command -v pg_virtualenv >/dev/null && command -v pg_config >/dev/null &&
   [ -f "$(pg_config --sharedir)/extension/perfschema_fdw.control" ]; then
   echo "=== the same region through PostgreSQL (perfschema_fdw)"

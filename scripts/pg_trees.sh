@@ -42,6 +42,11 @@ pg_tree_packages() {
     "prometheus-postgres-exporter sysbench tmux procps"
 }
 
+# PGXS compiles with the triplet's compiler names (x86_64-linux-gnu-gcc), which
+# Debian's ccache links do not cover: they are added (run in the tree).
+PG_TREE_CCACHE_LINKS='for c in "$(gcc -dumpmachine)-gcc" "$(gcc -dumpmachine)-g++"; do
+  ln -sf ../../bin/ccache "/usr/lib/ccache/$c"; done'
+
 pg_tree_dir() { echo "$PFS_PG_TREES/$(pg_tree_suite "$1")"; }
 
 # The mirror this machine's apt uses (the first deb.debian.org-style URI of a
@@ -79,7 +84,7 @@ pg_tree_chroot() {  # DIR CMD...
 
 # A tree is made when its stamp (written last, after every package installed) is
 # there with its server and pg_config; it is complete when the stamp names the
-# package list wanted now.
+# package list and steps wanted now (pg_tree_stamp).
 pg_tree_made() {  # VERSION
   local dir
   dir=$(pg_tree_dir "$1")
@@ -87,8 +92,10 @@ pg_tree_made() {  # VERSION
     [ -x "$dir/usr/lib/postgresql/$1/bin/pg_config" ]
 }
 pg_tree_complete() {  # VERSION
-  pg_tree_made "$1" && [ "$(cat "$(pg_tree_dir "$1")/.pfs-tree")" = "$(pg_tree_packages "$1")" ]
+  pg_tree_made "$1" && [ "$(cat "$(pg_tree_dir "$1")/.pfs-tree")" = "$(pg_tree_stamp "$1")" ]
 }
+# What a complete tree's stamp says: its packages and the steps after them.
+pg_tree_stamp() { echo "$(pg_tree_packages "$1"); ccache links"; }
 
 # Makes the tree from nothing in DIR.new, then moves it in place: a run stopped half
 # way leaves no tree that looks made.
@@ -121,9 +128,10 @@ pg_tree_build() {  # VERSION
     sed -i "s/^#* *create_main_cluster.*/create_main_cluster = false/" /etc/postgresql-common/createcluster.conf
     apt-get install -y -q --no-install-recommends "$@"
     apt-get clean
+    '"$PG_TREE_CCACHE_LINKS"'
   ' install $(pg_tree_packages "$version") >>"$PFS_PG_TREES/$suite.log" 2>&1 ||
     { tail -20 "$PFS_PG_TREES/$suite.log" >&2; echo "pg_trees: apt-get in $suite failed" >&2; return 1; }
-  pg_tree_packages "$version" >"$new/.pfs-tree"
+  pg_tree_stamp "$version" >"$new/.pfs-tree"
   mv "$new" "$dir"
 }
 
@@ -141,10 +149,11 @@ pg_tree_make() {  # VERSION
     elif [ -n "${PFS_PG_TREES_REFRESH:-}" ] || ! pg_tree_complete "$version"; then
       # shellcheck disable=SC2046  # the package list is words
       pg_tree_chroot "$dir" bash -c 'set -e; apt-get update -q; apt-get upgrade -y -q
-        apt-get install -y -q --no-install-recommends "$@"; apt-get clean' \
+        apt-get install -y -q --no-install-recommends "$@"; apt-get clean
+        '"$PG_TREE_CCACHE_LINKS" \
         install $(pg_tree_packages "$version") >>"$log" 2>&1 ||
         { tail -20 "$log" >&2; echo "pg_trees: apt-get in $dir failed" >&2; return 1; }
-      pg_tree_packages "$version" >"$dir/.pfs-tree"
+      pg_tree_stamp "$version" >"$dir/.pfs-tree"
     fi
   ) 9>"$dir.lock"
 }

@@ -148,10 +148,10 @@ pg_tree_make() {  # VERSION
       pg_tree_build "$version"
     elif [ -n "${PFS_PG_TREES_REFRESH:-}" ] || ! pg_tree_complete "$version"; then
       # shellcheck disable=SC2046  # the package list is words
-      pg_tree_chroot "$dir" bash -c 'set -e; apt-get update -q; apt-get upgrade -y -q
-        apt-get install -y -q --no-install-recommends "$@"; apt-get clean
+      pg_tree_chroot "$dir" bash -c 'set -e; apt-get update -q; [ -z "$1" ] || apt-get upgrade -y -q
+        shift; apt-get install -y -q --no-install-recommends "$@"; apt-get clean
         '"$PG_TREE_CCACHE_LINKS" \
-        install $(pg_tree_packages "$version") >>"$log" 2>&1 ||
+        install "${PFS_PG_TREES_REFRESH:-}" $(pg_tree_packages "$version") >>"$log" 2>&1 ||
         { tail -20 "$log" >&2; echo "pg_trees: apt-get in $dir failed" >&2; return 1; }
       pg_tree_stamp "$version" >"$dir/.pfs-tree"
     fi

@@ -70,6 +70,7 @@ if [ -f Makefile.pgxs ]; then
     phase "perfschema_fdw on PostgreSQL 17 and 18, in their trees: scripts/pg_tree_check.sh"
     wait "$trees_pid" || { cat "$trees_log"; echo "FAILED: scripts/pg_trees.sh" >&2; exit 1; }
     cat "$trees_log"
+    rm -f "$trees_log"
     bash scripts/pg_tree_check.sh | tee build/pg_tree_check.log
     grep '^PostgreSQL [0-9.]*: ' build/pg_tree_check.log >>build/pg_versions.log
   fi

@@ -50,9 +50,14 @@ live_tests=(fdw_live fdw_trace fdw_top fdw_blocking fdw_work fdw_snapshot fdw_ho
 # every server version, so run once, on the machine.
 # Headless chromium's check of the timelines, the same.
 if [ -n "$in_tree" ]; then export PFS_SKIP_BROWSER=1; else live_tests+=(install); fi
+# PFS_LIVE_TESTS="fdw_live fdw_fault ...": these only (names as above), e.g. to keep
+# the trees' runs short.
+[ -z "${PFS_LIVE_TESTS:-}" ] || read -ra live_tests <<<"$PFS_LIVE_TESTS"
 export LOAD_SECONDS=${LOAD_SECONDS:-10}
 for test in "${live_tests[@]}"; do
+  start=$SECONDS
   bash "tests/live/${test}_test.sh"
+  echo "=== tests/live/${test}_test.sh: $((SECONDS - start)) s"
 done
 echo "=== perfschema_fdw: all tests passed"
 echo "PostgreSQL $(pg_config --version | awk '{print $2}'): ${suites[0]} regression," \

@@ -91,7 +91,7 @@ acquire_sample_rows(Relation rel, int elevel, HeapTuple *rows, int targrows,
 			const PfsCoreRowset *rs;
 			size_t		r;
 
-			vacuum_delay_point();
+			pfs_analyze_delay_point();
 			rs = pfs_next_piece(scan);
 			for (r = 0; r < rs->nrows; r++)
 			{

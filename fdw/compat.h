@@ -3,7 +3,9 @@
  * compat.h
  *	  PostgreSQL version differences the perfschema_fdw shim depends on.
  *
- * PostgreSQL 15 is the target; every #if on PG_VERSION_NUM lives here.
+ * Supported: PostgreSQL 15, 17 and 18 (built and tested on each: docs/postgresql.md).
+ * Every #if on PG_VERSION_NUM lives here, each with the version that brought
+ * the difference.
  *
  *-------------------------------------------------------------------------
  */
@@ -78,6 +80,45 @@
 #else
 #define pfs_scan_base_relids(plan) ((plan)->fs_relids)
 #endif
+
+/*
+ * A function that does not return: PG18 replaced the pg_attribute_noreturn()
+ * suffix with a pg_noreturn prefix (C11 _Noreturn); GCC and clang take the
+ * attribute as a prefix too.
+ */
+#if PG_VERSION_NUM >= 180000
+#define PFS_NORETURN pg_noreturn
+#else
+#define PFS_NORETURN pg_attribute_noreturn()
+#endif
+
+/* ANALYZE's pause for cost-based delay: PG18 added whether it is ANALYZE that pauses. */
+#if PG_VERSION_NUM >= 180000
+#define pfs_analyze_delay_point() vacuum_delay_point(true)
+#else
+#define pfs_analyze_delay_point() vacuum_delay_point()
+#endif
+
+/*
+ * A wait event of the extension's own, which pg_stat_activity shows while a
+ * backend waits in it (wait_event_type Extension): PG17 added named ones
+ * (WaitEventExtensionNew; the id is kept in *event after the first call); before,
+ * every extension's wait is the one named "Extension".
+ */
+#include "utils/wait_event.h"
+static inline uint32
+pfs_extension_wait_event(const char *name, uint32 *event)
+{
+#if PG_VERSION_NUM >= 170000
+	if (*event == 0)
+		*event = WaitEventExtensionNew(name);
+	return *event;
+#else
+	(void) name;
+	(void) event;
+	return PG_WAIT_EXTENSION;
+#endif
+}
 
 /* The aggregates a scan computes keep sums in 128 bits (aggregate.c). */
 #ifndef HAVE_INT128

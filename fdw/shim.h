@@ -32,6 +32,7 @@
 #include "nodes/pg_list.h"
 #include "utils/relcache.h"
 
+#include "compat.h"
 #include "pfs_core.h"
 
 /* The options of one foreign table, resolved through its server. */
@@ -244,8 +245,8 @@ extern void pfs_aggregates_add_row(PfsAggregates *a, TupleTableSlot *slot);
 extern void pfs_aggregates_store(PfsAggregates *a, TupleTableSlot *slot);
 
 /* report.c */
-extern void pfs_report_core_error(const PfsCoreError *err) pg_attribute_noreturn();
-extern void pfs_report_write_error(const PfsCoreWriteError *err) pg_attribute_noreturn();
+PFS_NORETURN extern void pfs_report_core_error(const PfsCoreError *err);
+PFS_NORETURN extern void pfs_report_write_error(const PfsCoreWriteError *err);
 /* Each region a scan skipped (a directory's damaged region file) as a WARNING. */
 extern void pfs_report_scan_warnings(PfsCoreScan *scan);
 

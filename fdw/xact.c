@@ -34,14 +34,18 @@
  * The wait for a region's setup lock ends at a cancel (pg_cancel_backend) and
  * after lock_timeout or statement_timeout, whichever is shorter.  PostgreSQL
  * turns statement_timeout off before it commits, so the bound is applied here,
- * counted from the start of the wait.
+ * counted from the start of the wait.  While it waits (and applies the changes),
+ * pg_stat_activity shows the backend in the wait event PerfschemaSetupLock
+ * (PostgreSQL 17 and later; before, the generic Extension).
  */
 static void
 commit_changes(void)
 {
+	static uint32 setup_lock_event = 0;
 	PfsCoreWriteError err;
 	int			timeout_ms = 0;
 	bool		by_statement_timeout = false;
+	bool		committed;
 
 	if (StatementTimeout > 0)
 	{
@@ -53,10 +57,14 @@ commit_changes(void)
 		timeout_ms = LockTimeout;
 		by_statement_timeout = false;
 	}
-	while (pfs_core_write_pending() &&
-		   !pfs_core_write_commit(INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL,
-								  (uint32) timeout_ms, &err))
+	while (pfs_core_write_pending())
 	{
+		pgstat_report_wait_start(pfs_extension_wait_event("PerfschemaSetupLock", &setup_lock_event));
+		committed = pfs_core_write_commit(INTERRUPTS_CAN_BE_PROCESSED() ? &InterruptPending : NULL,
+										  (uint32) timeout_ms, &err);
+		pgstat_report_wait_end();
+		if (committed)
+			break;
 		if (err.error.kind == PFS_CORE_LOCK_TIMEOUT)
 			ereport(ERROR,
 					(errcode(by_statement_timeout ? ERRCODE_QUERY_CANCELED : ERRCODE_LOCK_NOT_AVAILABLE),

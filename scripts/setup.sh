@@ -14,6 +14,7 @@ packages=(
   prometheus-postgres-exporter curl
   debhelper lintian postgresql-server-dev-all
   libssl-dev openssl
+  debootstrap
 )
 
 missing=()

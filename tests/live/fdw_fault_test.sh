@@ -9,7 +9,9 @@
 # - a FIFO or a directory as region: refused at CREATE SERVER, and when a FIFO
 #   appears later at a server's path, a scan fails within a second;
 # - a COMMIT waiting for the region's setup lock (held by tools/pfs_hold_setup_lock)
-#   ends at statement_timeout, and at pg_cancel_backend.
+#   ends at statement_timeout, and at pg_cancel_backend; while it waits,
+#   pg_stat_activity shows it in the wait event PerfschemaSetupLock (PostgreSQL 17
+#   and later: WaitEventExtensionNew) or Extension (15).
 # Usage (as root): bash tests/live/fdw_fault_test.sh
 source "$(dirname "$0")/lib.sh"
 
@@ -130,6 +132,11 @@ psql -X -q -At -c "SELECT 'waiting'" \
   >"$WORK/cancel.out" 2>&1 &
 waiter=$!
 sleep 0.5
+event=$(q "SELECT wait_event_type || '/' || wait_event FROM pg_stat_activity
+             WHERE query LIKE 'UPDATE ps.setup_instruments%' AND pid <> pg_backend_pid()")
+expected=Extension/PerfschemaSetupLock
+[ "$(q "SHOW server_version_num")" -ge 170000 ] || expected=Extension/Extension
+check "the COMMIT waiting for the setup lock shows as wait event $expected ($event)" "[ \"$event\" = $expected ]"
 q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'UPDATE ps.setup_instruments%' AND pid <> pg_backend_pid()" >/dev/null
 start=$(date +%s%N)
 wait $waiter || true

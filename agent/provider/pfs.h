@@ -153,7 +153,11 @@ class mutex {
     return ok;
   }
   void unlock() {
-    if (detail::class_enabled(flags_)) detail::unlock_mutex(detail::as_instance(psi_));
+    if (!detail::class_enabled(flags_)) [[likely]] {
+      m_.unlock();
+      return;
+    }
+    detail::unlock_mutex(detail::as_instance(psi_));
     m_.unlock();
     // The acquisition's own statistics, after the release (event_path.h).
     detail::complete_deferred(detail::tls_context);
@@ -185,7 +189,11 @@ class shared_mutex {
     return try_acquire(PFS_OP_TRY_WRITE_LOCK, at, [this] { return m_.try_lock(); });
   }
   void unlock() {
-    if (detail::class_enabled(flags_)) detail::unlock_rwlock(detail::as_instance(psi_));
+    if (!detail::class_enabled(flags_)) [[likely]] {
+      m_.unlock();
+      return;
+    }
+    detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock();
     detail::complete_deferred(detail::tls_context);
   }
@@ -197,7 +205,11 @@ class shared_mutex {
     return try_acquire(PFS_OP_TRY_READ_LOCK, at, [this] { return m_.try_lock_shared(); });
   }
   void unlock_shared() {
-    if (detail::class_enabled(flags_)) detail::unlock_rwlock(detail::as_instance(psi_));
+    if (!detail::class_enabled(flags_)) [[likely]] {
+      m_.unlock_shared();
+      return;
+    }
+    detail::unlock_rwlock(detail::as_instance(psi_));
     m_.unlock_shared();
     detail::complete_deferred(detail::tls_context);
   }

@@ -35,20 +35,8 @@ template <class Call>
 int name_op(int dirfd, const char* path, int new_dirfd, const char* new_path, int op, const void* caller,
             Call call) {
   if (!should_record() || path == nullptr) return call();
-  tls.busy = true;
   pfs_wait_locker locker;
-  int rec = 0;
-  {
-    errno_keeper keep;
-    ensure_thread();
-    const pfs_key key = file_class(caller);
-    if (key != 0) {
-      char name[layout::kObjectNameLen];
-      rec =
-          pfs_start_file_name_wait(&locker, key, op, absolute_name(dirfd, path, name), source_of(caller), 0);
-    }
-  }
-  tls.busy = false;
+  const int rec = start_named_wait(locker, dirfd, path, op, caller);
   const int rc = call();
   const int saved = errno;
   if (rec != 0) {

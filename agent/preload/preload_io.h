@@ -73,15 +73,11 @@ struct no_bytes {
   }
 };
 
-// Opening a file by name (open, creat, fopen ...): op PFS_FILE_OPEN or
-// PFS_FILE_CREATE; the file's instance is found or created by its absolute name,
-// and the descriptor fd_of(result) (negative: the call failed) is bound to it.
-template <class Call, class FdOf>
-auto open_named(int dirfd, const char* path, int op, const void* caller, Call call, FdOf fd_of)
-    -> decltype(call()) {
-  if (!should_record() || path == nullptr) return call();
+// The start of a wait on a file named by path (relative to dirfd): 1 if it is
+// recorded. The agent's work runs busy and keeps the caller's errno.
+inline int start_named_wait(pfs_wait_locker& locker, int dirfd, const char* path, int op,
+                            const void* caller) {
   tls.busy = true;
-  pfs_wait_locker locker;
   int rec = 0;
   {
     errno_keeper keep;
@@ -94,6 +90,18 @@ auto open_named(int dirfd, const char* path, int op, const void* caller, Call ca
     }
   }
   tls.busy = false;
+  return rec;
+}
+
+// Opening a file by name (open, creat, fopen ...): op PFS_FILE_OPEN or
+// PFS_FILE_CREATE; the file's instance is found or created by its absolute name,
+// and the descriptor fd_of(result) (negative: the call failed) is bound to it.
+template <class Call, class FdOf>
+auto open_named(int dirfd, const char* path, int op, const void* caller, Call call, FdOf fd_of)
+    -> decltype(call()) {
+  if (!should_record() || path == nullptr) return call();
+  pfs_wait_locker locker;
+  const int rec = start_named_wait(locker, dirfd, path, op, caller);
   const auto r = call();
   const int saved = errno;
   tls.busy = true;

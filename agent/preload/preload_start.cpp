@@ -9,9 +9,11 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "agent/preload/preload_internal.h"
@@ -36,15 +38,23 @@ void fork_parent() {
   lock_maps_for_fork(false);
   tls.busy = false;
 }
-void say(const char* a, const char* b = "", const char* c = "") {
-  for (const char* s : {a, b, c}) {
-    std::size_t n = std::strlen(s);
-    while (n > 0) {
-      const ssize_t w = write(2, s, n);
-      if (w <= 0) return;
-      s += w;
-      n -= static_cast<std::size_t>(w);
-    }
+// One write for the whole line: the children of a pre-forking program say
+// their lines at once into the same stderr, and a line written in pieces
+// interleaves with theirs.
+void say(std::initializer_list<const char*> parts) {
+  char line[1024];
+  std::size_t n = 0;
+  for (const char* s : parts) {
+    const std::size_t len = std::min(std::strlen(s), sizeof line - n);
+    std::memcpy(line + n, s, len);
+    n += len;
+  }
+  const char* s = line;
+  while (n > 0) {
+    const ssize_t w = write(2, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= static_cast<std::size_t>(w);
   }
 }
 void fork_child() {
@@ -55,15 +65,16 @@ void fork_child() {
   if (!g_verbose) return;
   using pfs::detail::fork_outcome;
   if (r.outcome == fork_outcome::own_region)
-    say("pfs_preload: forked child records into ", r.path, "\n");
+    say({"pfs_preload: forked child records into ", r.path, "\n"});
   else if (r.outcome == fork_outcome::no_pattern)
-    say("pfs_preload: forked child records nothing: PFS_REGION has no %p, and the region is the parent's\n");
+    say(
+        {"pfs_preload: forked child records nothing: PFS_REGION has no %p, and the region is the "
+         "parent's\n"});
   else if (r.outcome == fork_outcome::failed) {
     // strerrordesc_np: a static text, no locale, safe in a fork child.
     const char* why = r.reason != nullptr ? r.reason : strerrordesc_np(r.error);
-    say("pfs_preload: forked child records nothing: could not create region \"",
-        r.path[0] != '\0' ? r.path : "(its region)", "\": ");
-    say(why != nullptr ? why : "unknown error", "\n");
+    say({"pfs_preload: forked child records nothing: could not create region \"",
+         r.path[0] != '\0' ? r.path : "(its region)", "\": ", why != nullptr ? why : "unknown error", "\n"});
   }
 }
 

@@ -171,17 +171,19 @@ struct errno_keeper {
 // their cache misses (history_long walks a ring far larger than the caches, and a
 // system call between two events evicts the rest) overlap with the lock instead
 // of stalling the event one after the other.
+// (No lambda here: g++ 12 dropped the prefetches of a lambda called from an
+// always_inline function, and the interposer had none.)
+[[gnu::always_inline]] inline void prefetch_record(const wait_record* r) {
+  __builtin_prefetch(r, 1, 3);
+  __builtin_prefetch(reinterpret_cast<const char*>(r) + 64, 1, 3);
+}
 [[gnu::always_inline]] inline void prefetch_event_slots() {
   const thread_context* t = tls_context;
   if (t == nullptr || t->stack == nullptr) [[unlikely]]
     return;
-  const auto fetch = [](const void* p) {
-    __builtin_prefetch(p, 1, 3);
-    __builtin_prefetch(static_cast<const char*>(p) + 64, 1, 3);
-  };
-  if (t->depth < t->stack_room) fetch(&t->stack[t->depth]);
-  if (t->history != nullptr) fetch(&t->history[t->history_pos]);
-  if (t->has_batch && t->batch_next != t->batch_end) fetch(&g_hot.history_long[t->batch_next]);
+  if (t->depth < t->stack_room) prefetch_record(&t->stack[t->depth]);
+  if (t->history != nullptr) prefetch_record(&t->history[t->history_pos]);
+  if (t->has_batch && t->batch_next != t->batch_end) prefetch_record(&g_hot.history_long[t->batch_next]);
 }
 
 }  // namespace pfs::preload

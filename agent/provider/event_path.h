@@ -101,11 +101,17 @@ struct alignas(64) thread_context {
   std::uint32_t* wait_histogram_of = nullptr;
   work_state* work = nullptr;  // one per thread slot, allocated at start-up (agent_work.cpp)
   // The lock acquisition whose thread-private statistics (its part of the global
-  // summary, its by-thread summary, its histogram) wait for the lock's release, so
-  // that the critical section does not pay for them (complete_deferred). 0: none.
+  // summary, its by-thread summary, its histogram) and history copies wait for
+  // the lock's release, so that the critical section does not pay for them
+  // (complete_deferred). 0: none.
   std::uint32_t deferred_class = 0;
-  std::uint8_t deferred_flags = 0;  // kDeferred* below
+  std::uint8_t deferred_flags = 0;    // kDeferred* below: its statistics (0: added already)
+  std::uint8_t deferred_history = 0;  // kThreadHistory / kThreadHistoryLong at the acquisition
   std::uint64_t deferred_ps = 0;
+  // Its completed event in events_waits_current, copied to the histories at the
+  // completion. Nothing writes the slot before: every slot write (claim_slot,
+  // finish_slot, a table io's reset_wait_frame) completes the deferred first.
+  const wait_record* deferred_slot = nullptr;
 };
 inline constexpr std::uint8_t kDeferredTimed = 1;
 inline constexpr std::uint8_t kDeferredEventNameStats = 2;
@@ -320,10 +326,18 @@ inline std::uint64_t read_timer(std::uint8_t timer) {
   return timers::read(static_cast<timers::timer_kind>(timer));
 }
 
+// The thread's deferred lock acquisition, if any, completed (defined below).
+void complete_deferred_now(thread_context& t);
+inline void complete_deferred(thread_context* t) {
+  if (t != nullptr && t->deferred_class != 0) [[unlikely]]
+    complete_deferred_now(*t);
+}
+
 // Fills the event's identity; returns its events_waits_current slot, or nullptr
 // when the thread does not record current events (or its wait stack is full).
 inline wait_record* claim_slot(wait_locker& l, const char* file, unsigned line) {
   thread_context& t = *l.thread;
+  complete_deferred(&t);  // its slot may be the one claimed now
   if ((l.thread_flags & kThreadCurrent) == 0) return nullptr;
   if (t.depth >= t.stack_room) [[unlikely]] {
     bump_lost(kLostLocker);
@@ -458,53 +472,38 @@ inline std::uint8_t private_flags(const wait_locker& l) {
   aggregate_instance(l, shared_stats, ps);
 }
 
-// Completes the deferred acquisition of the thread, if any: called after a lock's
-// release (and before the next deferral). Cleared first, so a signal handler that
-// takes a lock in between does not count it twice.
-[[gnu::noinline]] inline void complete_deferred_now(thread_context& t) {
-  const std::uint32_t class_index = t.deferred_class;
-  t.deferred_class = 0;
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (load_relaxed(g_hot.recording)) aggregate_private(t, class_index, t.deferred_flags, t.deferred_ps);
-}
-inline void complete_deferred(thread_context* t) {
-  if (t != nullptr && t->deferred_class != 0) [[unlikely]]
-    complete_deferred_now(*t);
-}
-
-// A lock acquisition's aggregation with its thread-private part deferred to the
-// release: the values are the same, only the moment they reach the summaries
-// and the histogram moves by the hold time. Only a timed wait's: a counted one
-// adds two counts, less than saving them for later costs.
-[[gnu::always_inline]] inline void aggregate_deferred(wait_locker& l, bool shared_stats, std::uint64_t ps) {
-  if (l.event.timer == 0) {
-    aggregate(l, shared_stats, ps);
-    return;
-  }
-  aggregate_instance(l, shared_stats, ps);
-  thread_context& t = *l.thread;
-  if (t.deferred_class != 0) [[unlikely]]
-    complete_deferred_now(t);  // a lock taken while holding another
-  t.deferred_ps = ps;
-  t.deferred_flags = private_flags(l);
-  std::atomic_signal_fence(std::memory_order_seq_cst);
-  t.deferred_class = l.event.class_index;
-}
-
 // A completed event goes to the thread's history and to history_long.
-inline void to_history(wait_locker& l) {
-  thread_context& t = *l.thread;
-  const wait_record& e = l.event;
-  if ((l.thread_flags & kThreadHistory) && g_hot.history_size != 0) {
+inline void to_history(thread_context& t, std::uint8_t thread_flags, const wait_record& e) {
+  if ((thread_flags & kThreadHistory) && g_hot.history_size != 0) {
     write_event(t.history[t.history_pos], e);
     if (++t.history_pos == g_hot.history_size) t.history_pos = 0;
     ++t.history_index;
     store_relaxed(t.rec->history_index, t.history_index);
   }
-  if ((l.thread_flags & kThreadHistoryLong) && g_hot.history_long_size != 0) {
+  if ((thread_flags & kThreadHistoryLong) && g_hot.history_long_size != 0) {
     if ((t.has_batch && t.batch_next != t.batch_end) || claim_batch(t))
       write_event(g_hot.history_long[t.batch_next++], e);
   }
+}
+inline void to_history(wait_locker& l) { to_history(*l.thread, l.thread_flags, l.event); }
+
+// Completes the deferred acquisition of the thread: called after a lock's
+// release, and before anything that writes an events_waits_current slot or
+// defers another acquisition. The event is read from its slot before the mark
+// is cleared, and the mark cleared before anything is added, so a signal
+// handler that takes a lock in between neither reads a slot it overwrote nor
+// counts the acquisition twice.
+[[gnu::noinline]] inline void complete_deferred_now(thread_context& t) {
+  const std::uint32_t class_index = t.deferred_class;
+  wait_record e;
+  const std::uint8_t history = t.deferred_slot != nullptr ? t.deferred_history : std::uint8_t{0};
+  if (history != 0) e = *t.deferred_slot;  // this thread is its only writer
+  t.deferred_class = 0;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (!load_relaxed(g_hot.recording)) return;
+  aggregate_private(t, class_index, t.deferred_flags, t.deferred_ps);
+  // (A slot emptied meanwhile by the reader side, as a consumer turned off: nothing.)
+  if (history != 0 && e.state == kWaitCompleted) to_history(t, history, e);
 }
 
 // Only the latest completed wait stays visible above the running ones.
@@ -530,6 +529,7 @@ inline void finish_slot(wait_locker& l) {
   wait_record* slot = l.slot;
   if (slot == nullptr) return;
   thread_context& t = *l.thread;
+  complete_deferred(&t);  // an acquisition above this wait: clear_above clears its slot
   wait_record& e = l.event;
   e.state = kWaitCompleted;
   e.end_event_id = t.next_event_id;
@@ -574,22 +574,13 @@ inline std::uint8_t wait_timer_of(const sync_instance* s) {
   return timer_kind_of(load_relaxed(g_hot.header->wait_timer));
 }
 
-// A wait that did not block (a try-lock, or a lock taken at the first try): its
-// end read, and the completed event written once.
-// defer: the thread-private statistics wait for the lock's release (the caller
-// calls complete_deferred after it).
-inline void record_instant(wait_locker& l, const char* file, unsigned line, bool shared_stats,
-                           bool defer = false) {
-  wait_record& e = l.event;
-  const std::uint64_t ps = stop_timer(l);
-  l.thread->lock_time += ps;
-  if (defer)
-    aggregate_deferred(l, shared_stats, ps);
-  else
-    aggregate(l, shared_stats, ps);
+// The completed event of a wait that did not block, in its events_waits_current
+// slot (nullptr: none).
+inline wait_record* write_instant(wait_locker& l, const char* file, unsigned line) {
   wait_record* slot = claim_slot(l, file, line);
-  if (slot == nullptr) return;
+  if (slot == nullptr) return nullptr;
   thread_context& t = *l.thread;
+  wait_record& e = l.event;
   e.state = kWaitCompleted;
   e.end_event_id = t.next_event_id;
   write_event(*slot, e);
@@ -597,7 +588,47 @@ inline void record_instant(wait_locker& l, const char* file, unsigned line, bool
     trace_instant(t, e);
   clear_above(t, t.depth);
   store_relaxed(t.rec->event_id, t.next_event_id);
-  to_history(l);
+  return slot;
+}
+
+// A lock acquisition whose thread-private statistics (a timed one's) and history
+// copies wait for the release: the values are the same, only the moment they
+// reach the summaries, the histogram and the histories moves by the hold time.
+// The instance's statistics and events_waits_current are written now. A counted
+// acquisition adds its two counts now: saving them for later costs more.
+[[gnu::always_inline]] inline void record_deferred(wait_locker& l, const char* file, unsigned line,
+                                                   bool shared_stats, std::uint64_t ps) {
+  thread_context& t = *l.thread;
+  complete_deferred(&t);  // a lock taken while holding another
+  aggregate_instance(l, shared_stats, ps);
+  const bool timed = l.event.timer != 0;
+  if (!timed) aggregate_private(t, l.event.class_index, private_flags(l), ps);
+  const wait_record* slot = write_instant(l, file, line);
+  const std::uint8_t history =
+      slot != nullptr ? l.thread_flags & (kThreadHistory | kThreadHistoryLong) : std::uint8_t{0};
+  if (!timed && history == 0) return;
+  t.deferred_ps = ps;
+  t.deferred_flags = timed ? private_flags(l) : std::uint8_t{0};
+  t.deferred_history = history;
+  t.deferred_slot = slot;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t.deferred_class = l.event.class_index;
+}
+
+// A wait that did not block (a try-lock, or a lock taken at the first try): its
+// end read, and the completed event written once.
+// defer: the thread-private statistics and the history copies wait for the
+// lock's release (the caller calls complete_deferred after it).
+inline void record_instant(wait_locker& l, const char* file, unsigned line, bool shared_stats,
+                           bool defer = false) {
+  const std::uint64_t ps = stop_timer(l);
+  l.thread->lock_time += ps;
+  if (defer) {
+    record_deferred(l, file, line, shared_stats, ps);
+    return;
+  }
+  aggregate(l, shared_stats, ps);
+  if (write_instant(l, file, line) != nullptr) to_history(l);
 }
 
 // begin_wait + start_running: the C ABI's start.

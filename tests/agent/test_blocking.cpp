@@ -119,8 +119,12 @@ TEST(Blocking, AMutexWaitNamesTheHolderAndItsAcquisition) {
     // While the waiter waits, its running wait names the holder.
     named_row running;
     ASSERT_TRUE(running_wait(waiter_id, "lock", &running));
-    const auto acquisition = rows_of("events_waits_history_long", holder_id, "lock");
+    // The holder's acquisition is its latest completed wait in events_waits_current;
+    // it reaches the histories when the lock is released (event_path.h, record_deferred).
+    const auto acquisition = rows_of("events_waits_current", holder_id, "lock");
     ASSERT_EQ(acquisition.size(), 1u);
+    EXPECT_NE(I(acquisition[0], "end_event_id"), -1);
+    EXPECT_TRUE(rows_of("events_waits_history_long", holder_id, "lock").empty());
     EXPECT_EQ(I(running, "blocking_thread_id"), static_cast<std::int64_t>(holder_id.load()));
     EXPECT_EQ(I(running, "blocking_event_id"), I(acquisition[0], "event_id"));
     EXPECT_EQ(I(running, "signalling_thread_id"), -1);
@@ -128,6 +132,10 @@ TEST(Blocking, AMutexWaitNamesTheHolderAndItsAcquisition) {
     done.release();
     holder.join();
     waiter.join();
+    const auto released = rows_of("events_waits_history_long", holder_id, "lock");
+    ASSERT_EQ(released.size(), 1u);
+    EXPECT_EQ(I(released[0], "event_id"), I(acquisition[0], "event_id"));
+    EXPECT_EQ(I(released[0], "timer_wait"), I(acquisition[0], "timer_wait"));
     // The completed wait keeps them (history_long outlives the threads).
     for (const char* table : {"events_waits_history_long"}) {
       const auto waits = rows_of(table, waiter_id, "lock");

@@ -1,15 +1,18 @@
 // A lock acquisition's thread-private statistics (its part of
 // events_waits_summary_global_by_event_name, its row of
-// events_waits_summary_by_thread_by_event_name and its histogram) are completed
-// after the lock's release, so the critical section does not pay for them. What
-// must not change: events_waits_current shows the acquisition from the moment it
-// is made, the instance's summary counts it while the lock is held (its holder is
-// its only writer), and once released every value is what it was before.
+// events_waits_summary_by_thread_by_event_name and its histogram) and its copies
+// in events_waits_history and events_waits_history_long are completed after the
+// lock's release, so the critical section does not pay for them. What must not
+// change: events_waits_current shows the acquisition from the moment it is made,
+// the instance's summary counts it while the lock is held (its holder is its only
+// writer), and once released every value is what it was before, in the order of
+// the events.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "agent/provider/pfs.h"
 #include "tests/agent/agent_test_util.h"
@@ -111,6 +114,91 @@ TEST(DeferredStatistics, TryLocksAndSharedLocks) {
     EXPECT_EQ(c.thread, 2);
     EXPECT_EQ(c.global, 2);
     EXPECT_EQ(c.histogram, 2);
+  });
+}
+
+std::vector<named_row> waits_of(const char* table, std::uint64_t tid) {
+  std::vector<named_row> out;
+  for (named_row& r : pfs::test::scan(table))
+    if (I(r, "thread_id") == static_cast<std::int64_t>(tid)) out.push_back(r);
+  return out;
+}
+
+std::vector<std::int64_t> event_ids(const std::vector<named_row>& rows) {
+  std::vector<std::int64_t> ids;
+  for (const named_row& r : rows) ids.push_back(I(r, "event_id"));
+  return ids;
+}
+
+TEST(DeferredHistory, TheHistoriesGetTheAcquisitionAtTheReleaseInEventOrder) {
+  pfs::test::in_child([] {
+    pfs::options o = pfs::test::small_options("deferred_history");
+    o.consumers = "events_waits_current=ON,events_waits_history=ON,events_waits_history_long=ON";
+    ASSERT_TRUE(pfs::init(o)) << pfs::last_error();
+    pfs::register_thread("app", "main");
+    const std::uint64_t tid = pfs::thread_id();
+    pfs::mutex a{"app", "a"};
+    pfs::mutex b{"app", "b"};
+    pfs::mutex counted{"app", "counted"};
+    ASSERT_TRUE(pfs::set_instrument("wait/synch/mutex/app/counted", true, false));
+
+    a.lock();
+    const auto current = waits_of("events_waits_current", tid);
+    ASSERT_EQ(current.size(), 1u);
+    EXPECT_EQ(S(current[0], "event_name"), "wait/synch/mutex/app/a");
+    EXPECT_NE(I(current[0], "end_event_id"), -1);  // completed, shown at once
+    EXPECT_TRUE(waits_of("events_waits_history", tid).empty());
+    EXPECT_TRUE(waits_of("events_waits_history_long", tid).empty());
+    // A second lock taken while holding the first: the first reaches the
+    // histories, with the values events_waits_current showed.
+    b.lock();
+    auto history = waits_of("events_waits_history", tid);
+    ASSERT_EQ(history.size(), 1u);
+    EXPECT_EQ(I(history[0], "event_id"), I(current[0], "event_id"));
+    EXPECT_EQ(I(history[0], "timer_start"), I(current[0], "timer_start"));
+    EXPECT_EQ(I(history[0], "timer_end"), I(current[0], "timer_end"));
+    EXPECT_EQ(S(history[0], "source"), S(current[0], "source"));
+    b.unlock();
+    a.unlock();
+    // A counted acquisition's history copies wait for its release too.
+    counted.lock();
+    EXPECT_EQ(waits_of("events_waits_history_long", tid).size(), 2u);
+    counted.unlock();
+    history = waits_of("events_waits_history_long", tid);
+    ASSERT_EQ(history.size(), 3u);
+    EXPECT_EQ(S(history[2], "event_name"), "wait/synch/mutex/app/counted");
+    EXPECT_EQ(I(history[2], "timer_wait"), -1);  // not timed
+    const std::vector<std::int64_t> ids = event_ids(history);
+    EXPECT_LT(ids[0], ids[1]);
+    EXPECT_LT(ids[1], ids[2]);
+    EXPECT_EQ(event_ids(waits_of("events_waits_history", tid)), ids);
+  });
+}
+
+// An acquisition made while a wait of the thread runs (the C ABI's running
+// wait): the running wait's end clears the slots above it, and completes the
+// acquisition first, so the histories keep it whole.
+TEST(DeferredHistory, ARunningWaitEndingAboveKeepsTheAcquisition) {
+  pfs::test::in_child([] {
+    pfs::options o = pfs::test::small_options("deferred_running");
+    o.consumers = "events_waits_current=ON,events_waits_history=ON,events_waits_history_long=ON";
+    ASSERT_TRUE(pfs::init(o)) << pfs::last_error();
+    pfs::register_thread("app", "main");
+    const std::uint64_t tid = pfs::thread_id();
+    pfs_sync* outer = pfs_init_mutex(pfs_register_mutex("app", "outer"), &o);
+    pfs::mutex inner{"app", "inner"};
+    pfs_wait_locker locker;
+    ASSERT_TRUE(pfs_start_mutex_wait(&locker, outer, PFS_OP_LOCK, __FILE__, __LINE__));
+    inner.lock();
+    pfs_end_mutex_wait(&locker, 0);
+    inner.unlock();
+    const auto history = waits_of("events_waits_history_long", tid);
+    ASSERT_EQ(history.size(), 2u);
+    EXPECT_EQ(S(history[0], "event_name"), "wait/synch/mutex/app/inner");
+    EXPECT_EQ(S(history[1], "event_name"), "wait/synch/mutex/app/outer");
+    EXPECT_EQ(I(history[0], "nesting_event_id"), I(history[1], "event_id"));
+    EXPECT_GT(I(history[0], "timer_wait"), -1);
+    pfs_destroy_sync(outer);
   });
 }
 

@@ -120,6 +120,7 @@ inline bool begin_table_wait(wait_locker& l, table_share* t, int op, std::uint32
 // latest wait above it) give way; the new one takes slot 0.
 inline void reset_wait_frame(thread_context& t) {
   if (t.depth != 0 || t.stack == t.stack_base) return;
+  complete_deferred(&t);  // a lock acquisition's event in the slot cleared here
   if (load_relaxed(t.stack[0].state) != kWaitEmpty) clear_event(t.stack[0]);
   t.stack = t.stack_base;
   t.stack_room = g_hot.stack_depth;

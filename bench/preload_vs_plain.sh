@@ -79,6 +79,9 @@ tests=(
   "threads|%=ON|sysbench threads --threads=2 --events=4000 --time=0 run"
   "fileio|%=ON|sysbench fileio --threads=2 --file-num=4 --file-total-size=64M --file-test-mode=rndrw --events=100000 --time=0 run"
   "mutex, 100 loops between locks|%=ON|sysbench mutex --threads=2 --mutex-locks=200000 --mutex-loops=100 run"
+  # the lock-heavy run of bench/preload_lock_heavy.sh (which compares builds):
+  # 64 mutexes, 1000 loops between locks, two million locks per thread
+  "mutex, lock-heavy, 64 mutexes|%=ON|sysbench mutex --threads=2 --mutex-num=64 --mutex-loops=1000 --mutex-locks=2000000 run"
   "threads, 1 lock, 10 yields/event|%=ON|sysbench threads --threads=2 --thread-yields=10 --thread-locks=1 --events=100000 --time=0 run"
   "fileio, no fsync|%=ON|$nofsync"
   # where that loss comes from: sysbench takes one global mutex per event, which

@@ -174,8 +174,8 @@ struct errno_keeper {
 // (No lambda here: g++ 12 dropped the prefetches of a lambda called from an
 // always_inline function, and the interposer had none.)
 [[gnu::always_inline]] inline void prefetch_record(const wait_record* r) {
-  __builtin_prefetch(r, 1, 3);
-  __builtin_prefetch(reinterpret_cast<const char*>(r) + 64, 1, 3);
+  prefetch_for_write(r);
+  prefetch_for_write(reinterpret_cast<const char*>(r) + 64);
 }
 [[gnu::always_inline]] inline void prefetch_event_slots() {
   const thread_context* t = tls_context;

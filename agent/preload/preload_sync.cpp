@@ -120,6 +120,7 @@ template <sync_kind Kind, class Obj, class Try, class Block>
   if (tls_context == nullptr) [[unlikely]]
     register_thread_busy();
   prefetch_event_slots();
+  prefetch_for_write(&s->owner_thread_id);  // written inside (begin_wait, after the try, is late)
   // Timed from before the first try (WL#2360), taken then or not.
   const std::uint8_t timer = wait_timer_of(s);
   const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;

@@ -314,8 +314,23 @@ inline std::uint8_t class_flags_of(std::uint32_t key) {
   return key - 1 < g_hot.class_count ? load_relaxed(g_hot.classes[key - 1].derived) : std::uint8_t{0};
 }
 
+// PREFETCHW: a line fetched for writing (x86-64 processors without the
+// instruction run it as a NOP). The line of a lock's instance that the
+// acquisition writes while the lock is held (its owner, its statistics) was most
+// likely written last by the thread that held the lock before: asked for before
+// the try, its trip overlaps with the lock's own instead of lengthening the
+// critical section.
+[[gnu::always_inline]] inline void prefetch_for_write(const void* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetchw %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p, 1, 3);
+#endif
+}
+
 inline bool begin_wait(wait_locker& l, sync_instance* s, int op) {
   if (s == nullptr || !load_relaxed(g_hot.recording)) return false;
+  prefetch_for_write(&s->owner_thread_id);  // the line of the owner and the statistics
   const std::uint32_t key = load_relaxed(s->class_index);
   if (!begin_wait_flags(l, key, class_flags_of(key), load_relaxed(s->identity), op)) return false;
   l.instance = s;

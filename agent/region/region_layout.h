@@ -547,9 +547,18 @@ struct batch_record {
 
 // mutex_instances / rwlock_instances / cond_instances rows (+ their stats).
 struct sync_instance {
+  // First line: what every lock call reads (the interposer's lookup checks the
+  // identity, the event path the class), written only when the instance is made
+  // or freed, so both threads' caches keep it.
   std::uint32_t lock;         // version+state
   std::uint32_t class_index;  // 1-based
   std::uint64_t identity;     // OBJECT_INSTANCE_BEGIN
+  std::uint64_t pad_read[6];
+  // Second line: what every acquisition writes, while the lock is held. Two whole
+  // cache lines (the array starts on a line): two locks' instances sharing a line
+  // made two threads on two different locks slow each other down (false sharing),
+  // and the written fields next to the read ones cost a second trip per
+  // acquisition when the lock moves between threads.
   // mutex LOCKED_BY_THREAD_ID / rwlock WRITE_LOCKED_BY_THREAD_ID; 0 = NULL. A
   // condition: the thread that signalled it last.
   std::uint64_t owner_thread_id;
@@ -557,12 +566,8 @@ struct sync_instance {
   std::uint32_t owner_source;    // SOURCE (1-based) of the owner's acquisition; 0 = unknown
   std::uint64_t owner_event_id;  // EVENT_ID of the owner's acquisition; 0 = unknown
   wait_stat stat;                // events_waits_summary_by_instance
-  // Two whole cache lines (the array starts on a line): every acquisition writes
-  // its instance, and two locks' instances sharing a line made two threads on
-  // two different locks slow each other down (false sharing).
-  std::uint64_t pad_lines[6];
 };
-static_assert(sizeof(sync_instance) == 128);
+static_assert(sizeof(sync_instance) == 128 && offsetof(sync_instance, owner_thread_id) == 64);
 
 // lock_contention_by_instance: the waits a mutex or rwlock instance made threads
 // queue for, by the SOURCE of the holder's acquisition. An open-addressing table:

@@ -195,6 +195,7 @@ bool resolve_all() {
   resolve_one(r.dup2, "dup2");
   resolve_one(r.dup3, "dup3");
   resolve_socket_functions();
+  resolve_sem_functions();
   resolve_stdio_functions();
   resolve_vector_functions();
   real = r;  // each pointer is one aligned word: a racing reader sees old or new, both work

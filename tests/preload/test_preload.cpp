@@ -369,6 +369,44 @@ TEST_F(Preload, SpinLocksAndBarriersCountedAsMutexesAndConditions) {
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }
 
+// POSIX semaphores (issue 40): waits of class wait/synch/sem/<module>/<sem_init's
+// caller> (a named one: wait/synch/sem/<program>/<name>), OBJECT_TYPE 'SEMAPHORE',
+// instances in sem_instances; counts exact; errno, EINTR and cancellation as the C
+// library's (pl_sem checks them and fails otherwise).
+TEST_F(Preload, SemaphoresCountedWithTheirOwnClasses) {
+  run_result r = run({program("pl_sem")}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "failures"), 0);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  const std::string lock_class = "wait/synch/sem/pl_sem/pl_sem_init_lock";
+  const std::string gate_class = "wait/synch/sem/pl_sem/pl_sem_init_gate";
+  const std::string named = "wait/synch/sem/pl_sem/" + r.values["named_class"];
+  EXPECT_EQ(t.count_star(lock_class),
+            value(r, "sem_waits") + value(r, "try_waits") + value(r, "timed_waits"));
+  EXPECT_EQ(t.count_star(gate_class), value(r, "gate_waits"));  // the cancelled ones never end
+  EXPECT_EQ(t.count_star(named), value(r, "named_waits"));
+  std::map<std::string, int> ops;
+  for (auto& e : t.rows("events_waits_history_long"))
+    if (e["event_name"].s == lock_class) {
+      ++ops[e["operation"].s];
+      EXPECT_EQ(e["object_type"].s, "SEMAPHORE");
+    }
+  EXPECT_EQ(ops["try_wait"], value(r, "try_waits"));
+  EXPECT_EQ(ops["timed_wait"], value(r, "timed_waits"));
+  EXPECT_EQ(ops["wait"], value(r, "sem_waits"));
+  // lock and gate live on; free_sem was destroyed and the named one closed.
+  std::map<std::string, int> instances;
+  for (auto& e : t.rows("sem_instances")) ++instances[e["name"].s];
+  EXPECT_EQ(instances[lock_class], 1);
+  EXPECT_EQ(instances[gate_class], 1);
+  EXPECT_EQ(instances[named], 0);
+  auto setup = t.row_where("setup_instruments", "name", lock_class);
+  ASSERT_FALSE(setup.empty());
+  EXPECT_EQ(setup["enabled"].s, "YES");
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
 // Debian's coreutils (issue 40): whatever calls they use (sort: fread_unlocked,
 // and fwrite_unlocked to stdout dup2'ed from its -o file; cat: read; cp:
 // copy_file_range), the bytes of the generated file are all counted, under its

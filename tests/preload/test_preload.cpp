@@ -407,6 +407,49 @@ TEST_F(Preload, SemaphoresCountedWithTheirOwnClasses) {
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }
 
+// Debian's python3 (issue 40): Python 3.11's threading.Lock is a POSIX semaphore.
+// kThreads threads take one lock kTimes each; the switch interval is long, so a
+// thread runs its loop without being preempted and every acquisition is one
+// sem_trywait that takes it (Python tries first). The interpreter's own locks
+// (thread start, join) are the same in a run with no acquisitions: the difference
+// in the semaphore classes is exactly kThreads x kTimes.
+TEST_F(Preload, PythonThreadingLockCountedExactly) {
+  if (kSanitized) GTEST_SKIP() << "Debian's programs are not built with the sanitizer; normal build only";
+  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "Debian's python3 is not installed";
+  constexpr int kThreads = 4, kTimes = 2500;
+  const char* script =
+      "import sys, threading\n"
+      "sys.setswitchinterval(1000)\n"
+      "n, k = int(sys.argv[1]), int(sys.argv[2])\n"
+      "lock = threading.Lock()\n"
+      "count = 0\n"
+      "def work():\n"
+      "    global count\n"
+      "    for _ in range(k):\n"
+      "        with lock:\n"
+      "            count += 1\n"
+      "ts = [threading.Thread(target=work) for _ in range(n)]\n"
+      "for t in ts: t.start()\n"
+      "for t in ts: t.join()\n"
+      "print('acquisitions=%d' % count)\n";
+  auto sem_waits = [&](int times) -> std::int64_t {
+    unlink(region_.c_str());
+    run_result r =
+        run({"/usr/bin/python3", "-c", script, std::to_string(kThreads), std::to_string(times)}, env(), 120);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(value(r, "acquisitions"), std::int64_t{kThreads} * times);
+    tables t(region_);
+    std::int64_t n = 0;
+    for (auto& c : t.rows("events_waits_summary_global_by_event_name"))
+      if (c["event_name"].s.rfind("wait/synch/sem/python3/", 0) == 0) n += c["count_star"].i;
+    EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+    return n;
+  };
+  const std::int64_t idle = sem_waits(0);
+  EXPECT_GT(idle, 0);  // the interpreter's own
+  EXPECT_EQ(sem_waits(kTimes) - idle, std::int64_t{kThreads} * kTimes);
+}
+
 // Debian's coreutils (issue 40): whatever calls they use (sort: fread_unlocked,
 // and fwrite_unlocked to stdout dup2'ed from its -o file; cat: read; cp:
 // copy_file_range), the bytes of the generated file are all counted, under its

@@ -181,6 +181,10 @@ void socket_fd_reset(int fd);
 void resolve_socket_functions();
 // The same for semaphores (preload_sem.cpp).
 void resolve_sem_functions();
+// At start-up (preload_inherited.cpp): every regular file the program inherited open
+// (stdout redirected to a file by the shell, a descriptor a parent left open) is
+// bound to its file by name, so its io is recorded as if the program had opened it.
+void bind_inherited_files();
 // The same for stdio (preload_stdio.cpp) and vector and zero-copy io (preload_vector.cpp).
 void resolve_stdio_functions();
 void resolve_vector_functions();

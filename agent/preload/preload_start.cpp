@@ -100,6 +100,7 @@ __attribute__((constructor)) void preload_start() {
       pthread_atfork(fork_prepare, fork_parent, fork_child);
       const pfs::region_map* r = pfs::current_region();
       if (r != nullptr) g_region_fd = r->fd();
+      bind_inherited_files();
       if (verbose != nullptr)
         std::fprintf(stderr, "pfs_preload: recording into %s\n", r != nullptr ? r->path().c_str() : "");
     }

@@ -10,6 +10,7 @@
 // so the sysbench tests run in the normal build only.
 //
 // PFS_PRELOAD_REQUIRE_SYSBENCH=1 turns a missing sysbench into a failure (CI).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <link.h>
 #include <signal.h>
@@ -407,6 +408,50 @@ TEST_F(Preload, SemaphoresCountedWithTheirOwnClasses) {
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }
 
+// Descriptors the program inherits (issue 40): stdin and stdout are files the parent
+// opened (as a shell's `< in.txt > out.txt`), so the program calls no open; they are
+// bound at start-up, by name, and their bytes counted; a copy made with
+// fcntl(F_DUPFD_CLOEXEC) writes to the same file.
+TEST_F(Preload, InheritedDescriptorsAreTheirFiles) {
+  const std::string at = std::filesystem::canonical(dir_).string() + "/";
+  const std::string in = at + "inherited_in.txt", out = at + "inherited_out.txt",
+                    err = at + "inherited_err.txt";
+  constexpr int kInput = 4321;
+  std::ofstream(in) << std::string(kInput, 'i');
+  const std::string path = program("pl_inherit");
+  std::vector<std::string> env_text = env();
+  std::vector<char*> envp;
+  for (std::string& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int i = open(in.c_str(), O_RDONLY), o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600),
+              e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (i < 0 || o < 0 || e < 0 || dup2(i, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(126);
+    char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+    execve(path.c_str(), argv, envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  std::ifstream err_file(err);
+  const std::string said((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
+  EXPECT_NE(said.find("failures=0"), std::string::npos) << said;
+  EXPECT_EQ(std::filesystem::file_size(out), 3000u + 1234u);  // pl_inherit's written + dup_written
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  auto input = t.row_where("file_summary_by_instance", "file_name", in);
+  ASSERT_FALSE(input.empty()) << "stdin's file is not bound";
+  EXPECT_EQ(input["sum_number_of_bytes_read"].i, kInput);
+  EXPECT_EQ(input["event_name"].s, "wait/io/file/pl_inherit/file");
+  auto output = t.row_where("file_summary_by_instance", "file_name", out);
+  ASSERT_FALSE(output.empty()) << "stdout's file is not bound";
+  EXPECT_EQ(output["sum_number_of_bytes_write"].i, 3000 + 1234);
+  EXPECT_EQ(output["count_write"].i, 2);
+}
+
 // Debian's python3 (issue 40): Python 3.11's threading.Lock is a POSIX semaphore.
 // kThreads threads take one lock kTimes each; the switch interval is long, so a
 // thread runs its loop without being preempted and every acquisition is one
@@ -684,8 +729,12 @@ TEST_F(Preload, PreForkedWorkersRecordIntoRegionsOfTheirOwn) {
     const long pid = static_cast<long>(t.status("pid"));
     EXPECT_EQ(path, work + "/app." + std::to_string(pid) + ".pfs");
     EXPECT_EQ(t.status("provider_alive"), 0) << path;
+    // The worker's own files: not the stdout and stderr it inherited (bound at start).
     std::int64_t written = 0;
-    for (auto& f_row : t.rows("file_summary_by_instance")) written += f_row["sum_number_of_bytes_write"].i;
+    const std::string own = std::filesystem::canonical(work).string() + "/";
+    for (auto& f_row : t.rows("file_summary_by_instance"))
+      if (f_row["file_name"].s.rfind(own, 0) == 0 && f_row["file_name"].s != own + "stderr")
+        written += f_row["sum_number_of_bytes_write"].i;
     if (workers.count(pid) == 0) {  // the parent (the workers end with _exit: no exited flag)
       EXPECT_EQ(t.status("exited"), 1) << path;
       EXPECT_EQ(t.count_star(cls), value(r, "parent_locks")) << path;

@@ -2,7 +2,8 @@
 # The io interceptors' cost (issue 40), side by side with the plain call:
 # tests/preload_programs/pl_ioloop runs one call in a loop (stdio: getc, fread of
 # 1 byte and of 4 KiB, fgets, fwrite of 64 bytes; pread, preadv, preadv2, pwritev of
-# 64 bytes; sendfile and copy_file_range of 4 KiB), plain and under the interposer
+# 64 bytes; sendfile and copy_file_range of 4 KiB; a sem_wait+sem_post pair of a
+# free semaphore), plain and under the interposer
 # with every instrument enabled and timed and every consumer on (history
 # included). Each figure: the median over RUNS runs (plain and interposed
 # interleaved) of the run's median of 5 repetitions, pinned to one CPU. Prints ns
@@ -10,7 +11,8 @@
 # the interposer leaves it alone); fread1 is what a wait on every getc would cost.
 # The last row is the reference of the same run: an uncontended mutex lock+unlock
 # (pl_lockloop: one lock wait per pair), whose cost docs/performance.md explains.
-# Usage: bash bench/preload_io.sh [build-dir]   (RUNS=5 by default; about a minute)
+# Usage: bash bench/preload_io.sh [build-dir]   (RUNS=5 by default; about a minute;
+# ONLY='sem_pair|mutex lock\+unlock' runs those rows only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -41,12 +43,15 @@ calls=(
   "pwritev|100000"
   "sendfile|50000"
   "copy_file_range|50000"
+  "sem_pair|2000000"
   "mutex lock+unlock|2000000"
 )
 echo "=== ns per call (median of $runs runs, CPU $cpu; interposer: every instrument timed, every consumer on)"
 printf '  %-18s %10s %10s %9s %7s\n' call plain preload diff ratio
 for c in "${calls[@]}"; do
   IFS='|' read -r name n <<<"$c"
+  # ONLY='sem_pair|mutex lock+unlock': those rows alone (a regular expression on the names)
+  [ -n "${ONLY:-}" ] && ! [[ $name =~ ^(${ONLY})$ ]] && continue
   p=() q=()
   cmd=("$loop" "$work" "$name" "$n" 5)
   [ "$name" = "mutex lock+unlock" ] && cmd=("$lockloop" "$n" 5)

@@ -29,7 +29,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$build" -j"$(nproc)" --target pfs_preload test_preload pl_calls pl_static_init pl_fork_exec \
-  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork pl_memory pl_stdio test_preload_memory
+  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork pl_memory pl_stdio pl_spin pl_sem pl_inherit test_preload_memory
 
 echo "=== preload tests (edge-case programs and sysbench under $build/agent/libpfs_preload.so)"
 PFS_PRELOAD_REQUIRE_SYSBENCH=1 "$build/tests/test_preload"

@@ -98,6 +98,9 @@ int boot_dup2(int a, int b) {
   return a == b ? (fcntl(a, F_GETFD) < 0 ? -1 : b) : static_cast<int>(syscall(SYS_dup3, a, b, 0));
 }
 int boot_dup3(int a, int b, int f) { return static_cast<int>(syscall(SYS_dup3, a, b, f)); }
+int boot_fcntl(int fd, int cmd, unsigned long arg) {
+  return static_cast<int>(syscall(SYS_fcntl, fd, cmd, arg));
+}
 
 real_functions real;
 
@@ -194,7 +197,10 @@ bool resolve_all() {
   resolve_one(r.dup, "dup");
   resolve_one(r.dup2, "dup2");
   resolve_one(r.dup3, "dup3");
+  resolve_one(r.fcntl, "fcntl");
+  resolve_one(r.fcntl64, "fcntl64");
   resolve_socket_functions();
+  resolve_sem_functions();
   resolve_stdio_functions();
   resolve_vector_functions();
   real = r;  // each pointer is one aligned word: a racing reader sees old or new, both work

@@ -259,3 +259,27 @@ PFS_EXPORT int unlinkat(int dir, const char* path, int flags) noexcept {
 PFS_EXPORT int dup(int fd) noexcept { return duplicated(fd, real.dup(fd)); }
 PFS_EXPORT int dup2(int fd, int fd2) noexcept { return duplicated(fd, real.dup2(fd, fd2)); }
 PFS_EXPORT int dup3(int fd, int fd2, int flags) noexcept { return duplicated(fd, real.dup3(fd, fd2, flags)); }
+// fcntl's third argument is an int, a pointer or nothing, by command: passed on as
+// one word (the C library reads it the same way). F_DUPFD and F_DUPFD_CLOEXEC make a
+// descriptor as dup does. Not noexcept: F_SETLKW is a cancellation point.
+namespace {
+int fcntl_common(int (*fn)(int, int, unsigned long), int fd, int cmd, unsigned long arg) {
+  const int rc = fn(fd, cmd, arg);
+  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) return duplicated(fd, rc);
+  return rc;
+}
+}  // namespace
+PFS_EXPORT int fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  const unsigned long arg = va_arg(ap, unsigned long);
+  va_end(ap);
+  return fcntl_common(real.fcntl, fd, cmd, arg);
+}
+PFS_EXPORT int fcntl64(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  const unsigned long arg = va_arg(ap, unsigned long);
+  va_end(ap);
+  return fcntl_common(real.fcntl64, fd, cmd, arg);
+}

@@ -8,7 +8,8 @@
 //   preload.cpp        the interposed functions and start-up
 //   preload_sites.cpp  call sites: caller address -> module, symbol, SOURCE text,
 //                      instrument classes (resolved once, off the hot path, cached)
-//   preload_map.cpp    object address -> sync_instance maps (mutex, rwlock, cond)
+//   preload_map.cpp    object address -> sync_instance maps (mutex, rwlock, cond, sem)
+//   preload_sem.cpp    POSIX semaphores (sem_wait, sem_post, sem_open...)
 //   preload_socket.cpp socket calls, and socket detection of other descriptors
 //   preload_memory.cpp the heap (malloc and friends), normal builds only
 //   preload_mmap.cpp   anonymous memory maps (mmap, munmap, mremap), normal builds only
@@ -57,7 +58,7 @@ struct busy_scope {
 // made a valid category; 0 when it cannot be registered. Call it marked busy.
 pfs_key register_program_memory(const char* name);
 
-enum sync_kind : int { kMutex = 0, kRwlock = 1, kCond = 2, kSyncKinds = 3 };
+enum sync_kind : int { kMutex = 0, kRwlock = 1, kCond = 2, kSem = 3, kSyncKinds = 4 };
 
 // ---------------------------------------------------------------------------
 // Call sites (preload_sites.cpp)
@@ -154,10 +155,13 @@ inline sync_instance* find_instance(sync_kind kind, const void* object) {
 sync_instance* instance_on_first_use(sync_kind kind, const void* object, const void* caller);
 // pthread_*_init: (re)creates the object's instance with the init site's class.
 void instance_on_init(sync_kind kind, const void* object, const void* caller);
+// sem_open: the object's instance in class key (a named semaphore's class), kept
+// when it has one of that class already (the same name opened again).
+void instance_with_class(sync_kind kind, const void* object, pfs_key key);
 // pthread_*_destroy: releases the object's instance.
 void instance_on_destroy(sync_kind kind, const void* object);
 
-bool init_maps(std::uint32_t mutexes, std::uint32_t rwlocks, std::uint32_t conds);
+bool init_maps(std::uint32_t mutexes, std::uint32_t rwlocks, std::uint32_t conds, std::uint32_t sems);
 
 // ---------------------------------------------------------------------------
 // Sockets (preload_socket.cpp)
@@ -175,6 +179,12 @@ void socket_wait_end(socket_wait& w, std::int64_t bytes);  // keeps errno
 void socket_fd_reset(int fd);
 // Resolves the real socket functions (called by resolve_all).
 void resolve_socket_functions();
+// The same for semaphores (preload_sem.cpp).
+void resolve_sem_functions();
+// At start-up (preload_inherited.cpp): every regular file the program inherited open
+// (stdout redirected to a file by the shell, a descriptor a parent left open) is
+// bound to its file by name, so its io is recorded as if the program had opened it.
+void bind_inherited_files();
 // The same for stdio (preload_stdio.cpp) and vector and zero-copy io (preload_vector.cpp).
 void resolve_stdio_functions();
 void resolve_vector_functions();

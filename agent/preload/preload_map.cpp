@@ -1,5 +1,5 @@
 // Object address -> sync_instance, one fixed-size open-addressing table per kind
-// (mutex, rwlock, cond), mapped at start-up.
+// (mutex, rwlock, cond, sem), mapped at start-up.
 //
 // Lookups (every lock call) are lock-free: a slot holds a pointer to the
 // instance, and the key is the instance's own identity field (the object's
@@ -18,7 +18,7 @@ namespace {
 
 using namespace pfs::detail;
 
-constexpr instrument_kind kInstrumentKind[kSyncKinds] = {kKindMutex, kKindRwlock, kKindCond};
+constexpr instrument_kind kInstrumentKind[kSyncKinds] = {kKindMutex, kKindRwlock, kKindCond, kKindSem};
 
 class map_lock {
  public:
@@ -78,6 +78,7 @@ sync_instance* create_locked(object_map& m, sync_kind kind, pfs_key key, const v
     destroy_instance(s);
     bump_lost(kind == kMutex    ? kLostMutexInstances
               : kind == kRwlock ? kLostRwlockInstances
+              : kind == kSem    ? kLostSemInstances
                                 : kLostCondInstances);
     m.full_count.fetch_add(1, std::memory_order_relaxed);
     m.full.store(true, std::memory_order_relaxed);
@@ -129,6 +130,20 @@ void instance_on_init(sync_kind kind, const void* object, const void* caller) {
   }
 }
 
+void instance_with_class(sync_kind kind, const void* object, pfs_key key) {
+  object_map& m = g_maps[kind];
+  if (m.slots == nullptr || key == 0) return;
+  map_lock guard(m);
+  sync_instance* old = find_instance(kind, object);
+  if (old != nullptr && load_relaxed(old->class_index) == key) return;
+  if (old != nullptr) {
+    remove_locked(m, reinterpret_cast<std::uintptr_t>(object));
+    destroy_instance(old);
+    m.full.store(false, std::memory_order_relaxed);
+  }
+  if (!m.full.load(std::memory_order_relaxed)) create_locked(m, kind, key, object);
+}
+
 void instance_on_destroy(sync_kind kind, const void* object) {
   object_map& m = g_maps[kind];
   if (m.slots == nullptr) return;
@@ -141,8 +156,8 @@ void instance_on_destroy(sync_kind kind, const void* object) {
   if (s != nullptr) m.full.store(false, std::memory_order_relaxed);
 }
 
-bool init_maps(std::uint32_t mutexes, std::uint32_t rwlocks, std::uint32_t conds) {
-  const std::uint32_t counts[kSyncKinds] = {mutexes, rwlocks, conds};
+bool init_maps(std::uint32_t mutexes, std::uint32_t rwlocks, std::uint32_t conds, std::uint32_t sems) {
+  const std::uint32_t counts[kSyncKinds] = {mutexes, rwlocks, conds, sems};
   for (int k = 0; k < kSyncKinds; ++k) {
     object_map& m = g_maps[k];
     if (m.slots != nullptr || counts[k] == 0) continue;

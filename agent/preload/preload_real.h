@@ -59,6 +59,7 @@ int boot_unlinkat(int d, const char* p, int flags);
 int boot_dup(int fd);
 int boot_dup2(int a, int b);
 int boot_dup3(int a, int b, int f);
+int boot_fcntl(int fd, int cmd, unsigned long arg);
 
 // ---------------------------------------------------------------------------
 // The real functions.
@@ -132,6 +133,8 @@ struct real_functions {
   int (*dup)(int) = boot_dup;
   int (*dup2)(int, int) = boot_dup2;
   int (*dup3)(int, int, int) = boot_dup3;
+  int (*fcntl)(int, int, unsigned long) = boot_fcntl;  // the third argument as the kernel takes it
+  int (*fcntl64)(int, int, unsigned long) = boot_fcntl;
 };
 // Resolved by preload.cpp; hidden, so that a wrapper loads a slot as from its own file.
 extern __attribute__((visibility("hidden"))) real_functions real;

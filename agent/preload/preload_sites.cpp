@@ -46,7 +46,7 @@ constexpr std::uint32_t kSiteCount = 1u << kSiteBits;
 constexpr std::uint32_t kSiteProbe = 16;
 call_site* g_sites = nullptr;
 
-constexpr instrument_kind kInstrumentKind[kSyncKinds] = {kKindMutex, kKindRwlock, kKindCond};
+constexpr instrument_kind kInstrumentKind[kSyncKinds] = {kKindMutex, kKindRwlock, kKindCond, kKindSem};
 
 void wait_ready(const std::atomic<std::uint32_t>& state) {
   for (unsigned spins = 0; state.load(std::memory_order_acquire) != kReady; ++spins) {

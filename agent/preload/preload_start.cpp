@@ -92,13 +92,15 @@ __attribute__((constructor)) void preload_start() {
     // As a program that links the agent: an ignored setting and a failed start are
     // said once (pfs::init says why it failed), unless PFS_QUIET=1.
     if (!warning.empty()) pfs::detail::report("warning: " + warning);
-    if (!init_sites() || !init_maps(o.sizes.max_mutexes, o.sizes.max_rwlocks, o.sizes.max_conds)) {
+    if (!init_sites() ||
+        !init_maps(o.sizes.max_mutexes, o.sizes.max_rwlocks, o.sizes.max_conds, o.sizes.max_sems)) {
       pfs::detail::report("agent not started: out of memory for the interposer's object maps");
     } else if (pfs::init(o)) {
       g_started = true;
       pthread_atfork(fork_prepare, fork_parent, fork_child);
       const pfs::region_map* r = pfs::current_region();
       if (r != nullptr) g_region_fd = r->fd();
+      bind_inherited_files();
       if (verbose != nullptr)
         std::fprintf(stderr, "pfs_preload: recording into %s\n", r != nullptr ? r->path().c_str() : "");
     }

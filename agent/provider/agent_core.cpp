@@ -46,13 +46,16 @@ constexpr const char* kKindPrefix[] = {"",
                                        "memory/",
                                        "",
                                        "wait/lock/metadata/",
-                                       "wait/lock/table/"};
-constexpr lost_id kClassesLost[] = {
-    kLostMutexClasses,     kLostMutexClasses,     kLostRwlockClasses,    kLostCondClasses,
-    kLostFileClasses,      kLostTableClasses,     kLostThreadClasses,    kLostStageClasses,
-    kLostStatementClasses, kLostStatementClasses, kLostStatementClasses, kLostSocketClasses,
-    kLostMemoryClasses,    kLostErrors,           kLostTableClasses,     kLostTableClasses};
-static_assert(std::size(kKindPrefix) == kKindTableLock + 1 && std::size(kClassesLost) == kKindTableLock + 1);
+                                       "wait/lock/table/",
+                                       "wait/synch/sem/"};
+constexpr lost_id kClassesLost[] = {kLostMutexClasses,     kLostMutexClasses,     kLostRwlockClasses,
+                                    kLostCondClasses,      kLostFileClasses,      kLostTableClasses,
+                                    kLostThreadClasses,    kLostStageClasses,     kLostStatementClasses,
+                                    kLostStatementClasses, kLostStatementClasses, kLostSocketClasses,
+                                    kLostMemoryClasses,    kLostErrors,           kLostTableClasses,
+                                    kLostTableClasses,     kLostSemClasses};
+static_assert(std::size(kKindPrefix) == kKindSem + 1 && std::size(kClassesLost) == kKindSem + 1);
+static_assert(PFS_OP_TRY_WAIT == kOpTryWait && PFS_OP_TIMED_WAIT == kOpTimedWait);
 
 // A category is an identifier; a name may also hold "::", '.', '-' (MySQL has
 // names like THR_LOCK::mutex), and a stage name spaces ("waiting for lock").
@@ -70,7 +73,7 @@ bool valid_part(const char* s, bool is_name, bool spaces = false) {
 
 }  // namespace
 
-const char* class_prefix(instrument_kind kind) { return kind <= kKindTableLock ? kKindPrefix[kind] : ""; }
+const char* class_prefix(instrument_kind kind) { return kind <= kKindSem ? kKindPrefix[kind] : ""; }
 
 bool agent_running() { return g_agent != nullptr && load_relaxed(g_hot.recording); }
 
@@ -176,9 +179,13 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
   if (!region_attached()) return nullptr;
   agent_state* a = g_agent;
   if (key == 0 || key > a->max_classes || a->classes[key - 1].kind != kind) return nullptr;
-  const array_id id = kind == kKindMutex ? kArrayMutexes : kind == kKindRwlock ? kArrayRwlocks : kArrayConds;
+  const array_id id = kind == kKindMutex    ? kArrayMutexes
+                      : kind == kKindRwlock ? kArrayRwlocks
+                      : kind == kKindSem    ? kArraySems
+                                            : kArrayConds;
   const lost_id lost = kind == kKindMutex    ? kLostMutexInstances
                        : kind == kKindRwlock ? kLostRwlockInstances
+                       : kind == kKindSem    ? kLostSemInstances
                                              : kLostCondInstances;
   auto* instances = a->region.array<sync_instance>(id);
   const std::uint64_t n = a->region.count(id);
@@ -528,6 +535,9 @@ pfs_key pfs_register_rwlock(const char* category, const char* name) {
 pfs_key pfs_register_cond(const char* category, const char* name) {
   return register_kind(kKindCond, category, name);
 }
+pfs_key pfs_register_sem(const char* category, const char* name) {
+  return register_kind(kKindSem, category, name);
+}
 pfs_key pfs_register_thread(const char* category, const char* name) {
   return register_kind(kKindThread, category, name);
 }
@@ -546,6 +556,9 @@ pfs_sync* pfs_init_rwlock(pfs_key key, const void* identity) {
 }
 pfs_sync* pfs_init_cond(pfs_key key, const void* identity) {
   return reinterpret_cast<pfs_sync*>(create_instance(kKindCond, key, identity));
+}
+pfs_sync* pfs_init_sem(pfs_key key, const void* identity) {
+  return reinterpret_cast<pfs_sync*>(create_instance(kKindSem, key, identity));
 }
 void pfs_destroy_sync(pfs_sync* handle) { destroy_instance(reinterpret_cast<sync_instance*>(handle)); }
 

@@ -216,6 +216,18 @@ void duplicate_file_fd(int from, int to) {
   bind_fd(to, f);
 }
 
+void bind_inherited_file(pfs_key key, int fd, const char* name) {
+  if (g_agent == nullptr || g_files == nullptr || key == 0 || key > g_agent->max_classes ||
+      load_relaxed(g_hot.classes[key - 1].kind) != kKindFile)
+    return;
+  std::lock_guard<std::mutex> guard(g_files->mutex);
+  bool created = false;
+  file_instance* f = find_or_create_file(key, name, created);
+  if (f == nullptr) return;
+  __atomic_fetch_add(&f->open_count, 1u, __ATOMIC_RELAXED);
+  bind_fd(fd, f);
+}
+
 void init_io(agent_state& a, const region_sizes& sizes) {
   g_files = new file_registry;  // lives as long as the process: objects may outlive shutdown
   g_files->slots.assign(std::size_t{a.region.count(kArrayFiles)} * 2 + 1, 0);

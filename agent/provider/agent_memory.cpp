@@ -57,7 +57,7 @@ thread_context* counting_thread(const class_record& c) {
 // memory/performance_schema/* classes (global only; allocated once, at start-up).
 struct own_class {
   const char* name;
-  array_id arrays[10];  // kArrayClasses (0) ends a shorter list, except as the first
+  array_id arrays[11];  // kArrayClasses (0) ends a shorter list, except as the first
 };
 const own_class kOwnClasses[] = {
     {"setup", {kArrayClasses, kArraySetupActors, kArraySetupObjects, kArraySources}},
@@ -66,7 +66,7 @@ const own_class kOwnClasses[] = {
     {"events_waits_summaries",
      {kArrayThreadClassStats, kArrayThreadGlobalStats, kArrayWaitHistograms, kArrayClassWaitHistograms}},
     {"instances",
-     {kArrayMutexes, kArrayRwlocks, kArrayConds, kArrayFiles, kArrayClassIo, kArrayFileWaitStats,
+     {kArrayMutexes, kArrayRwlocks, kArrayConds, kArraySems, kArrayFiles, kArrayClassIo, kArrayFileWaitStats,
       kArrayTables, kArrayTableIndexes, kArraySockets, kArraySocketWaitStats}},
     {"events_stages",
      {kArrayStageCurrent, kArrayStageHistory, kArrayStageHistoryLong, kArrayThreadStageStats,

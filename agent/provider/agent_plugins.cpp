@@ -69,7 +69,8 @@ unsigned unload_plugin(const char* plugin) {
   std::lock_guard<std::mutex> guard(a->registry_mutex);
   const std::vector<bool> plugin_class = classes_of(*a, plugin);
   std::uint32_t n = unload_sync(*a, kArrayMutexes, plugin_class) +
-                    unload_sync(*a, kArrayRwlocks, plugin_class) + unload_sync(*a, kArrayConds, plugin_class);
+                    unload_sync(*a, kArrayRwlocks, plugin_class) +
+                    unload_sync(*a, kArrayConds, plugin_class) + unload_sync(*a, kArraySems, plugin_class);
   n += unload_files(plugin_class) + unload_sockets(plugin_class) + unload_tables(plugin_class);
   forget_source_keys(*a);
   return n;

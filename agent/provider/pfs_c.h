@@ -67,6 +67,7 @@ typedef struct pfs_sync pfs_sync; /* an instrumented mutex, rwlock or condition 
 #define PFS_OP_TRY_WRITE_LOCK 6
 #define PFS_OP_WAIT 7
 #define PFS_OP_TIMED_WAIT 8
+#define PFS_OP_TRY_WAIT 53 /* a semaphore's sem_trywait (kOpTryWait) */
 
 #ifdef PFS_NO_INSTRUMENTATION
 static const volatile unsigned char pfs_no_flags_ = 0; /* pfs_class_flags: never enabled */
@@ -90,6 +91,8 @@ PFS_C_VOID(pfs_shutdown, (void))
 PFS_C_FN(pfs_key, pfs_register_mutex, (const char* category, const char* name), 0)
 PFS_C_FN(pfs_key, pfs_register_rwlock, (const char* category, const char* name), 0)
 PFS_C_FN(pfs_key, pfs_register_cond, (const char* category, const char* name), 0)
+/* wait/synch/sem/<category>/<name>: a counting semaphore (beyond MySQL). */
+PFS_C_FN(pfs_key, pfs_register_sem, (const char* category, const char* name), 0)
 PFS_C_FN(pfs_key, pfs_register_thread, (const char* category, const char* name), 0)
 /* Pointer to the flags byte the hot path tests (never NULL). */
 PFS_C_FN(const volatile unsigned char*, pfs_class_flags, (pfs_key key), &pfs_no_flags_)
@@ -98,6 +101,7 @@ PFS_C_FN(const volatile unsigned char*, pfs_class_flags, (pfs_key key), &pfs_no_
 PFS_C_FN(pfs_sync*, pfs_init_mutex, (pfs_key key, const void* identity), NULL)
 PFS_C_FN(pfs_sync*, pfs_init_rwlock, (pfs_key key, const void* identity), NULL)
 PFS_C_FN(pfs_sync*, pfs_init_cond, (pfs_key key, const void* identity), NULL)
+PFS_C_FN(pfs_sync*, pfs_init_sem, (pfs_key key, const void* identity), NULL)
 PFS_C_VOID(pfs_destroy_sync, (pfs_sync* handle))
 
 /* Waits. start returns 1 when the matching end must be called, 0 when nothing

@@ -142,6 +142,8 @@ enum class table_id : std::uint32_t {
   data_lock_waits,
   // Metadata locks (MySQL 8.0).
   metadata_locks,
+  // POSIX semaphores (beyond MySQL: the shape of cond_instances).
+  sem_instances,
   count,
 };
 
@@ -337,7 +339,7 @@ class row_sink {
 //   every allocated thread x every allocated class of a wait kind (mutex, rwlock,
 //   cond, file, table), zero rows included.
 // - events_waits_summary_by_instance(event_name, object_instance_begin, + 5 stats):
-//   every allocated mutex, rwlock and cond instance, then every allocated file instance,
+//   every allocated mutex, rwlock, cond and sem instance, then every allocated file instance,
 //   then every allocated socket instance (the STAR group of its read, write and misc
 //   groups).
 // - socket_instances(event_name, object_instance_begin, thread_id, socket_id, ip, port,
@@ -349,7 +351,8 @@ class row_sink {
 //   READ = recv, recvfrom, recvmsg; WRITE = send, sendto, sendmsg; MISC = the rest.
 // - mutex_instances(name, object_instance_begin, locked_by_thread_id),
 //   rwlock_instances(name, object_instance_begin, write_locked_by_thread_id,
-//   read_locked_by_count), cond_instances(name, object_instance_begin).
+//   read_locked_by_count), cond_instances(name, object_instance_begin),
+//   sem_instances(name, object_instance_begin) (beyond MySQL: POSIX semaphores).
 // - setup_objects(object_type, object_schema, object_name, enabled, timed): allocated
 //   object rows; object_type 'TABLE'.
 // - file_instances(file_name, event_name, open_count): allocated file instances.

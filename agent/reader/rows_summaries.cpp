@@ -86,7 +86,7 @@ void sync_rows(scan_state& s, array_id arr, bool summary) {
 
 }  // namespace
 
-// mutex_instances, rwlock_instances or cond_instances: the instances of one array.
+// mutex_instances, rwlock_instances, cond_instances or sem_instances: the instances of one array.
 void rows_sync_instances(scan_state& s, array_id which) {
   s.load_classes();
   sync_rows(s, which, false);
@@ -95,7 +95,7 @@ void rows_sync_instances(scan_state& s, array_id which) {
 // events_waits_summary_by_instance: every sync instance, file and socket.
 void rows_waits_summary_by_instance(scan_state& s) {
   s.load_classes();
-  for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds}) sync_rows(s, arr, true);
+  for (array_id arr : {kArrayMutexes, kArrayRwlocks, kArrayConds, kArraySems}) sync_rows(s, arr, true);
   for_each_file(s, [&s](const file_copy& f, const class_entry& c) {
     auto& x = s.add_row();
     x.push_back(s.text_cell(std::string_view(c.name)));

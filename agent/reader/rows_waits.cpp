@@ -313,6 +313,14 @@ void wait_rows::append_object(row_builder& x, const wait_copy& c) {
       return;
     }
   }
+  if (c.object_kind == kObjectNone) {  // a semaphore wait: OBJECT_TYPE 'SEMAPHORE' (beyond MySQL)
+    const class_entry* cls = s_.class_at(c.class_index);
+    if (cls != nullptr && cls->kind == kKindSem) {
+      for (int k = 0; k < 3; ++k) x.push_back(null_cell());
+      x.push_back(s_.text_cell(std::string_view("SEMAPHORE")));
+      return;
+    }
+  }
   for (int k = 0; k < 4; ++k) x.push_back(null_cell());  // no object, or one that is gone
 }
 

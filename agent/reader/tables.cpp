@@ -449,11 +449,11 @@ const std::vector<table_entry>& registry() noexcept {
         per_used_thread);
     add(table_id::events_waits_summary_by_instance, "events_waits_summary_by_instance",
         with_stats({T("event_name"), I("object_instance_begin")}),
-        "PFS_MAX_MUTEXES, PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_MAX_FILES, PFS_MAX_SOCKETS",
+        "PFS_MAX_MUTEXES, PFS_MAX_RWLOCKS, PFS_MAX_CONDS, PFS_MAX_SEMS, PFS_MAX_FILES, PFS_MAX_SOCKETS",
         rows_waits_summary_by_instance,
         [](const impl& r) {
-          return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArrayFiles) +
-                 r.count(kArraySockets);
+          return r.count(kArrayMutexes) + r.count(kArrayRwlocks) + r.count(kArrayConds) + r.count(kArraySems) +
+                 r.count(kArrayFiles) + r.count(kArraySockets);
         },
         truncatable(kResetWait, kResetWait | kResetFile | kResetSocket, kResetFile | kResetSocket));
     add(table_id::mutex_instances, "mutex_instances",
@@ -698,6 +698,9 @@ const std::vector<table_entry>& registry() noexcept {
         "PFS_MAX_METADATA_LOCKS",
         rows_metadata_locks,
         [](const impl& r) { return r.count(kArrayMetadataLocks); });
+    add(table_id::sem_instances, "sem_instances", {T("name"), I("object_instance_begin")}, "PFS_MAX_SEMS",
+        [](scan_state& s) { rows_sync_instances(s, kArraySems); },
+        [](const impl& r) { return r.count(kArraySems); });
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

@@ -101,6 +101,7 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayMutexes, s.max_mutexes, sizeof(sync_instance)},
       {kArrayRwlocks, s.max_rwlocks, sizeof(sync_instance)},
       {kArrayConds, s.max_conds, sizeof(sync_instance)},
+      {kArraySems, s.max_sems, sizeof(sync_instance)},
       {kArraySetupActors, s.setup_actors_size, sizeof(actor_record)},
       {kArraySources, s.max_sources, sizeof(source_record)},
       {kArrayFiles, s.max_files, sizeof(file_instance)},
@@ -229,6 +230,7 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
     case kArrayMutexes:
     case kArrayRwlocks:
     case kArrayConds:
+    case kArraySems:
       return sizeof(sync_instance);
     case kArraySetupActors:
       return sizeof(actor_record);

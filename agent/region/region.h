@@ -23,6 +23,7 @@ struct region_sizes {
   std::uint32_t max_mutexes = 10000;
   std::uint32_t max_rwlocks = 10000;
   std::uint32_t max_conds = 1000;
+  std::uint32_t max_sems = 1000;  // sem_instances (beyond MySQL)
   std::uint32_t setup_actors_size = 100;
   std::uint32_t max_sources = 1024;
   std::uint32_t max_files = 1000;

@@ -127,7 +127,8 @@ class region_builder {
     const auto in_class = [&](std::uint32_t cls) -> layout::wait_stat* {
       return cls >= 1 && cls <= classes ? &thread_global(slot, cls) : nullptr;
     };
-    for (layout::array_id id : {layout::kArrayMutexes, layout::kArrayRwlocks, layout::kArrayConds}) {
+    for (layout::array_id id :
+         {layout::kArrayMutexes, layout::kArrayRwlocks, layout::kArrayConds, layout::kArraySems}) {
       const auto* s = m_.array<layout::sync_instance>(id);
       for (std::uint64_t i = 0; i < m_.count(id); ++i)
         if ((s[i].lock & layout::kStateMask) == layout::kStateAllocated)

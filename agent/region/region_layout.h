@@ -116,6 +116,8 @@ enum array_id : std::uint32_t {
   kArrayDataLockWaits = 48,   // data_lock_wait_record[max_data_lock_waits]
   kArrayTableLockStats = 49,  // table_lock_stat[max_tables]
   kArrayTlsProperties = 50,   // tls_property_record[max_tls_properties]
+  // Layout 6: POSIX semaphores (sem_instances, beyond MySQL), the shape of conds.
+  kArraySems = 51,  // sync_instance[max_sems]
   kArrayCount = 56,
 };
 
@@ -191,6 +193,8 @@ enum lost_id : std::uint32_t {
   kLostDataLocks,      // data locks without a record
   kLostDataLockWaits,  // data lock waits without a record
   kLostTlsProperties,  // TLS channel properties without a record
+  kLostSemClasses,     // layout 6: semaphore classes and instances (beyond MySQL)
+  kLostSemInstances,
   kLostCount,
   kLostSlots = 48,
 };
@@ -213,6 +217,7 @@ enum instrument_kind : std::uint8_t {
   kKindError = 13,       // error (one class, layout 6): counted, never timed
   kKindMetadata = 14,    // wait/lock/metadata/<category>/<name> (layout 6; MySQL: wait/lock/metadata/sql/mdl)
   kKindTableLock = 15,   // wait/lock/table/<category>/handler (layout 6)
+  kKindSem = 16,         // wait/synch/sem/<category>/<name> (layout 6, beyond MySQL): POSIX semaphores
 };
 
 // Memory and error instruments are counted, never timed: TIMED is NULL (MySQL 8.0).
@@ -270,6 +275,7 @@ enum operation_id : std::uint8_t {
   kOpMetadataLock,
   kOpTableLockFirst,
   kOpTableLockLast = kOpTableLockFirst + 9,
+  kOpTryWait,  // semaphore "try_wait" (sem_trywait; MySQL's try_ names)
   kOpCount,
 };
 
@@ -327,7 +333,8 @@ inline const char* operation_name(std::uint32_t op) {
                                             "write low priority",
                                             "write normal",
                                             "read external",
-                                            "write external"};
+                                            "write external",
+                                            "try_wait"};
   return op < kOpCount ? kNames[op] : nullptr;
 }
 

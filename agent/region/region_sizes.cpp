@@ -39,6 +39,7 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_MAX_MUTEXES", &max_mutexes},
       {"PFS_MAX_RWLOCKS", &max_rwlocks},
       {"PFS_MAX_CONDS", &max_conds},
+      {"PFS_MAX_SEMS", &max_sems},
       {"PFS_SETUP_ACTORS_SIZE", &setup_actors_size},
       {"PFS_MAX_SOURCES", &max_sources},
       {"PFS_MAX_FILES", &max_files},

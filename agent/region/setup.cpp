@@ -493,7 +493,7 @@ void zero(table_io_stat& s) {
 
 template <class F>
 void each_allocated_sync(const region_map& region, F&& f) {
-  for (array_id id : {kArrayMutexes, kArrayRwlocks, kArrayConds}) {
+  for (array_id id : {kArrayMutexes, kArrayRwlocks, kArrayConds, kArraySems}) {
     auto* s = region.array<sync_instance>(id);
     for (std::uint64_t i = 0; i < region.count(id); ++i)
       if ((load_acquire(s[i].lock) & kStateMask) == kStateAllocated) f(s[i]);

@@ -10,6 +10,7 @@
 // so the sysbench tests run in the normal build only.
 //
 // PFS_PRELOAD_REQUIRE_SYSBENCH=1 turns a missing sysbench into a failure (CI).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <link.h>
 #include <signal.h>
@@ -369,6 +370,131 @@ TEST_F(Preload, SpinLocksAndBarriersCountedAsMutexesAndConditions) {
   EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
 }
 
+// POSIX semaphores (issue 40): waits of class wait/synch/sem/<module>/<sem_init's
+// caller> (a named one: wait/synch/sem/<program>/<name>), OBJECT_TYPE 'SEMAPHORE',
+// instances in sem_instances; counts exact; errno, EINTR and cancellation as the C
+// library's (pl_sem checks them and fails otherwise).
+TEST_F(Preload, SemaphoresCountedWithTheirOwnClasses) {
+  run_result r = run({program("pl_sem")}, env());
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(value(r, "failures"), 0);
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  const std::string lock_class = "wait/synch/sem/pl_sem/pl_sem_init_lock";
+  const std::string gate_class = "wait/synch/sem/pl_sem/pl_sem_init_gate";
+  const std::string named = "wait/synch/sem/pl_sem/" + r.values["named_class"];
+  EXPECT_EQ(t.count_star(lock_class),
+            value(r, "sem_waits") + value(r, "try_waits") + value(r, "timed_waits"));
+  EXPECT_EQ(t.count_star(gate_class), value(r, "gate_waits"));  // the cancelled ones never end
+  EXPECT_EQ(t.count_star(named), value(r, "named_waits"));
+  std::map<std::string, int> ops;
+  for (auto& e : t.rows("events_waits_history_long"))
+    if (e["event_name"].s == lock_class) {
+      ++ops[e["operation"].s];
+      EXPECT_EQ(e["object_type"].s, "SEMAPHORE");
+    }
+  EXPECT_EQ(ops["try_wait"], value(r, "try_waits"));
+  EXPECT_EQ(ops["timed_wait"], value(r, "timed_waits"));
+  EXPECT_EQ(ops["wait"], value(r, "sem_waits"));
+  // lock and gate live on; free_sem was destroyed and the named one closed.
+  std::map<std::string, int> instances;
+  for (auto& e : t.rows("sem_instances")) ++instances[e["name"].s];
+  EXPECT_EQ(instances[lock_class], 1);
+  EXPECT_EQ(instances[gate_class], 1);
+  EXPECT_EQ(instances[named], 0);
+  auto setup = t.row_where("setup_instruments", "name", lock_class);
+  ASSERT_FALSE(setup.empty());
+  EXPECT_EQ(setup["enabled"].s, "YES");
+  EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+}
+
+// Descriptors the program inherits (issue 40): stdin and stdout are files the parent
+// opened (as a shell's `< in.txt > out.txt`), so the program calls no open; they are
+// bound at start-up, by name, and their bytes counted; a copy made with
+// fcntl(F_DUPFD_CLOEXEC) writes to the same file.
+TEST_F(Preload, InheritedDescriptorsAreTheirFiles) {
+  const std::string at = std::filesystem::canonical(dir_).string() + "/";
+  const std::string in = at + "inherited_in.txt", out = at + "inherited_out.txt",
+                    err = at + "inherited_err.txt";
+  constexpr int kInput = 4321;
+  std::ofstream(in) << std::string(kInput, 'i');
+  const std::string path = program("pl_inherit");
+  std::vector<std::string> env_text = env();
+  std::vector<char*> envp;
+  for (std::string& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int i = open(in.c_str(), O_RDONLY), o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600),
+              e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (i < 0 || o < 0 || e < 0 || dup2(i, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(126);
+    char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+    execve(path.c_str(), argv, envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  std::ifstream err_file(err);
+  const std::string said((std::istreambuf_iterator<char>(err_file)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << said;
+  EXPECT_NE(said.find("failures=0"), std::string::npos) << said;
+  EXPECT_EQ(std::filesystem::file_size(out), 3000u + 1234u);  // pl_inherit's written + dup_written
+  tables t(region_);
+  ASSERT_TRUE(t.ok());
+  auto input = t.row_where("file_summary_by_instance", "file_name", in);
+  ASSERT_FALSE(input.empty()) << "stdin's file is not bound";
+  EXPECT_EQ(input["sum_number_of_bytes_read"].i, kInput);
+  EXPECT_EQ(input["event_name"].s, "wait/io/file/pl_inherit/file");
+  auto output = t.row_where("file_summary_by_instance", "file_name", out);
+  ASSERT_FALSE(output.empty()) << "stdout's file is not bound";
+  EXPECT_EQ(output["sum_number_of_bytes_write"].i, 3000 + 1234);
+  EXPECT_EQ(output["count_write"].i, 2);
+}
+
+// Debian's python3 (issue 40): Python 3.11's threading.Lock is a POSIX semaphore.
+// kThreads threads take one lock kTimes each; the switch interval is long, so a
+// thread runs its loop without being preempted and every acquisition is one
+// sem_trywait that takes it (Python tries first). The interpreter's own locks
+// (thread start, join) are the same in a run with no acquisitions: the difference
+// in the semaphore classes is exactly kThreads x kTimes.
+TEST_F(Preload, PythonThreadingLockCountedExactly) {
+  if (kSanitized) GTEST_SKIP() << "Debian's programs are not built with the sanitizer; normal build only";
+  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "Debian's python3 is not installed";
+  constexpr int kThreads = 4, kTimes = 2500;
+  const char* script =
+      "import sys, threading\n"
+      "sys.setswitchinterval(1000)\n"
+      "n, k = int(sys.argv[1]), int(sys.argv[2])\n"
+      "lock = threading.Lock()\n"
+      "count = 0\n"
+      "def work():\n"
+      "    global count\n"
+      "    for _ in range(k):\n"
+      "        with lock:\n"
+      "            count += 1\n"
+      "ts = [threading.Thread(target=work) for _ in range(n)]\n"
+      "for t in ts: t.start()\n"
+      "for t in ts: t.join()\n"
+      "print('acquisitions=%d' % count)\n";
+  auto sem_waits = [&](int times) -> std::int64_t {
+    unlink(region_.c_str());
+    run_result r =
+        run({"/usr/bin/python3", "-c", script, std::to_string(kThreads), std::to_string(times)}, env(), 120);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(value(r, "acquisitions"), std::int64_t{kThreads} * times);
+    tables t(region_);
+    std::int64_t n = 0;
+    for (auto& c : t.rows("events_waits_summary_global_by_event_name"))
+      if (c["event_name"].s.rfind("wait/synch/sem/python3/", 0) == 0) n += c["count_star"].i;
+    EXPECT_TRUE(t.lost().empty()) << ::testing::PrintToString(t.lost());
+    return n;
+  };
+  const std::int64_t idle = sem_waits(0);
+  EXPECT_GT(idle, 0);  // the interpreter's own
+  EXPECT_EQ(sem_waits(kTimes) - idle, std::int64_t{kThreads} * kTimes);
+}
+
 // Debian's coreutils (issue 40): whatever calls they use (sort: fread_unlocked,
 // and fwrite_unlocked to stdout dup2'ed from its -o file; cat: read; cp:
 // copy_file_range), the bytes of the generated file are all counted, under its
@@ -603,8 +729,12 @@ TEST_F(Preload, PreForkedWorkersRecordIntoRegionsOfTheirOwn) {
     const long pid = static_cast<long>(t.status("pid"));
     EXPECT_EQ(path, work + "/app." + std::to_string(pid) + ".pfs");
     EXPECT_EQ(t.status("provider_alive"), 0) << path;
+    // The worker's own files: not the stdout and stderr it inherited (bound at start).
     std::int64_t written = 0;
-    for (auto& f_row : t.rows("file_summary_by_instance")) written += f_row["sum_number_of_bytes_write"].i;
+    const std::string own = std::filesystem::canonical(work).string() + "/";
+    for (auto& f_row : t.rows("file_summary_by_instance"))
+      if (f_row["file_name"].s.rfind(own, 0) == 0 && f_row["file_name"].s != own + "stderr")
+        written += f_row["sum_number_of_bytes_write"].i;
     if (workers.count(pid) == 0) {  // the parent (the workers end with _exit: no exited flag)
       EXPECT_EQ(t.status("exited"), 1) << path;
       EXPECT_EQ(t.count_star(cls), value(r, "parent_locks")) << path;

@@ -3,11 +3,13 @@
  *   call: getc (a byte at a time, never interposed), fread1 (fread of one byte:
  *   what a wait on every getc would cost), fread4k, fgets, fwrite64, pread, preadv,
  *   pwritev, preadv2, sendfile (4 KiB to /dev/null), copy_file_range (4 KiB, file
- *   to file at fixed offsets).
+ *   to file at fixed offsets), sem_pair (sem_wait and sem_post of an unnamed
+ *   semaphore that is free: one semaphore wait per pair).
  * Works on files it makes in <dir>. Prints the per-repetition ns per call and the
  * minimum and median (bench/preload_io.sh runs it with and without LD_PRELOAD). */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +35,11 @@ static char buf[1 << 16];
 static FILE* in;
 static FILE* out;
 static int fd = -1, dst = -1, devnull = -1;
+static sem_t sem;
 
-static const char* const kCalls[] = {"getc",   "fread1",  "fread4k", "fgets",    "fwrite64",       "pread",
-                                     "preadv", "preadv2", "pwritev", "sendfile", "copy_file_range"};
+static const char* const kCalls[] = {"getc",     "fread1",   "fread4k",         "fgets",
+                                     "fwrite64", "pread",    "preadv",          "preadv2",
+                                     "pwritev",  "sendfile", "copy_file_range", "sem_pair"};
 enum { kCallCount = sizeof(kCalls) / sizeof(kCalls[0]) };
 
 /* One call of the kind; at the end of the file the stream starts over (rewind,
@@ -75,8 +79,11 @@ static void call(int what) {
     case 9:
       if (sendfile(devnull, fd, &off, 4096) != 4096) abort();
       break;
-    default:
+    case 10:
       if (copy_file_range(fd, &a, dst, &b, 4096, 0) != 4096) abort();
+      break;
+    default:
+      if (sem_wait(&sem) != 0 || sem_post(&sem) != 0) abort();
       break;
   }
 }
@@ -106,7 +113,7 @@ int main(int argc, char** argv) {
   fd = open("pl_ioloop.txt", O_RDONLY);
   dst = open("pl_ioloop.out", O_CREAT | O_RDWR | O_TRUNC, 0600);
   devnull = open("/dev/null", O_WRONLY);
-  if (in == NULL || out == NULL || fd < 0 || dst < 0 || devnull < 0) return 1;
+  if (in == NULL || out == NULL || fd < 0 || dst < 0 || devnull < 0 || sem_init(&sem, 0, 1) != 0) return 1;
   for (long i = 0; i < n / 10; ++i) call(what); /* warm-up: the thread, the call site, the caches */
   double* ns = calloc((size_t)reps, sizeof(double));
   for (int r = 0; r < reps; ++r) {

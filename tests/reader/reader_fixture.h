@@ -112,6 +112,7 @@ class ReaderTest : public testing::Test {
     s.max_mutexes = 3;
     s.max_rwlocks = 2;
     s.max_conds = 2;
+    s.max_sems = 2;
     s.setup_actors_size = 3;
     s.max_sources = 4;
     s.max_files = 6;

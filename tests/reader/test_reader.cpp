@@ -175,7 +175,7 @@ TEST_F(ReaderTest, EstimatedRowsBoundEveryScan) {
     EXPECT_LE(scan(*r, static_cast<table_id>(t.id)).size(), r->estimated_rows(t)) << t.name;
   EXPECT_EQ(r->estimated_rows(T(table_id::events_waits_summary_by_thread_by_event_name)), 24u);
   EXPECT_EQ(r->estimated_rows(T(table_id::events_waits_summary_by_instance)),
-            7u + 6u + 4u);  // + files, sockets
+            7u + 2u + 6u + 4u);  // + sems, files, sockets
   EXPECT_EQ(r->estimated_rows(T(table_id::socket_instances)), 4u);
   EXPECT_EQ(r->estimated_rows(T(table_id::socket_summary_by_instance)), 4u);
   EXPECT_EQ(r->estimated_rows(T(table_id::socket_summary_by_event_name)), 8u);

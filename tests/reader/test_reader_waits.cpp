@@ -275,7 +275,9 @@ TEST_F(ReaderTest, OperationNames) {
                        // layout 6: metadata and table lock waits
                        "metadata lock", "read normal", "read with shared locks", "read high priority",
                        "read no insert", "write allow write", "write concurrent insert", "write low priority",
-                       "write normal", "read external", "write external"};
+                       "write normal", "read external", "write external",
+                       // layout 6: semaphores (beyond MySQL)
+                       "try_wait"};
   static_assert(std::size(ops) == kOpCount - 1);
   auto r = open_reader();
   for (int op = 0; op < 256; ++op) {

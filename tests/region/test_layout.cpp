@@ -459,6 +459,8 @@ std::string layout_text() {
       << " kObjectMetadata " << int{kObjectMetadata} << " kOpMetadataLock " << int{kOpMetadataLock}
       << " kOpTableLockFirst " << int{kOpTableLockFirst} << " kTableLockKinds " << int{kTableLockKinds}
       << "\n";
+  out << "kArraySems " << kArraySems << " kLostSemClasses " << kLostSemClasses << " kLostSemInstances "
+      << kLostSemInstances << " kKindSem " << int{kKindSem} << " kOpTryWait " << int{kOpTryWait} << "\n";
   out << "kLostSlots " << kLostSlots << "\n";
   out << "kConsumerSlots " << kConsumerSlots << "\n";
   out << "kHeaderSize " << kHeaderSize << "\n";

@@ -38,6 +38,10 @@ void mark_untracked_fd(int fd);
 // same open file, so it is bound to from's file instance (its OPEN_COUNT one more);
 // when from is not a file's, whatever to was bound to is forgotten.
 void duplicate_file_fd(int from, int to);
+// Descriptor fd was open when the program started (inherited: a shell's redirection,
+// a parent's pipe to a file): bound to the file instance of name in class key (made
+// if needed; OPEN_COUNT one more), with no wait: the program did not open it.
+void bind_inherited_file(pfs_key key, int fd, const char* name);
 // What the agent did in the child of a fork (agent_fork.cpp), for the interposer's
 // PFS_PRELOAD_VERBOSE: recorded into its own region (PFS_REGION has %p), stopped
 // because there is no %p (the region is the parent's), or stopped because its

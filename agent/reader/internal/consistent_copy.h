@@ -368,8 +368,10 @@ inline std::uint64_t to_pico(const converter& c, std::uint64_t raw) {
 
 inline bool is_wait_kind(std::uint8_t kind) {
   return (kind >= kKindMutex && kind <= kKindTable) || kind == kKindIdle || kind == kKindSocket ||
-         kind == kKindMetadata || kind == kKindTableLock;
+         kind == kKindMetadata || kind == kKindTableLock || kind == kKindSem;
 }
-inline bool is_sync_kind(std::uint8_t kind) { return kind >= kKindMutex && kind <= kKindCond; }
+inline bool is_sync_kind(std::uint8_t kind) {
+  return (kind >= kKindMutex && kind <= kKindCond) || kind == kKindSem;
+}
 
 }  // namespace pfs::reader::detail

@@ -152,6 +152,7 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayDataLockWaits, sizeof(data_lock_wait_record), "data_lock_waits"},
     {kArrayTableLockStats, sizeof(table_lock_stat), "table_lock_waits_summary_by_table"},
     {kArrayTlsProperties, sizeof(tls_property_record), "tls_channel_status"},
+    {kArraySems, sizeof(sync_instance), "sem_instances"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -169,7 +170,8 @@ inline constexpr const char* kLostNames[] = {
     "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
     "socket_classes_lost",   "socket_instances_lost",  "memory_classes_lost",
     "errors_lost",           "metadata_locks_lost",    "data_locks_lost",
-    "data_lock_waits_lost",  "tls_properties_lost",
+    "data_lock_waits_lost",  "tls_properties_lost",    "sem_classes_lost",
+    "sem_instances_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -442,7 +444,8 @@ void rows_waits(scan_state& s, history_kind which);
 void rows_waits_summary_global(scan_state& s);
 void rows_waits_summary_by_thread(scan_state& s);
 void rows_waits_summary_by_instance(scan_state& s);
-void rows_sync_instances(scan_state& s, array_id which);  // kArrayMutexes, kArrayRwlocks, kArrayConds
+void rows_sync_instances(scan_state& s,
+                         array_id which);  // kArrayMutexes, kArrayRwlocks, kArrayConds, kArraySems
 // rows_io.cpp: file io and table io.
 void rows_file_instances(scan_state& s);
 void rows_file_summary_by_instance(scan_state& s);

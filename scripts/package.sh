@@ -5,8 +5,13 @@
 # (DEMO_INSTALLED=1: /usr/bin/pfs_demo, the packaged extension), builds
 # tests/consumer and tests/consumer_c against the installed library (find_package
 # and pkg-config in /usr; the C program also against libperfschema.so), then
-# removes the packages again. The .deb files stay in PFS_DEB_DIR if set.
-# Usage (as root): bash scripts/package.sh    (a few minutes: it builds everything)
+# removes the packages again. Then the extension's package for each newer
+# PostgreSQL of debian/pgversions (17, 18) in that version's Debian tree
+# (scripts/package_tree.sh: built there, lintian, installed, the demo), one line per
+# version. The .deb files built here stay in PFS_DEB_DIR if set.
+# Usage (as root): bash scripts/package.sh [VERSION...]   (a few minutes: it builds
+#   everything; VERSION: the trees' versions to package, all of them by default;
+#   PFS_PACKAGE_TREES=0: none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -72,5 +77,23 @@ shared_c=$("$work/consumer/pfs_consumer_reader" "$work/pc.pfs" wait/synch/mutex/
   [ "$(ldd "$work/pc_consumer_c" | grep -cE 'libperfschema.so.0 => (/usr)?/lib/')" = 1 ] ||  # /lib is /usr/lib (merged /usr)
   { echo "FAILED: the C consumer programs' waits (CMake, static: $cmake_c; gcc with perfschema-shared: $shared_c; $(ldd "$work/pc_consumer_c" | grep perfschema))" >&2; exit 1; }
 echo "ok: find_package and pkg-config against /usr (C++ and C, static and libperfschema.so)"
+pg15="PostgreSQL $(/usr/lib/postgresql/15/bin/postgres --version | awk '{print $3}'): package postgresql-15-perfschema-fdw built, lintian clean, installed, demo passed"
+
+# The newer versions in their trees: those of debian/pgversions that scripts/pg_trees.sh
+# makes a tree for.
+source scripts/pg_trees.sh
+lines=("$pg15")
+if [ "${PFS_PACKAGE_TREES:-1}" != 0 ]; then
+  [ $# -gt 0 ] || set -- "${PFS_PG_TREE_VERSIONS[@]}"
+  for pg in "$@"; do
+    grep -qx "$pg" debian/pgversions || { echo "FAILED: $pg is not in debian/pgversions" >&2; exit 1; }
+    start=$SECONDS
+    echo "=== postgresql-$pg-perfschema-fdw in the $(pg_tree_suite "$pg") tree: scripts/package_tree.sh $pg"
+    bash scripts/package_tree.sh "$pg" "$work" | tee "$work/tree_$pg.log"
+    lines+=("$(tail -1 "$work/tree_$pg.log")")
+    echo "=== postgresql-$pg-perfschema-fdw: $((SECONDS - start)) s"
+  done
+fi
 if [ -n "${PFS_DEB_DIR:-}" ]; then mkdir -p "$PFS_DEB_DIR" && cp "$work"/*.deb "$PFS_DEB_DIR"/; fi
 echo "=== package check passed"
+printf '%s\n' "${lines[@]}"

@@ -36,10 +36,12 @@ pg_tree_suite() {
 # What a tree holds besides minbase: the server (postgres_fdw comes with it), its
 # headers and a compiler for the extension, and the programs the live tests call
 # (python3, curl and the Prometheus exporter, sysbench, pg_cron, tmux); ccache keeps
-# the extension's objects for the next run of a new clone.
+# the extension's objects for the next run of a new clone. build-essential, debhelper,
+# postgresql-server-dev-all (pg_buildext) and lintian build and check the version's
+# Debian package (scripts/package.sh).
 pg_tree_packages() {
   echo "postgresql-$1 postgresql-server-dev-$1 postgresql-$1-cron g++ make ccache python3 curl" \
-    "prometheus-postgres-exporter sysbench tmux procps"
+    "prometheus-postgres-exporter sysbench tmux procps build-essential debhelper postgresql-server-dev-all lintian"
 }
 
 # PGXS compiles with the triplet's compiler names (x86_64-linux-gnu-gcc), which

@@ -4,8 +4,9 @@
 # fuzzer for 60 s, then the PostgreSQL regression suite and the live tests against
 # throwaway clusters of each supported PostgreSQL (15 on the machine, 17 and 18 in
 # Debian trees of their own: scripts/pg_trees.sh, scripts/pg_tree_check.sh), and
-# last the Debian packages (scripts/package.sh). Prints one line per PostgreSQL
-# version with its counts.
+# last the Debian packages (scripts/package.sh; the extension's for 17 and 18 in
+# those trees). Prints one line per PostgreSQL version with its counts, and one per
+# version's package.
 # Usage: bash scripts/test.sh          (all)
 #        PFS_TEST_QUICK=1 bash scripts/test.sh   (normal build only, PostgreSQL 15 only)
 set -euo pipefail
@@ -81,9 +82,12 @@ if [ -f Makefile.pgxs ]; then
   bash scripts/doc_check.sh
 fi
 if [ -z "${PFS_TEST_QUICK:-}" ]; then
-  # The Debian packages: built, lintian, installed, the demo on the installed files.
-  phase "Debian packages"
-  bash scripts/package.sh
+  # The Debian packages: built, lintian, installed, the demo on the installed files;
+  # the extension's package for 17 and 18 in their trees. One line per version:
+  # "PostgreSQL 17.12: package postgresql-17-perfschema-fdw built, ... demo passed".
+  phase "Debian packages: scripts/package.sh"
+  bash scripts/package.sh | tee build/package.log
+  grep '^PostgreSQL [0-9.]*: package ' build/package.log >>build/pg_versions.log
 fi
 phase "all tests passed"
 [ -f build/pg_versions.log ] && cat build/pg_versions.log

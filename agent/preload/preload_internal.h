@@ -101,6 +101,9 @@ pfs_key file_class(const void* caller);
 void sanitize_module(const char* path, char* out, std::size_t cap);
 // Name alphabet [A-Za-z0-9_:.-]; anything else becomes '_'.
 void sanitize_symbol(const char* symbol, char* out, std::size_t cap);
+// The program's base name as a category ([A-Za-z0-9_], "program" if empty): the
+// category of the classes a program names itself (sem_open names, its memory).
+void program_category(char* out, std::size_t cap);
 
 bool init_sites();  // maps the tables; false if mmap fails
 

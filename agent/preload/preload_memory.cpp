@@ -284,14 +284,8 @@ void count_realloc(const pfs::layout::class_record* c, std::size_t old, void* q,
 }  // namespace
 
 pfs_key register_program_memory(const char* name) {
-  // The program's base name, made a valid category.
-  char category[48] = {};
-  const char* program = ::program_invocation_short_name;
-  std::size_t n = 0;
-  for (const char* p = program != nullptr ? program : ""; *p != '\0' && n + 1 < sizeof(category); ++p)
-    category[n++] =
-        ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
-  if (n == 0) std::memcpy(category, "program", 8);
+  char category[48];
+  program_category(category, sizeof(category));
   return pfs_register_memory(category, name, 0);
 }
 

@@ -125,13 +125,8 @@ int sem_wait_recorded(sem_t* sem, sync_instance* s, const void* caller) {
 
 // sem_open's class: wait/synch/sem/<program>/<name without its leading '/'>.
 pfs_key named_class(const char* name) {
-  char category[48] = {};
-  const char* program = ::program_invocation_short_name;
-  std::size_t n = 0;
-  for (const char* p = program != nullptr ? program : ""; *p != '\0' && n + 1 < sizeof(category); ++p)
-    category[n++] =
-        ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
-  if (n == 0) std::memcpy(category, "program", 8);
+  char category[48];
+  program_category(category, sizeof(category));
   while (*name == '/') ++name;
   char sanitized[64];
   sanitize_symbol(*name != '\0' ? name : "unnamed", sanitized, sizeof(sanitized));

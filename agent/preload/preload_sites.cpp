@@ -306,6 +306,19 @@ void sanitize_symbol(const char* symbol, char* out, std::size_t cap) {
   out[n] = '\0';
 }
 
+void program_category(char* out, std::size_t cap) {
+  if (cap == 0) return;
+  const char* program = ::program_invocation_short_name;
+  std::size_t n = 0;
+  for (const char* p = program != nullptr ? program : ""; *p != '\0' && n + 1 < cap; ++p)
+    out[n++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+  if (n == 0) {
+    std::snprintf(out, cap, "program");
+    return;
+  }
+  out[n] = '\0';
+}
+
 bool init_sites() {
   if (g_sites != nullptr) return true;
   void* p = mmap(nullptr, sizeof(call_site) * kSiteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,

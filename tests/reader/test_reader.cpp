@@ -321,6 +321,8 @@ TEST_F(ReaderTest, ConcurrentWriterNeverYieldsMixedRows) {
       tl = (tl & ~kStateMask) + kVersionInc;
       store_release(t.lock, tl | kStateAllocated);
       ++k;
+      // Pauses between bursts so a loaded machine still gives the reader stable moments.
+      if (k % 64 == 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);

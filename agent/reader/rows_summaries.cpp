@@ -10,7 +10,13 @@ namespace pfs::reader::detail {
 void rows_waits_summary_global(scan_state& s) {
   s.load_classes();
   std::vector<wait_stat> sums(s.classes.size(), kZeroStat);
-  const std::vector<latency_histogram> histograms = wait_class_histograms(s);
+  // The latency quantiles (beyond MySQL) only when the query reads them: summing
+  // the histograms is most of the work of a small scan of this table.
+  constexpr std::size_t kFirstQuantileColumn = 6;  // after event_name and the 5 statistics
+  bool quantiles = false;
+  for (std::size_t k = kFirstQuantileColumn; k < kFirstQuantileColumn + 3; ++k)
+    quantiles = quantiles || s.wants(k);
+  const class_histograms histograms = quantiles ? wait_class_histograms(s) : class_histograms{};
   for (std::size_t c = 0; c < s.classes.size(); ++c)
     if (s.classes[c].valid && is_wait_kind(s.classes[c].kind)) merge_stat(sums[c], s.classes[c].stat);
   for (const live_thread& t : live_threads(s)) {
@@ -28,7 +34,8 @@ void rows_waits_summary_global(scan_state& s) {
     x.push_back(s.text_cell(std::string_view(s.classes[c].name)));
     append_stat_cells(x, sums[c]);
     // Beyond MySQL: the latency distribution of the class.
-    for (double q : {0.95, 0.99, 0.999}) x.push_back(int_cell(histogram::quantile(histograms[c].counts, q)));
+    for (double q : {0.95, 0.99, 0.999})
+      x.push_back(quantiles ? int_cell(histogram::quantile(histograms.of(c)->counts, q)) : null_cell());
   }
 }
 

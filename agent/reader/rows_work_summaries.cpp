@@ -302,11 +302,14 @@ void rows_statement_histogram_global(scan_state& s) { statement_histogram(s, fal
 
 void rows_statement_histogram_by_digest(scan_state& s) { statement_histogram(s, true); }
 
-std::vector<latency_histogram> wait_class_histograms(scan_state& s) {
-  std::vector<latency_histogram> sums(s.r.classes);
-  for (std::uint64_t c = 0; c < s.r.classes; ++c) {
+class_histograms wait_class_histograms(scan_state& s) {
+  class_histograms out;
+  out.slot.assign(s.classes.size(), -1);
+  for (std::size_t c = 0; c < s.classes.size(); ++c) {
+    if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
+    out.slot[c] = static_cast<std::int32_t>(out.sums.size());
     const latency_histogram* hist = s.r.at<latency_histogram>(kArrayClassWaitHistograms, c);
-    sums[c] = hist != nullptr ? load_histogram(*hist) : latency_histogram{};
+    out.sums.push_back(hist != nullptr ? load_histogram(*hist) : latency_histogram{});
   }
   for (std::uint64_t i = 0; i < s.r.count(kArrayWaitHistograms); ++i) {
     const thread_histogram& th = *s.r.at<thread_histogram>(kArrayWaitHistograms, i);
@@ -322,18 +325,20 @@ std::vector<latency_histogram> wait_class_histograms(scan_state& s) {
       ++s.invalid;
       continue;
     }
+    if (cls > out.slot.size() || out.slot[cls - 1] < 0) continue;  // not a registered wait class
+    latency_histogram& sum = out.sums[out.slot[cls - 1]];
     for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
-      sums[cls - 1].counts[b] = sat_add(sums[cls - 1].counts[b], hist.counts[b]);
+      sum.counts[b] = sat_add(sum.counts[b], hist.counts[b]);
   }
-  return sums;
+  return out;
 }
 
 void rows_wait_histograms(scan_state& s) {
   s.load_classes();
-  const std::vector<latency_histogram> all = wait_class_histograms(s);
+  const class_histograms all = wait_class_histograms(s);
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
     if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
-    const latency_histogram& hist = all[c];
+    const latency_histogram& hist = *all.of(c);
     std::uint64_t total = 0;
     for (std::uint64_t n : hist.counts) total = sat_add(total, n);
     std::uint64_t below = 0;

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,41 @@ inline std::vector<named_row> scan(const char* table) {
     out.push_back(std::move(m));
   }
   return out;
+}
+
+// The rows of a table scanned for the named columns only (the sink's wanted
+// columns, as the FDW asks for the columns a query reads): those columns are
+// filled, the others come back NULL or computed.
+inline std::vector<named_row> scan_columns(const char* table, std::initializer_list<const char*> columns) {
+  region_error err;
+  auto r = reader::region_reader::open(current_region()->path(), false, err);
+  EXPECT_TRUE(r) << err.message;
+  const reader::table_def* t = reader::find_table(table);
+  EXPECT_NE(t, nullptr) << table;
+  if (!r || t == nullptr) return {};
+  struct sink final : reader::row_sink {
+    const reader::table_def* t = nullptr;
+    std::vector<named_row> rows;
+    bool row(const reader::cell_view* cells, std::size_t n) override {
+      named_row m;
+      for (std::size_t c = 0; c < n; ++c) {
+        reader::cell& x = m[t->columns[c].name];
+        x.null = cells[c].null;
+        x.i = cells[c].i;
+        x.s = std::string(cells[c].s);
+      }
+      rows.push_back(std::move(m));
+      return true;
+    }
+  } out;
+  out.t = t;
+  std::unique_ptr<bool[]> wanted(new bool[t->columns.size()]());
+  for (const char* c : columns)
+    for (std::size_t k = 0; k < t->columns.size(); ++k)
+      if (t->columns[k].name == c) wanted[k] = true;
+  out.wanted = wanted.get();
+  EXPECT_FALSE(r->scan(*t, out));
+  return std::move(out.rows);
 }
 
 // A bigint cell (-1 for NULL) and a text cell ("<NULL>").

@@ -29,6 +29,7 @@ using pfs::test::I;
 using pfs::test::named_row;
 using pfs::test::S;
 using pfs::test::scan;
+using pfs::test::scan_columns;
 
 const named_row* find(const std::vector<named_row>& rows, const char* column, const std::string& value) {
   for (const auto& r : rows)
@@ -245,6 +246,18 @@ TEST(Work, WaitHistogramsCountEveryTimedWait) {
     EXPECT_EQ(in_buckets, I(*g, "count_star"));
     EXPECT_EQ(slow, 5);  // the five contended waits
     EXPECT_GE(I(*g, "quantile_99"), 1000000000);
+    // A query that reads a quantile gets the same value; one that reads none gets
+    // its statistics without the histograms being summed (the quantiles NULL).
+    const auto only_q =
+        scan_columns("events_waits_summary_global_by_event_name", {"event_name", "quantile_99"});
+    const named_row* q = find(only_q, "event_name", "wait/synch/mutex/test/hist");
+    ASSERT_TRUE(q);
+    EXPECT_EQ(I(*q, "quantile_99"), I(*g, "quantile_99"));
+    const auto no_q = scan_columns("events_waits_summary_global_by_event_name", {"event_name", "count_star"});
+    const named_row* n = find(no_q, "event_name", "wait/synch/mutex/test/hist");
+    ASSERT_TRUE(n);
+    EXPECT_EQ(I(*n, "count_star"), I(*g, "count_star"));
+    EXPECT_TRUE(n->at("quantile_99").null);
     setup::reset_wait_histograms(*current_region());
     in_buckets = 0;
     for (const auto& r : scan("events_waits_histogram_global_by_event_name"))

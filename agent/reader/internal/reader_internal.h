@@ -252,6 +252,8 @@ class scan_state {
     if (!out.row(cur_.slots.data(), cur_.n)) stopped = true;
   }
   // Whether a record copy is a row (a torn one is counted).
+  // Whether the sink reads column k (the others may be left NULL, uncomputed).
+  bool wants(std::size_t k) const { return out.wanted == nullptr || out.wanted[k]; }
   bool accept(rd res) {
     if (res == rd::torn) ++torn;
     return res == rd::ok;
@@ -420,9 +422,16 @@ std::vector<live_thread> live_threads(scan_state& s);
 // timer_start, timer_end, timer_wait of any event (running: end = now; rows_waits.cpp).
 void append_event_times(const scan_state& s, row_builder& x, std::uint8_t timer, bool running,
                         std::uint64_t start, std::uint64_t end);
-// The per-class wait histograms: exited threads' + every live (thread, class) one
-// (rows_work_summaries.cpp).
-std::vector<latency_histogram> wait_class_histograms(scan_state& s);
+// The per-class wait histograms of the registered wait classes: exited threads' +
+// every live (thread, class) one (rows_work_summaries.cpp; after s.load_classes()).
+// Only those classes are summed: a region has room for many more classes than a
+// program registers, and a histogram is 3.6 KB.
+struct class_histograms {
+  std::vector<std::int32_t> slot;  // per class: its index in sums, -1 when not summed
+  std::vector<latency_histogram> sums;
+  const latency_histogram* of(std::size_t c) const { return slot[c] < 0 ? nullptr : &sums[slot[c]]; }
+};
+class_histograms wait_class_histograms(scan_state& s);
 
 // ---------------------------------------------------------------------------
 // The row builders, one family per rows_*.cpp. A table's registry entry

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The small, frequent queries a monitoring system sends (a dashboard, an exporter,
+# pfs_top), against heap tables holding the same rows, in one database of one
+# throwaway cluster. A live program (tools/pfs_live: two hot threads and a slow
+# pair) records into a region; the heap tables are made with CREATE TABLE ... AS
+# SELECT * from the foreign tables. Each query runs as `pgbench -n -M prepared -c 1
+# -T SECONDS`, the FDW's side and the heap's in turn, ROUNDS rounds; the figures are
+# the medians of the transactions per second, and fdw/heap is the median of the
+# rounds' ratios (a slow moment of a noisy machine hits both sides of a round).
+#
+# Usage (as root): bash bench/fdw_small_queries.sh
+#   ROUNDS=3 SECONDS_EACH=4
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-3}
+seconds=${SECONDS_EACH:-4}
+
+queries=(
+  "current|SELECT * FROM %s.events_waits_current"
+  "top10|SELECT event_name, count_star, sum_timer_wait FROM %s.events_waits_summary_global_by_event_name WHERE count_star > 0 ORDER BY sum_timer_wait DESC LIMIT 10"
+  "thread|SELECT * FROM %s.threads WHERE thread_id = 1"
+)
+
+# --- inside the throwaway cluster
+if [ "${1:-}" = "--session" ]; then
+  region=$2 workdir=$3
+  psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+  psql_q -v region="$region" <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION perfschema_fdw;
+CREATE SERVER live FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region :'region');
+CREATE SCHEMA ps;
+IMPORT FOREIGN SCHEMA performance_schema
+  LIMIT TO (events_waits_current, events_waits_summary_global_by_event_name, threads)
+  FROM SERVER live INTO ps;
+CREATE SCHEMA heap;
+CREATE TABLE heap.events_waits_current AS SELECT * FROM ps.events_waits_current;
+CREATE TABLE heap.events_waits_summary_global_by_event_name AS
+  SELECT * FROM ps.events_waits_summary_global_by_event_name;
+CREATE TABLE heap.threads AS SELECT * FROM ps.threads;
+VACUUM ANALYZE heap.events_waits_current, heap.events_waits_summary_global_by_event_name, heap.threads;
+SQL
+  echo "rows: events_waits_current $(psql_q -c 'SELECT count(*) FROM heap.events_waits_current')," \
+    "summary $(psql_q -c 'SELECT count(*) FROM heap.events_waits_summary_global_by_event_name')" \
+    "($(psql_q -c 'SELECT count(*) FROM heap.events_waits_summary_global_by_event_name WHERE count_star > 0') with counts)," \
+    "threads $(psql_q -c 'SELECT count(*) FROM heap.threads')"
+  tps() {  # file -> transactions per second
+    pgbench -n -M prepared -c 1 -T "$seconds" -f "$1" 2>/dev/null |
+      sed -n 's/^tps = \([0-9.]*\) .*/\1/p'
+  }
+  median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  printf '%-8s %10s %10s %9s\n' query fdw_tps heap_tps fdw/heap
+  for entry in "${queries[@]}"; do
+    name=${entry%%|*}
+    template=${entry#*|}
+    printf "$template;\n" ps >"$workdir/$name.fdw.sql"
+    printf "$template;\n" heap >"$workdir/$name.heap.sql"
+    pairs=""
+    for _ in $(seq "$rounds"); do
+      pairs+="$(tps "$workdir/$name.fdw.sql") $(tps "$workdir/$name.heap.sql")"$'\n'
+    done
+    pairs=${pairs%$'\n'}
+    printf '%-8s %10.0f %10.0f %9.2f\n' "$name" "$(awk '{ print $1 }' <<<"$pairs" | median)" \
+      "$(awk '{ print $2 }' <<<"$pairs" | median)" "$(awk '{ print $1 / $2 }' <<<"$pairs" | median)"
+  done
+  exit 0
+fi
+
+# --- outside: build, install, start the live program, run the session above
+source scripts/build_fdw.sh
+build_and_install_fdw pfs_live
+
+workdir=$(mktemp -d /tmp/perfschema_bench.XXXXXX)
+chmod 755 "$workdir"
+live_seconds=$((rounds * seconds * 2 * ${#queries[@]} + 60))
+PFS_REGION="$workdir/live.region" build/tools/pfs_live --seconds="$live_seconds" --hot-threads=2 \
+  >"$workdir/pfs_live.out" 2>&1 &
+live_pid=$!
+trap 'kill "$live_pid" 2>/dev/null; wait "$live_pid" 2>/dev/null; rm -rf "$workdir"' EXIT
+for _ in $(seq 100); do [ -s "$workdir/live.region" ] && break; sleep 0.05; done
+sleep 0.5
+chmod 777 "$workdir"
+echo "perfschema_fdw vs heap, small queries: pgbench -M prepared -c 1 -T $seconds, median of $rounds rounds"
+echo "CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), clock source:" \
+  "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+pg_virtualenv -t bash "$0" --session "$workdir/live.region" "$workdir"

@@ -96,9 +96,15 @@ const reader::table_def* table_at(int table) noexcept;
 // writes its mapping cannot raise SIGBUS in the backend. The reads that notice it
 // report PFS_CORE_CHANGED themselves; a fault nobody reported (header checks, setup
 // writes at commit) fails the call here.
+//
+// The handler is installed by the first call of a transaction and restored at its
+// end (pfs_core_transaction_end), not around each call: a small scan makes several
+// core calls, and each install and restore costs sigaction system calls.
+void hold_fault_guard_for_transaction() noexcept;
 template <class R, class F>
 R guarded(PfsCoreError* err, R on_failure, F&& f) noexcept {
-  fault_guard::scope fault_scope;
+  hold_fault_guard_for_transaction();
+  fault_guard::scope fault_scope;  // nothing more than a count while the transaction holds it
   const std::uint64_t faults = fault_guard::fault_count();
   try {
     R result = f();

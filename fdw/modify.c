@@ -153,7 +153,6 @@ check_writable(const PfsModifyState *state)
 
 	if (!pfs_core_write_check(state->opts.region, &err))
 		pfs_report_write_error(&err);
-	pfs_xact_register();
 }
 
 /*
@@ -427,5 +426,4 @@ pfsExecForeignTruncate(List *rels, DropBehavior behavior, bool restart_seqs)
 			pfs_report_write_error(&err);
 		i++;
 	}
-	pfs_xact_register();
 }

@@ -32,8 +32,9 @@ PGDLLEXPORT void _PG_init(void);
 
 /*
  * Module load: build the core's catalogue now (it is noexcept and would
- * terminate on an allocation failure later), and forget mapped regions
- * whenever a server changes, so a new region path takes effect.
+ * terminate on an allocation failure later), forget mapped regions whenever
+ * a server changes, so a new region path takes effect, and register the
+ * transaction callbacks (xact.c).
  */
 static void
 server_changed(Datum arg, int cacheid, uint32 hashvalue)
@@ -50,6 +51,7 @@ _PG_init(void)
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory")));
 	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, server_changed, (Datum) 0);
+	pfs_xact_register();
 	DefineCustomBoolVariable("perfschema_fdw.pushdown",
 							 "Lets the reader evaluate simple WHERE conditions itself.",
 							 "When off, the executor evaluates every condition on every row.",

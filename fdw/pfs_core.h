@@ -151,6 +151,11 @@ extern bool pfs_core_check_region_path(const char *path, PfsCoreError *err) PFS_
 extern void pfs_core_set_follow_symlinks(const char *path, bool follow) PFS_CORE_NOEXCEPT;
 /* Unmaps every cached region (server options changed or a server dropped). */
 extern void pfs_core_region_forget_all(void) PFS_CORE_NOEXCEPT;
+/*
+ * The transaction ended (committed or aborted): the SIGBUS handler that the
+ * core's calls installed for it is restored to the one before.
+ */
+extern void pfs_core_transaction_end(void) PFS_CORE_NOEXCEPT;
 /* Number of regions mapped now (for tests). */
 extern int	pfs_core_region_cached(void) PFS_CORE_NOEXCEPT;
 /*

@@ -12,6 +12,8 @@
  * transaction and nothing is applied.  Abort discards the log; a
  * subtransaction's abort discards its part (RegisterSubXactCallback).
  * PREPARE TRANSACTION is refused: a region cannot hold a prepared change.
+ * When a transaction ends, the core also restores the SIGBUS handler its
+ * calls installed for the transaction (core_internal.h, guarded).
  *
  * Changes applied at PRE_COMMIT are seen by the instrumented process at
  * once: if the commit itself failed after that point (it cannot fail for a
@@ -103,6 +105,7 @@ pfs_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 		case XACT_EVENT_PREPARE:
 			pfs_core_write_discard();
+			pfs_core_transaction_end();
 			break;
 	}
 }
@@ -124,8 +127,8 @@ pfs_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 
 /*
  * pfs_xact_register
- *		Register the callbacks, once per backend: the first change of a
- *		setup table (or TRUNCATE) calls it.
+ *		Register the callbacks, once per backend: _PG_init calls it (every
+ *		transaction that reads a region ends in pfs_xact_callback).
  */
 void
 pfs_xact_register(void)

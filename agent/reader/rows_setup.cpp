@@ -225,8 +225,12 @@ void rows_status(scan_state& s) {
 void scan_state::load_classes() {
   if (classes_loaded_) return;
   classes_loaded_ = true;
-  classes.resize(r.classes);
-  for (std::uint64_t i = 0; i < r.classes; ++i) {
+  // Up to the last record in use: a region has room for many more classes than a
+  // program registers (the agent allocates them in order and never frees them).
+  std::uint64_t n = r.classes;
+  while (n > 0 && (load_acquire(r.at<class_record>(kArrayClasses, n - 1)->lock) & kStateMask) == kStateFree) --n;
+  classes.resize(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
     class_copy c;
     if (!accept(read_class(*r.at<class_record>(kArrayClasses, i), c))) continue;
     class_entry& e = classes[i];

@@ -1,12 +1,14 @@
 // Debian's nginx under the interposer (issue 40, item 5): a pre-forking server, a
 // master and two workers, each recording into a region of its own
 // (PFS_REGION=<dir>/nginx.%p.pfs). curl asks it for a static file of 100,000
-// bytes (sent with sendfile) and a short body from `return 200` (sent with writev
-// with its headers), each request on a connection of its own. Then, from the
-// regions: the socket bytes the workers wrote add up to exactly the bytes curl
-// received (headers and bodies, curl's own counts), the bytes they read to the
-// bytes curl sent, and the file's bytes read by sendfile to the requests for it
-// times its size; the master, which only listens, moved none.
+// bytes (sent with sendfile), the same file from a location with sendfile off
+// (read with pread into nginx's buffers, sent with writev) and a short body from
+// `return 200` (sent with writev with its headers), each request on a connection
+// of its own. Then, from the regions: the socket bytes the workers wrote add up to
+// exactly the bytes curl received (headers and bodies, curl's own counts), the
+// bytes they read to the bytes curl sent, and the file's bytes read, by sendfile
+// and by pread, to the requests for it times its size; the master, which only
+// listens, moved none.
 //
 // Normal build only (nginx is not built with the sanitizer). A missing nginx is a
 // skip, or a failure with PFS_PRELOAD_REQUIRE_NGINX=1 (scripts/preload_check.sh:
@@ -82,6 +84,7 @@ std::string configuration(int port) {
     << "  server {\n"
     << "    listen 127.0.0.1:" << port << ";\n"
     << "    root www;\n"
+    << "    location /copied/ { sendfile off; alias www/; }\n"
     << "    location = /small { default_type text/plain; return 200 \""
     << kSmallBody.substr(0, kSmallBody.size() - 1) << "\\n\"; }\n"
     << "  }\n"
@@ -168,6 +171,7 @@ struct traffic {
   std::int64_t socket_read = 0, socket_written = 0;  // tcp: the client connections and the listener
   std::int64_t file_read = 0;                        // the static file
   std::int64_t sendfile_read = 0;                    // of it, in waits from nginx's sendfile path
+  std::int64_t pread_read = 0;                       // of it, in waits from nginx's buffered path
   std::map<std::string, std::int64_t> sent_by;       // tcp bytes written, by the nginx function
   std::vector<std::string> lost;
 };
@@ -194,6 +198,9 @@ traffic traffic_of(const std::string& region, const std::string& file_name) {
     if (!e["object_name"].null && e["object_name"].s == file_name && e["operation"].s == "read" &&
         function == "nginx:ngx_linux_sendfile_chain")
       t.sendfile_read += e["number_of_bytes"].i;
+    if (!e["object_name"].null && e["object_name"].s == file_name && e["operation"].s == "read" &&
+        function == "nginx:ngx_read_file")
+      t.pread_read += e["number_of_bytes"].i;
   }
   t.lost = tb.lost();
   return t;
@@ -238,7 +245,7 @@ TEST(PreloadNginx, WorkersSocketBytesAddUpToWhatCurlCounted) {
       << "nginx did not start its workers: " << read_file(prefix + "/logs/stderr")
       << read_file(prefix + "/logs/error.log");
 
-  // One curl, 2 x kRequestsPerPath transfers; nginx closes each connection
+  // One curl, 3 x kRequestsPerPath transfers; nginx closes each connection
   // (keepalive_timeout 0, and the request says Connection: close), so each
   // transfer connects anew (num_connects 1). size_request is what curl sent.
   const std::string base = "http://127.0.0.1:" + std::to_string(port);
@@ -253,7 +260,7 @@ TEST(PreloadNginx, WorkersSocketBytesAddUpToWhatCurlCounted) {
                                    "transfer=%{http_code} %{num_connects} %{size_header} %{size_download} "
                                    "%{size_request}\\n"};
   for (int i = 0; i < kRequestsPerPath; ++i)
-    for (const char* path : {"/payload.bin", "/small"}) {
+    for (const char* path : {"/payload.bin", "/copied/payload.bin", "/small"}) {
       curl.insert(curl.end(), {"-o", "/dev/null", base + path});
     }
   run_result r = run(curl, {}, 120);
@@ -274,15 +281,15 @@ TEST(PreloadNginx, WorkersSocketBytesAddUpToWhatCurlCounted) {
     sent += request;
     ++transfers;
   }
-  ASSERT_EQ(transfers, 2 * kRequestsPerPath) << r.out;
-  ASSERT_EQ(file_transfers, kRequestsPerPath) << r.out;
+  ASSERT_EQ(transfers, 3 * kRequestsPerPath) << r.out;
+  ASSERT_EQ(file_transfers, 2 * kRequestsPerPath) << r.out;
 
   // Counted as a call returns, which may be after curl has its last byte: the
   // regions are read once nginx has quit.
   ASSERT_TRUE(server.stop(std::chrono::seconds(30)))
       << read_file(prefix + "/logs/stderr") << read_file(prefix + "/logs/error.log");
 
-  std::int64_t workers_read = 0, workers_written = 0, file_read = 0, sendfile_read = 0;
+  std::int64_t workers_read = 0, workers_written = 0, file_read = 0, sendfile_read = 0, pread_read = 0;
   std::map<std::string, std::int64_t> sent_by;
   int workers = 0;
   for (const std::string& region : regions_in(regions)) {
@@ -301,6 +308,7 @@ TEST(PreloadNginx, WorkersSocketBytesAddUpToWhatCurlCounted) {
     workers_written += t.socket_written;
     file_read += t.file_read;
     sendfile_read += t.sendfile_read;
+    pread_read += t.pread_read;
     for (const auto& [function, bytes] : t.sent_by) sent_by[function] += bytes;
   }
   std::printf("curl: %d requests, %lld bytes sent, %lld received; workers: %lld read, %lld written\n",
@@ -311,12 +319,15 @@ TEST(PreloadNginx, WorkersSocketBytesAddUpToWhatCurlCounted) {
   EXPECT_EQ(workers, kWorkers);
   EXPECT_EQ(workers_written, received);
   EXPECT_EQ(workers_read, sent);
-  EXPECT_EQ(file_read, std::int64_t{kRequestsPerPath} * kFileSize);
-  // The file went out through sendfile (its read and the socket's send, one call
-  // each side), the headers and the short body through writev.
-  EXPECT_EQ(sendfile_read, std::int64_t{kRequestsPerPath} * kFileSize);
-  EXPECT_EQ(sent_by["nginx:ngx_linux_sendfile_chain"], std::int64_t{kRequestsPerPath} * kFileSize);
-  EXPECT_EQ(sent_by["nginx:ngx_writev"], received - std::int64_t{kRequestsPerPath} * kFileSize);
+  const std::int64_t one_way = std::int64_t{kRequestsPerPath} * kFileSize;  // the file's bytes, each location
+  EXPECT_EQ(file_read, 2 * one_way);
+  // With sendfile on the file went out through sendfile (its read and the socket's
+  // send, one call each side); with sendfile off it was read with pread and sent
+  // with writev, as the headers and the short body were.
+  EXPECT_EQ(sendfile_read, one_way);
+  EXPECT_EQ(pread_read, one_way);
+  EXPECT_EQ(sent_by["nginx:ngx_linux_sendfile_chain"], one_way);
+  EXPECT_EQ(sent_by["nginx:ngx_writev"], received - one_way);
 }
 
 }  // namespace

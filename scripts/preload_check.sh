@@ -5,9 +5,11 @@
 # it holds a lock, many short-lived threads, pre-forked workers; then Debian's
 # sysbench mutex, threads and fileio tests, whose reports are compared with the
 # tables read back from the region, and coreutils' sort, cat and cp of a generated
-# file, whose bytes must equal its size), prints one sysbench run's report next to the
-# tables it produced, and runs PostgreSQL's postmaster under the interposer with a
-# region per process (tests/live/postmaster_preload_test.sh), and (as root) plants
+# file, whose bytes must equal its size; Debian's nginx, a master and two workers
+# serving curl on loopback, whose workers' socket bytes must add up to curl's counts),
+# prints one sysbench run's report next to the tables it produced, and runs
+# PostgreSQL's postmaster under the interposer with a region per process
+# (tests/live/postmaster_preload_test.sh), and (as root) plants
 # links, FIFOs and hard links at every name the agent creates as another user
 # (tests/live/symlink_attack_test.sh).
 # If the perfschema_fdw extension is installed and pg_virtualenv is there, the
@@ -29,11 +31,13 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build "$build" -j"$(nproc)" --target pfs_preload test_preload pl_calls pl_static_init pl_fork_exec \
-  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork pl_memory pl_stdio pl_spin pl_sem pl_inherit test_preload_memory
+  pl_exit_holding pl_many_threads pl_lockloop pl_inspect pl_prefork pl_memory pl_stdio pl_spin pl_sem pl_inherit test_preload_memory test_preload_nginx
 
 echo "=== preload tests (edge-case programs and sysbench under $build/agent/libpfs_preload.so)"
 PFS_PRELOAD_REQUIRE_SYSBENCH=1 "$build/tests/test_preload"
 PFS_PRELOAD_REQUIRE_ALLOCATORS=1 "$build/tests/test_preload_memory"
+echo "=== Debian's nginx under the interposer: a region per worker, their socket bytes against curl's"
+PFS_PRELOAD_REQUIRE_NGINX=1 "$build/tests/test_preload_nginx"
 
 # One sysbench run, its report and the tables, side by side.
 work=$(mktemp -d /tmp/pfs_preload_check.XXXXXX)

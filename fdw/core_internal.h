@@ -76,6 +76,7 @@ struct PfsCoreRegion {
   std::string path;
   bool directory = false;
   std::vector<pfs::fdw::region_member> members;
+  std::uint64_t checked_in = 0;  // the transaction that last checked its files (0: none)
 };
 
 namespace pfs::fdw {
@@ -101,6 +102,9 @@ const reader::table_def* table_at(int table) noexcept;
 // end (pfs_core_transaction_end), not around each call: a small scan makes several
 // core calls, and each install and restore costs sigaction system calls.
 void hold_fault_guard_for_transaction() noexcept;
+// The backend's current transaction, as a number that changes when one ends
+// (pfs_core_transaction_end; core_transaction.cpp).
+std::uint64_t transaction_number() noexcept;
 template <class R, class F>
 R guarded(PfsCoreError* err, R on_failure, F&& f) noexcept {
   hold_fault_guard_for_transaction();

@@ -4,9 +4,10 @@
 // file again every time; it is mapped again when the file at that path is not the
 // one mapped any more (device, inode, size or modification time differ: the
 // provider was restarted, the file replaced or truncated). A directory is listed
-// again at every look (a few microseconds per file): files that appeared are
+// again in every transaction (a few microseconds per file): files that appeared are
 // mapped, files that are gone are dropped, and a file that is not a readable region
-// becomes a damaged member that scans skip with a warning.
+// becomes a damaged member that scans skip with a warning. Both are looked at once
+// per transaction (get).
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -231,6 +232,16 @@ bool refresh_file(PfsCoreRegion& r, PfsCoreError* err) {
   return true;
 }
 
+bool any_lost(const PfsCoreRegion& r) noexcept {
+  for (const region_member& m : r.members)
+    if (m.region != nullptr && m.region->reader->region().lost()) return true;
+  return false;
+}
+
+// A server's region, its files checked (and its directory listed) once per
+// transaction: a monitoring query is a few scans in one transaction, each of
+// which asked for the region again. A transaction keeps the files it first saw; a
+// program restarted meanwhile is seen by the next transaction.
 PfsCoreRegion* get(std::uint32_t key, const char* path, bool directory, PfsCoreError* err) {
   region_cache& c = cache();
   auto it = c.find(key);
@@ -245,10 +256,12 @@ PfsCoreRegion* get(std::uint32_t key, const char* path, bool directory, PfsCoreE
     it = c.emplace(key, std::move(r)).first;
   }
   PfsCoreRegion& r = *it->second;
+  if (r.checked_in == transaction_number() && !any_lost(r)) return &r;
   if (!(directory ? refresh_directory(r, err) : refresh_file(r, err))) {
     c.erase(it);
     return nullptr;
   }
+  r.checked_in = transaction_number();
   return &r;
 }
 

@@ -109,7 +109,8 @@ typedef struct PfsCoreRegion PfsCoreRegion;
 /*
  * The region of a server (key: its OID) at path.  Mapped on first use and
  * kept; mapped again when the path differs from the cached one or the file
- * changed (device, inode, size or modification time).  The pointer stays
+ * changed (device, inode, size or modification time), which is checked once
+ * per transaction (a region that faulted, at every call).  The pointer stays
  * valid until the next call of pfs_core_region_get or
  * pfs_core_region_forget_all: do not keep it across calls into PostgreSQL
  * code that may run invalidation callbacks.  NULL and *err on failure.
@@ -153,7 +154,8 @@ extern void pfs_core_set_follow_symlinks(const char *path, bool follow) PFS_CORE
 extern void pfs_core_region_forget_all(void) PFS_CORE_NOEXCEPT;
 /*
  * The transaction ended (committed or aborted): the SIGBUS handler that the
- * core's calls installed for it is restored to the one before.
+ * core's calls installed for it is restored to the one before, and the next
+ * transaction checks the servers' region files again.
  */
 extern void pfs_core_transaction_end(void) PFS_CORE_NOEXCEPT;
 /* Number of regions mapped now (for tests). */

@@ -228,8 +228,11 @@ void scan_state::load_classes() {
   // Up to the last record in use: a region has room for many more classes than a
   // program registers (the agent allocates them in order and never frees them).
   std::uint64_t n = r.classes;
-  while (n > 0 && (load_acquire(r.at<class_record>(kArrayClasses, n - 1)->lock) & kStateMask) == kStateFree) --n;
+  while (n > 0 && (load_acquire(r.at<class_record>(kArrayClasses, n - 1)->lock) & kStateMask) == kStateFree)
+    --n;
   classes.resize(n);
+  std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
+  if (r.class_names.size() < n) r.class_names.resize(r.classes);  // once: its strings never move after
   for (std::uint64_t i = 0; i < n; ++i) {
     class_copy c;
     if (!accept(read_class(*r.at<class_record>(kArrayClasses, i), c))) continue;
@@ -240,7 +243,9 @@ void scan_state::load_classes() {
     e.traits = c.traits;
     e.stat = c.stat;
     e.kind_index = c.kind_index;
-    e.name = c.name.str();
+    std::string& name = r.class_names[i];
+    if (name.empty()) name = c.name.str();
+    e.name = name;
   }
 }
 

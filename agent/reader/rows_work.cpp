@@ -32,11 +32,11 @@ const char* xa_state_name(std::uint8_t v) {
 
 // thread_id, event_id, end_event_id, event_name: the first columns of every event table.
 template <class R>
-void append_event_head(row_builder& x, const R& c, const std::string& event_name) {
+void append_event_head(row_builder& x, const R& c, std::string_view event_name) {
   x.push_back(int_cell(c.thread_id));
   x.push_back(int_cell(c.event_id));
   x.push_back(end_event_cell(c.end_event_id));
-  x.push_back(stable_text(std::string_view(event_name)));
+  x.push_back(stable_text(event_name));
 }
 
 // nesting_event_id, nesting_event_type (both NULL at the top).

@@ -143,6 +143,9 @@ TEST_F(FdwCoreTest, RegionIsMappedOnceAndAgainWhenTheFileChanges) {
   EXPECT_EQ(pfs_core_region_cached(), 2);
 
   ASSERT_NO_FATAL_FAILURE(fixture("--kind=bad-magic"));  // a new file at the path
+  // Checked once per transaction: this one keeps the file it mapped...
+  EXPECT_EQ(region(7), a);
+  pfs_core_transaction_end();  // ...the next one sees the new file
   EXPECT_EQ(pfs_core_region_get(7, path_.c_str(), &err_), nullptr);
   EXPECT_EQ(err_.kind, PFS_CORE_CORRUPTED);
   EXPECT_STREQ(err_.message, "file is not a perfschema region");
@@ -152,6 +155,7 @@ TEST_F(FdwCoreTest, RegionIsMappedOnceAndAgainWhenTheFileChanges) {
   ASSERT_NO_FATAL_FAILURE(fixture());
   ASSERT_NE(region(7), nullptr);
   ASSERT_EQ(truncate(path_.c_str(), 8192), 0);  // same file, shorter
+  pfs_core_transaction_end();
   EXPECT_EQ(pfs_core_region_get(7, path_.c_str(), &err_), nullptr);
   EXPECT_EQ(err_.kind, PFS_CORE_CORRUPTED);
 

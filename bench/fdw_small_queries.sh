@@ -8,12 +8,19 @@
 # the medians of the transactions per second, and fdw/heap is the median of the
 # rounds' ratios (a slow moment of a noisy machine hits both sides of a round).
 #
+# Then a Prometheus scrape over a fleet: the six queries of
+# tools/prometheus/queries_by_process.yaml (what prometheus-postgres-exporter sends
+# per scrape with that file) over a region_directory server of REGIONS fixture
+# regions of 10,000 waits each, as one pgbench transaction (-M simple, as the
+# exporter sends them): the median over the rounds of the milliseconds per scrape.
+#
 # Usage (as root): bash bench/fdw_small_queries.sh
-#   ROUNDS=3 SECONDS_EACH=4
+#   ROUNDS=3 SECONDS_EACH=4 REGIONS=100
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
 seconds=${SECONDS_EACH:-4}
+regions=${REGIONS:-100}
 
 queries=(
   "current|SELECT * FROM %s.events_waits_current"
@@ -23,12 +30,17 @@ queries=(
 
 # --- inside the throwaway cluster
 if [ "${1:-}" = "--session" ]; then
-  region=$2 workdir=$3
+  region=$2 workdir=$3 fleet=$4
   psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$@"; }
-  psql_q -v region="$region" <<'SQL'
+  psql_q -v region="$region" -v fleet="$fleet" <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION perfschema_fdw;
 CREATE SERVER live FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region :'region');
+CREATE SERVER fleet FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region_directory :'fleet');
+CREATE SCHEMA fleet;
+IMPORT FOREIGN SCHEMA performance_schema
+  LIMIT TO (events_waits_summary_global_by_event_name, file_summary_by_event_name, status)
+  FROM SERVER fleet INTO fleet;
 CREATE SCHEMA ps;
 IMPORT FOREIGN SCHEMA performance_schema
   LIMIT TO (events_waits_current, events_waits_summary_global_by_event_name, threads)
@@ -63,12 +75,23 @@ SQL
     printf '%-8s %10.0f %10.0f %9.2f\n' "$name" "$(awk '{ print $1 }' <<<"$pairs" | median)" \
       "$(awk '{ print $2 }' <<<"$pairs" | median)" "$(awk '{ print $1 / $2 }' <<<"$pairs" | median)"
   done
+
+  # The exporter's queries, each ended by a semicolon, over the fleet's schema.
+  awk '/^  query: \|/ { q = 1; next } q && /^    / { sub(/^    /, ""); buf = buf $0 "\n"; next }
+       q { printf "%s;\n", buf; buf = ""; q = 0 }' tools/prometheus/queries_by_process.yaml |
+    sed 's/\bps\./fleet./g' >"$workdir/scrape.sql"
+  queries=$(grep -c ';$' "$workdir/scrape.sql")
+  scrape_ms=$(for _ in $(seq "$rounds"); do
+    pgbench -n -M simple -c 1 -T "$seconds" -f "$workdir/scrape.sql" 2>/dev/null |
+      sed -n 's/^latency average = \([0-9.]*\) ms/\1/p'
+  done | median)
+  echo "scrape: the $queries queries of queries_by_process.yaml over $(psql_q -c "SELECT count(DISTINCT process_id) FROM fleet.status") regions: $scrape_ms ms"
   exit 0
 fi
 
 # --- outside: build, install, start the live program, run the session above
 source scripts/build_fdw.sh
-build_and_install_fdw pfs_live
+build_and_install_fdw pfs_live pfs_fixture
 
 workdir=$(mktemp -d /tmp/perfschema_bench.XXXXXX)
 chmod 755 "$workdir"
@@ -78,9 +101,13 @@ PFS_REGION="$workdir/live.region" build/tools/pfs_live --seconds="$live_seconds"
 live_pid=$!
 trap 'kill "$live_pid" 2>/dev/null; wait "$live_pid" 2>/dev/null; rm -rf "$workdir"' EXIT
 for _ in $(seq 100); do [ -s "$workdir/live.region" ] && break; sleep 0.05; done
+mkdir -m 755 "$workdir/fleet"
+for i in $(seq "$regions"); do
+  build/tools/pfs_fixture --history-long-rows=10000 --pid=$((100000 + i)) "$workdir/fleet/p$i.pfs" >/dev/null
+done
 sleep 0.5
 chmod 777 "$workdir"
 echo "perfschema_fdw vs heap, small queries: pgbench -M prepared -c 1 -T $seconds, median of $rounds rounds"
 echo "CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), clock source:" \
   "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-pg_virtualenv -t bash "$0" --session "$workdir/live.region" "$workdir"
+pg_virtualenv -t bash "$0" --session "$workdir/live.region" "$workdir" "$workdir/fleet"

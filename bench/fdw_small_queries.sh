@@ -8,7 +8,8 @@
 # the medians of the transactions per second, and fdw/heap is the median of the
 # rounds' ratios (a slow moment of a noisy machine hits both sides of a round).
 #
-# Then a Prometheus scrape over a fleet: the six queries of
+# Then pfs_top's refresh (the queries tools/top/top_reads.cpp sends every
+# interval, over the live region, with the sys views), and a Prometheus scrape over a fleet: the six queries of
 # tools/prometheus/queries_by_process.yaml (what prometheus-postgres-exporter sends
 # per scrape with that file) over a region_directory server of REGIONS fixture
 # regions of 10,000 waits each, as one pgbench transaction (-M simple, as the
@@ -42,9 +43,9 @@ IMPORT FOREIGN SCHEMA performance_schema
   LIMIT TO (events_waits_summary_global_by_event_name, file_summary_by_event_name, status)
   FROM SERVER fleet INTO fleet;
 CREATE SCHEMA ps;
-IMPORT FOREIGN SCHEMA performance_schema
-  LIMIT TO (events_waits_current, events_waits_summary_global_by_event_name, threads)
-  FROM SERVER live INTO ps;
+IMPORT FOREIGN SCHEMA performance_schema FROM SERVER live INTO ps;
+CREATE SCHEMA sys;
+SELECT count(*) FROM perfschema_create_views('sys', 'ps');
 CREATE SCHEMA heap;
 CREATE TABLE heap.events_waits_current AS SELECT * FROM ps.events_waits_current;
 CREATE TABLE heap.events_waits_summary_global_by_event_name AS
@@ -76,15 +77,28 @@ SQL
       "$(awk '{ print $2 }' <<<"$pairs" | median)" "$(awk '{ print $1 / $2 }' <<<"$pairs" | median)"
   done
 
+  # ms per transaction: the median over the rounds of pgbench's latency average.
+  ms_per() {  # file
+    for _ in $(seq "$rounds"); do
+      pgbench -n -M simple -c 1 -T "$seconds" -f "$1" 2>/dev/null |
+        sed -n 's/^latency average = \([0-9.]*\) ms/\1/p'
+    done | median
+  }
+  cat >"$workdir/top.sql" <<'SQL'
+SELECT event_name, event_name, count_star, sum_timer_wait FROM ps.events_waits_summary_global_by_event_name WHERE count_star > 0;
+SELECT coalesce(schema_name, '') || '/' || coalesce(digest, ''), coalesce(digest_text, '(no digest)'), count_star, sum_timer_wait FROM ps.events_statements_summary_by_digest WHERE count_star > 0;
+SELECT to_regclass('sys.lock_waits') IS NULL;
+SELECT wait_age, locked_lock, waiting_thread_id, waiting_source, blocking_thread_id, blocking_lock_source, blocking_lock_held FROM sys.lock_waits LIMIT 20;
+SELECT max(variable_value) FILTER (WHERE variable_name = 'provider_alive'), string_agg(variable_value::text, ', ' ORDER BY variable_value) FILTER (WHERE variable_name = 'pid'), count(*) FILTER (WHERE variable_name = 'pid') FROM ps.status WHERE variable_name IN ('provider_alive', 'pid');
+SQL
+  echo "pfs_top: one refresh (5 queries, the lock_waits view included): $(ms_per "$workdir/top.sql") ms"
+
   # The exporter's queries, each ended by a semicolon, over the fleet's schema.
   awk '/^  query: \|/ { q = 1; next } q && /^    / { sub(/^    /, ""); buf = buf $0 "\n"; next }
        q { printf "%s;\n", buf; buf = ""; q = 0 }' tools/prometheus/queries_by_process.yaml |
     sed 's/\bps\./fleet./g' >"$workdir/scrape.sql"
   queries=$(grep -c ';$' "$workdir/scrape.sql")
-  scrape_ms=$(for _ in $(seq "$rounds"); do
-    pgbench -n -M simple -c 1 -T "$seconds" -f "$workdir/scrape.sql" 2>/dev/null |
-      sed -n 's/^latency average = \([0-9.]*\) ms/\1/p'
-  done | median)
+  scrape_ms=$(ms_per "$workdir/scrape.sql")
   echo "scrape: the $queries queries of queries_by_process.yaml over $(psql_q -c "SELECT count(DISTINCT process_id) FROM fleet.status") regions: $scrape_ms ms"
   exit 0
 fi

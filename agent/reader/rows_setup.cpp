@@ -90,6 +90,9 @@ void rows_threads(scan_state& s) {
   s.load_timers();
   for (std::uint64_t i = 0; i < s.r.threads; ++i) {
     thread_copy t;
+    // A free slot first: most are, and the records below are large to zero.
+    const rd res = read_thread(*s.r.at<thread_record>(kArrayThreads, i), t);
+    if (!s.accept(res)) continue;
     // What the thread is doing: its outermost statement and its stage.
     std::uint32_t depth = 0;
     std::uint64_t processlist_id = 0, last_end = 0;
@@ -99,8 +102,6 @@ void rows_threads(scan_state& s) {
     bool top_ok = false;
     stage_record stage{};
     bool stage_ok = false;
-    const rd res = read_thread(*s.r.at<thread_record>(kArrayThreads, i), t);
-    if (!s.accept(res)) continue;
     const thread_record& tr = *s.r.at<thread_record>(kArrayThreads, i);
     depth = load_relaxed(tr.statement_depth);
     processlist_id = load_relaxed(tr.processlist_id);

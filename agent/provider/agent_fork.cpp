@@ -23,6 +23,7 @@
 
 #include "agent/provider/internal/agent_internal.h"
 #include "agent/provider/internal/fork_child_region.h"
+#include "agent/provider/internal/preload_api.h"
 #include "agent/provider/internal/trace.h"
 #include "agent/region/safe_files.h"
 
@@ -69,11 +70,22 @@ void stop_recording() {
 // (safe_files.h): in its directory (opened without following a symbolic link and
 // checked), under a random name, renamed to the expanded pattern unless a symbolic
 // link, hard link or other file waits there.
+void make_own_region(agent_state* a);
+
+// The agent's own system calls here (openat, lseek, copy_file_range, renameat ...)
+// are the agent's, not the program's: the interposer passes them by (busy), as it
+// would otherwise instrument them, symbolizing their call site in every child.
 void child() {
   unlock_all();
   agent_state* a = g_agent;
   g_report = {fork_outcome::not_recording, 0, "", nullptr};
   if (a == nullptr || !agent_running()) return;
+  mark_agent_busy(true);
+  make_own_region(a);
+  mark_agent_busy(false);
+}
+
+void make_own_region(agent_state* a) {
   if (a->region_pattern.empty()) {
     g_report.outcome = fork_outcome::no_pattern;
     stop_recording();

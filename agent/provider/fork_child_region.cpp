@@ -28,6 +28,10 @@ namespace {
 
 using byte_range = region_map::byte_range;
 
+// The classes whose wait histograms the other threads' release folded into (a
+// hole in the child's file otherwise): zeroed after (static: no allocation here).
+std::uint64_t g_folded_classes[kMaxClassesLimit / 64];
+
 // Inherited, or class-level and reset: copied where the parent has data.
 constexpr array_id kCopied[] = {
     kArrayClasses,
@@ -144,7 +148,6 @@ void reset_summaries(const region_map& r, const copied_ranges& c, const thread_c
   zero_copied<wait_stat>(r, c, kArraySocketWaitStats);
   each_copied<thread_histogram>(r, c, kArrayWaitHistograms,
                                 [](thread_histogram& h, std::uint64_t) { zero(h.h); });
-  zero_copied<latency_histogram>(r, c, kArrayClassWaitHistograms);  // what release_thread folded there
   each_copied<file_instance>(r, c, kArrayFiles, [](file_instance& f, std::uint64_t) { zero(f.stats); });
   each_copied<socket_instance>(r, c, kArraySockets, [](socket_instance& s, std::uint64_t) { zero(s.stats); });
   zero_copied<io_stats>(r, c, kArrayClassIo);  // file and socket classes alike
@@ -227,11 +230,22 @@ void make_region_the_childs(agent_state& a, thread_context* me, const byte_range
     thread_context& t = a.contexts[slot];
     if (t.rec == &rec && (word & kStateMask) == kStateAllocated) {
       trace_discard(t.trace);  // the parent writes its buffered lines
-      release_thread(t);       // its memory joins its classes' (its wait stack is a hole)
-    } else {                   // caught in mid-registration by the fork
+      // Its wait histograms go to their classes' (zeroed below, not copied).
+      for (std::uint32_t k = 0; t.wait_histogram_of != nullptr && k < a.max_classes && k < kMaxClassesLimit;
+           ++k)
+        if (t.wait_histogram_of[k] != 0 && t.wait_histogram_of[k] != kSharedHistogram)
+          g_folded_classes[k / 64] |= std::uint64_t{1} << (k % 64);
+      release_thread(t);  // its memory joins its classes' (its wait stack is a hole)
+    } else {              // caught in mid-registration by the fork
       store_release(rec.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
     }
   });
+  auto* class_histograms = r.array<latency_histogram>(kArrayClassWaitHistograms);
+  for (std::uint32_t k = 0; k < a.max_classes && k < kMaxClassesLimit; ++k)
+    if ((g_folded_classes[k / 64] >> (k % 64) & 1) != 0) {
+      if (class_histograms != nullptr && k < r.count(kArrayClassWaitHistograms)) zero(class_histograms[k]);
+      g_folded_classes[k / 64] &= ~(std::uint64_t{1} << (k % 64));
+    }
   // The histories and long histories are holes; their cursors restart.
   store_relaxed(h.history_long_next_batch, std::uint64_t{0});
   store_relaxed(h.stages_long_next, std::uint64_t{0});

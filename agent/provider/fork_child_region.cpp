@@ -230,6 +230,7 @@ void make_region_the_childs(agent_state& a, thread_context* me, const byte_range
     thread_context& t = a.contexts[slot];
     if (t.rec == &rec && (word & kStateMask) == kStateAllocated) {
       trace_discard(t.trace);  // the parent writes its buffered lines
+      t.deferred_class = 0;    // a wait of the parent's, recorded there: not into the child's holes
       // Its wait histograms go to their classes' (zeroed below, not copied).
       for (std::uint32_t k = 0; t.wait_histogram_of != nullptr && k < a.max_classes && k < kMaxClassesLimit;
            ++k)

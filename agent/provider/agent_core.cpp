@@ -305,7 +305,10 @@ bool init(const options& opts) {
     region_path = expanded.c_str();
   }
   region_error err;
-  a->region = region_map::create(region_path, opts.sizes, opts.mode, err, opts.allow_unsafe_dir);
+  // A region per process (%p): sparse, so that a forked child copies only the pages
+  // written (fork_child_region.cpp) and each process holds on disk what it wrote.
+  a->region = region_map::create(region_path, opts.sizes, opts.mode, err, opts.allow_unsafe_dir,
+                                 !a->region_pattern.empty());
   if (err) {
     fail(err.message + (err.detail.empty() ? "" : ": " + err.detail));
     return false;

@@ -3,11 +3,12 @@
 //
 // A child has a copy of the parent's memory, and its instrumented objects point
 // into the parent's region (a shared mapping): it must not write there. With a
-// pattern, the child handler copies the region into a new file and maps it at the
-// same address (region_map::move_to_copy), so those pointers now reach the child's
-// own file. Then the copy becomes the child's: the parent's other threads are gone,
-// every statistic and history starts at zero, and what the child inherited stays
-// (classes, instances, open files and sockets, setup, the forking thread). The
+// pattern, the child handler copies the region into a new, sparse file and maps it
+// at the same address (region_map::move_to_copy), so those pointers now reach the
+// child's own file. Then the copy becomes the child's: the parent's other threads
+// are gone, every statistic and history starts at zero, and what the child
+// inherited stays (classes, instances, open files and sockets, setup, the forking
+// thread). What the copy holds and leaves as holes: fork_child_region.cpp. The
 // registries' mutexes are taken before fork and released after it in both
 // processes, so no lock is inherited held; the child handler itself makes system
 // calls and plain stores only (the one allocation, the region's path string, is
@@ -18,12 +19,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/fork_child_region.h"
+#include "agent/provider/internal/preload_api.h"
 #include "agent/provider/internal/trace.h"
 #include "agent/region/safe_files.h"
-#include "agent/region/setup.h"
-#include "agent/region/work_layout.h"
 
 namespace pfs::detail {
 namespace {
@@ -32,6 +34,10 @@ fork_report g_report{fork_outcome::not_recording, 0, "", nullptr};
 char g_child_path[4096];
 char g_child_dir[4096];
 char g_child_tmp[256 + 32];  // a file name and the random suffix
+// The parent's data and the child's copy: 16 KiB each, static (no allocation in
+// the child handler); a region more scattered is copied by whole arrays.
+region_map::byte_range g_parent_data[1024];
+region_map::byte_range g_copy_plan[1024];
 
 void prepare() {
   agent_state* a = g_agent;
@@ -55,69 +61,6 @@ void unlock_all() {
 
 void parent() { unlock_all(); }
 
-void zero_array(const region_map& r, array_id id) {
-  const array_desc& d = r.header().arrays[id];
-  if (d.count != 0) std::memset(r.array<char>(id), 0, d.count * d.stride);
-}
-
-void zero_slice(const region_map& r, array_id id, std::uint64_t first, std::uint64_t n) {
-  const array_desc& d = r.header().arrays[id];
-  if (first + n <= d.count) std::memset(r.array<char>(id) + first * d.stride, 0, n * d.stride);
-}
-
-// The copy becomes the child's: only the forking thread (me, or nullptr if it has
-// no slot) is left, and every statistic and history restarts from zero, as in a
-// program that just started with these objects.
-void make_region_the_childs(agent_state& a, thread_context* me) {
-  const region_map& r = a.region;
-  region_header& h = r.header();
-  auto* records = r.array<thread_record>(kArrayThreads);
-  for (std::uint32_t slot = 0; slot < a.contexts.size(); ++slot) {
-    thread_record& rec = records[slot];
-    const std::uint32_t word = load_relaxed(rec.lock);
-    if ((word & kStateMask) == kStateFree || (me != nullptr && me->rec == &rec)) continue;
-    thread_context& t = a.contexts[slot];
-    if (t.rec == &rec && (word & kStateMask) == kStateAllocated) {
-      trace_discard(t.trace);  // the parent writes its buffered lines
-      release_thread(t);
-    } else {  // caught in mid-registration by the fork
-      store_release(rec.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
-    }
-    zero_slice(r, kArrayWaitStacks, std::uint64_t{slot} * h.wait_stack_depth, h.wait_stack_depth);
-  }
-  // Histories of every thread, and the history_long rings with their cursors.
-  for (array_id id : {kArrayWaitHistory, kArrayHistoryLong, kArrayHistoryLongBatches, kArrayStageHistory,
-                      kArrayStageHistoryLong, kArrayStatementHistory, kArrayStatementHistoryLong,
-                      kArrayTransactionHistory, kArrayTransactionHistoryLong})
-    zero_array(r, id);
-  store_relaxed(h.history_long_next_batch, std::uint64_t{0});
-  store_relaxed(h.stages_long_next, std::uint64_t{0});
-  store_relaxed(h.statements_long_next, std::uint64_t{0});
-  store_relaxed(h.transactions_long_next, std::uint64_t{0});
-  if (me != nullptr) {
-    me->has_batch = false;
-    me->deferred_class = 0;  // an acquisition of the parent's, held across the fork
-  }
-  // Every summary, as TRUNCATE leaves it.
-  setup::reset_wait_summaries(r);
-  setup::reset_thread_summaries(r);
-  for (bool by_thread : {false, true}) {
-    setup::reset_stage_summaries(r, by_thread);
-    setup::reset_statement_summaries(r, by_thread);
-    setup::reset_transaction_summaries(r, by_thread);
-  }
-  setup::reset_error_summaries(r, false);
-  setup::reset_digests(r);
-  setup::reset_statement_histogram(r);
-  setup::reset_lock_contention(r);
-  for (std::uint64_t& lost : h.lost) store_relaxed(lost, std::uint64_t{0});
-  if (me != nullptr) store_relaxed(me->rec->os_thread_id, static_cast<std::uint64_t>(syscall(SYS_gettid)));
-  // creation_time_ns stays: the timers' bases are the parent's, and with them the
-  // wall clock time their values start from.
-  store_relaxed(h.exited, 0u);
-  store_release(h.pid, static_cast<std::uint64_t>(getpid()));
-}
-
 void stop_recording() {
   store_relaxed(g_hot.recording, false);
   tls_context = no_context();
@@ -127,11 +70,22 @@ void stop_recording() {
 // (safe_files.h): in its directory (opened without following a symbolic link and
 // checked), under a random name, renamed to the expanded pattern unless a symbolic
 // link, hard link or other file waits there.
+void make_own_region(agent_state* a);
+
+// The agent's own system calls here (openat, lseek, copy_file_range, renameat ...)
+// are the agent's, not the program's: the interposer passes them by (busy), as it
+// would otherwise instrument them, symbolizing their call site in every child.
 void child() {
   unlock_all();
   agent_state* a = g_agent;
   g_report = {fork_outcome::not_recording, 0, "", nullptr};
   if (a == nullptr || !agent_running()) return;
+  mark_agent_busy(true);
+  make_own_region(a);
+  mark_agent_busy(false);
+}
+
+void make_own_region(agent_state* a) {
   if (a->region_pattern.empty()) {
     g_report.outcome = fork_outcome::no_pattern;
     stop_recording();
@@ -167,14 +121,17 @@ void child() {
   thread_context* me = tls_context;
   if (me == no_context()) me = nullptr;
   tls_context = no_context();
-  if (!a->region.move_to_copy(dir_fd, base, g_child_tmp, sizeof(g_child_tmp))) {
+  const std::size_t data = a->region.data_map(g_parent_data, std::size(g_parent_data));
+  const std::size_t ranges =
+      fork_copy_plan(a->region, me, g_parent_data, data, g_copy_plan, std::size(g_copy_plan));
+  if (!a->region.move_to_copy(dir_fd, base, g_child_tmp, sizeof(g_child_tmp), g_copy_plan, ranges)) {
     const int e = errno;
     close(dir_fd);
     failed(e, nullptr);
     return;
   }
   g_trace_stopped = true;
-  make_region_the_childs(*a, me);
+  make_region_the_childs(*a, me, g_copy_plan, ranges);
   if (!a->region.publish_copy(dir_fd, g_child_tmp, base, g_child_path, &refused)) {
     const int e = errno;
     unlinkat(dir_fd, g_child_tmp, 0);

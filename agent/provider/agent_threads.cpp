@@ -122,6 +122,10 @@ constinit std::atomic<agent_busy_fn> g_agent_busy{nullptr};
 
 void set_agent_busy_hook(agent_busy_fn hook) { g_agent_busy.store(hook, std::memory_order_release); }
 
+void mark_agent_busy(bool on) {
+  if (const agent_busy_fn busy = g_agent_busy.load(std::memory_order_acquire)) busy(on);
+}
+
 void* spawn_trampoline(void* trampoline_arg) {
   const spawn_args a = *static_cast<spawn_args*>(trampoline_arg);
   const agent_busy_fn busy = g_agent_busy.load(std::memory_order_acquire);

@@ -368,7 +368,7 @@ void region_map::reset() noexcept {
 }
 
 region_map region_map::create(const std::string& path, const region_sizes& sizes, unsigned mode,
-                              region_error& err, bool allow_unsafe_dir) {
+                              region_error& err, bool allow_unsafe_dir, bool sparse) {
   err = {};
   region_map out;
   const std::string what = "could not create region \"" + path + "\"";
@@ -446,10 +446,15 @@ region_map region_map::create(const std::string& path, const region_sizes& sizes
   };
   // fchmod after open: the umask must not narrow the mode the user asked for.
   if (fchmod(fd, static_cast<mode_t>(mode)) != 0) return fail("could not set its mode", errno);
-  if (int e = posix_fallocate(fd, 0, static_cast<off_t>(file_size)); e != 0)
+  if (sparse) {
+    if (ftruncate(fd, static_cast<off_t>(file_size)) != 0) return fail("could not size it", errno);
+  } else if (int e = posix_fallocate(fd, 0, static_cast<off_t>(file_size)); e != 0) {
     return fail("could not reserve " + std::to_string(file_size) + " bytes", e);
+  }
   void* base_addr = mmap(nullptr, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (base_addr == MAP_FAILED) return fail("could not map it", errno);
+  // No read-ahead into the holes of a sparse file (pages of zeros in the page cache).
+  if (sparse) madvise(base_addr, file_size, MADV_RANDOM);
   if (!ofd_lock(fd, kAliveLockByte, F_WRLCK, false)) {
     int e = errno;
     munmap(base_addr, file_size);
@@ -695,7 +700,58 @@ bool region_map::remap_if_restored() {
   return true;
 }
 
-bool region_map::move_to_copy(int dir_fd, const char* base, char* tmp, std::size_t tmp_cap) {
+namespace {
+
+// [from, to) of one file into another at the same offsets: copy_file_range (in
+// the kernel, no page of it mapped here), else pwrite from the mapping.
+bool copy_bytes(int from_fd, const char* from_map, int to_fd, std::uint64_t from, std::uint64_t to) {
+  bool in_kernel = true;
+  while (from < to) {
+    ssize_t w;
+    if (in_kernel) {
+      loff_t in = static_cast<loff_t>(from), out = static_cast<loff_t>(from);
+      w = copy_file_range(from_fd, &in, to_fd, &out, static_cast<std::size_t>(to - from), 0);
+      if (w < 0 && errno != EINTR) {
+        in_kernel = false;  // EXDEV, EINVAL, ENOSYS, EOPNOTSUPP ...: the plain way
+        continue;
+      }
+    } else {
+      w = pwrite(to_fd, from_map + from, static_cast<std::size_t>(to - from), static_cast<off_t>(from));
+      if (w < 0 && errno != EINTR) return false;
+    }
+    if (w == 0) return false;
+    if (w > 0) from += static_cast<std::uint64_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::size_t region_map::data_map(byte_range* out, std::size_t cap) const {
+  if (fd_ < 0 || cap == 0) return 0;
+  std::size_t n = 0;
+  for (std::uint64_t pos = 0; pos < size_;) {
+    const off_t data = lseek(fd_, static_cast<off_t>(pos), SEEK_DATA);
+    if (data < 0) {
+      if (errno == ENXIO) break;  // no data after pos
+      out[0] = {0, size_};        // the file system cannot tell: all of it
+      return 1;
+    }
+    const off_t hole = lseek(fd_, data, SEEK_HOLE);
+    std::uint64_t end = hole < 0 ? size_ : static_cast<std::uint64_t>(hole);
+    if (end > size_) end = size_;
+    if (n == cap) {  // no room: the last part reaches to the end of the file
+      out[n - 1].length = size_ - out[n - 1].offset;
+      break;
+    }
+    out[n++] = {static_cast<std::uint64_t>(data), end - static_cast<std::uint64_t>(data)};
+    pos = end;
+  }
+  return n;
+}
+
+bool region_map::move_to_copy(int dir_fd, const char* base, char* tmp, std::size_t tmp_cap,
+                              const byte_range* ranges, std::size_t n) {
   if (base_ == nullptr || fd_ < 0 || !writable_) {
     errno = EBADF;
     return false;
@@ -713,17 +769,19 @@ bool region_map::move_to_copy(int dir_fd, const char* base, char* tmp, std::size
   };
   if (fchmod(fd, st.st_mode & 07777) != 0) return fail();
   if (fchown(fd, static_cast<uid_t>(-1), st.st_gid) != 0 && errno != EPERM) return fail();
-  // Every byte written (no hole), so a full disk cannot SIGBUS the child later.
+  // Sparse: a hole reads as zeros, which is what the child's statistics, histories
+  // and free records are. A full disk met later, when the child first writes to a
+  // hole, is a SIGBUS that fault_guard turns into a lost region (recording stops),
+  // not a crash. (lseek on the descriptor shared with the parent moves the offset
+  // of the parent's open file too; the region is read and written by offset only.)
+  if (ftruncate(fd, static_cast<off_t>(size_)) != 0) return fail();
   const char* from = static_cast<const char*>(base_);
-  for (std::size_t off = 0; off < size_;) {
-    const std::size_t chunk = size_ - off < (std::size_t{1} << 20) ? size_ - off : std::size_t{1} << 20;
-    const ssize_t w = pwrite(fd, from + off, chunk, static_cast<off_t>(off));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return fail();
-    off += static_cast<std::size_t>(w);
-  }
+  for (std::size_t r = 0; r < n; ++r)
+    if (!copy_bytes(fd_, from, fd, ranges[r].offset, ranges[r].offset + ranges[r].length)) return fail();
   if (!ofd_lock(fd, kAliveLockByte, F_WRLCK, false)) return fail();
   if (mmap(base_, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) return fail();
+  // No read-ahead: a fault would fill the page cache with the holes around it.
+  madvise(base_, size_, MADV_RANDOM);
   ::close(fd_);  // the child's copy of the parent's descriptor (the parent keeps its lock)
   fd_ = fd;
   return true;

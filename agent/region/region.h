@@ -124,8 +124,12 @@ class region_map {
   // path that is a symbolic link, a hard link of another user's file or not a
   // regular file is refused, and so is a directory writable by others without the
   // sticky bit or owned by another user, unless allow_unsafe_dir.
+  // sparse: the file is sized but not reserved (ftruncate): only the pages written
+  // take disk space, and lseek SEEK_DATA finds them (what a forked child copies,
+  // move_to_copy); a full disk met when a page is first written is a SIGBUS that
+  // fault_guard turns into a lost region (recording stops), not a crash.
   static region_map create(const std::string& path, const region_sizes& sizes, unsigned mode,
-                           region_error& err, bool allow_unsafe_dir = false);
+                           region_error& err, bool allow_unsafe_dir = false, bool sparse = false);
 
   // Maps an existing region and validates it (magic, version, every array inside
   // the file, strides known). writable: map read-write (setup changes). A symbolic
@@ -178,13 +182,27 @@ class region_map {
   // dir_fd (the same mode and group), made under a random name beginning with base
   // (written to tmp, safe_files::create_unique), mapped at the same address, so that
   // every pointer into the region stays valid and now points into the child's own
-  // file; the child holds its alive lock. publish_copy then renames it to base once
+  // file; the child holds its alive lock. The copy is sparse: only the n byte ranges
+  // given are copied (copy_file_range where it works, else pwrite from the
+  // mapping); the rest is a hole, zeros, as in a new region. publish_copy then renames it to base once
   // the child has made it its own, unless base is a symbolic link, a hard link of
   // another user's file or not a regular file (*refused says why, errno EEXIST).
   // System calls only, no allocation: both run in a fork child handler. False
   // (errno set) if it could not: the mapping is then the parent's.
-  bool move_to_copy(int dir_fd, const char* base, char* tmp, std::size_t tmp_cap);
+  struct byte_range {
+    std::uint64_t offset;
+    std::uint64_t length;
+  };
+  bool move_to_copy(int dir_fd, const char* base, char* tmp, std::size_t tmp_cap, const byte_range* ranges,
+                    std::size_t n);
   bool publish_copy(int dir_fd, const char* tmp, const char* base, const char* path, const char** refused);
+
+  // The parts of the region's file that hold data (lseek SEEK_DATA/SEEK_HOLE: pages
+  // written, or read while in the page cache), in order, at most cap of them in out
+  // (the last then reaches to the end of the file); the whole file where the file
+  // system cannot tell. Returns their number. System calls only: the fork child
+  // handler copies only these parts of what it takes (move_to_copy).
+  std::size_t data_map(byte_range* out, std::size_t cap) const;
 
   // Removes the file from the file system (the mapping stays valid).
   void unlink_file() const;

@@ -75,6 +75,9 @@ void set_thread_create_hook(thread_create_fn create);
 // allocated while the parent was marked), so that its heap count leaves it out.
 using agent_busy_fn = void (*)(bool busy);
 void set_agent_busy_hook(agent_busy_fn hook);
+// Marks the calling thread busy (on) or not through the hook, if one is set: the
+// agent's own system calls in the fork child handler then pass the interposer by.
+void mark_agent_busy(bool on);
 
 // Writes "perfschema: <text>" as one line to stderr, unless PFS_QUIET=1
 // (agent_report.cpp): start-up failures, ignored settings, a region that changed.

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/provider/pfs.h"
@@ -65,7 +66,7 @@ inline std::vector<named_row> scan_columns(const char* table, std::initializer_l
   std::unique_ptr<bool[]> wanted(new bool[t->columns.size()]());
   for (const char* c : columns)
     for (std::size_t k = 0; k < t->columns.size(); ++k)
-      if (t->columns[k].name == c) wanted[k] = true;
+      if (std::string_view(t->columns[k].name) == c) wanted[k] = true;
   out.wanted = wanted.get();
   EXPECT_FALSE(r->scan(*t, out));
   return std::move(out.rows);

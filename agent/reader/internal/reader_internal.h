@@ -4,6 +4,11 @@
 // table registry (tables.cpp) names each table's builder.
 #pragma once
 
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/packed_rows.h"
 #include "agent/region/error_layout.h"

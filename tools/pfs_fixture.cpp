@@ -35,6 +35,7 @@
 #include <string_view>
 
 #include "agent/region/error_layout.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/region_builder.h"

@@ -14,6 +14,7 @@
 
 #include "agent/provider/internal/agent_internal.h"
 #include "agent/provider/internal/io_path.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/setup.h"
 #include "agent/region/wide_sum.h"
 

@@ -18,6 +18,7 @@
 #include "agent/provider/internal/agent_internal.h"
 #include "agent/provider/internal/io_path.h"
 #include "agent/provider/internal/trace.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/safe_files.h"
 #include "agent/region/setup.h"
 

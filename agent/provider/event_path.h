@@ -18,6 +18,7 @@
 
 #include "agent/provider/pfs_c.h"
 #include "agent/region/histogram.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/wide_sum.h"
 #include "agent/region/work_layout.h"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/provider/internal/trace.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/setup.h"

@@ -1,5 +1,6 @@
 // Row builders of the setup tables, threads, performance_timers and status.
 #include "agent/reader/internal/reader_internal.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/setup.h"
 #include "timers/timer_detail.h"
 

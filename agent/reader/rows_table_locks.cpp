@@ -1,5 +1,6 @@
 // Row builder of table_lock_waits_summary_by_table (MySQL 8.0's table_tlws_by_table.cc).
 #include "agent/reader/internal/reader_internal.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 
 namespace pfs::reader::detail {

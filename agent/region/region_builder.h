@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "agent/region/io_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/wide_sum.h"

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/wide_sum.h"
 #include "agent/region/work_layout.h"

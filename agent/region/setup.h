@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "agent/region/error_layout.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/region.h"
 #include "timers/timer.h"
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "agent/region/io_layout.h"
 #include "agent/region/region_layout.h"
 
 namespace pfs::layout {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "agent/provider/pfs_io.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/setup.h"
 #include "tests/agent/agent_test_util.h"
 #include "tests/agent/named_rows.h"

@@ -16,6 +16,7 @@
 
 #include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/reader.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/region_builder.h"
 #include "agent/region/setup.h"

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "agent/reader/reader.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/region_builder.h"
 #include "agent/region/region_layout.h"

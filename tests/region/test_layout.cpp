@@ -15,6 +15,7 @@
 #include <string>
 
 #include "agent/region/error_layout.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/region_layout.h"

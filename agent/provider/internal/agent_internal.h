@@ -15,6 +15,7 @@
 #include "agent/provider/internal/preload_api.h"
 #include "agent/provider/pfs.h"
 #include "agent/region/cycle_epochs.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/region.h"
 #include "timers/timer.h"
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "agent/provider/event_path.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 
 namespace pfs::detail {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agent/reader/reader.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/wide_sum.h"
 

@@ -5,6 +5,7 @@
 
 #include "agent/reader/internal/cells.h"
 #include "agent/region/cycle_epochs.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/record_copy.h"
 #include "agent/region/work_layout.h"
 

@@ -12,6 +12,7 @@
 #include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/packed_rows.h"
 #include "agent/region/error_layout.h"
+#include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/region.h"

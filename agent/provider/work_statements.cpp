@@ -156,12 +156,19 @@ int statement_start(pfs_key key, const char* schema, const char* file, unsigned 
   const std::uint64_t event_id = t->next_event_id++;
   std::uint64_t nest_id = 0;
   std::uint8_t nest_type = kNestingNone;
+  // MySQL's rule (pfs.cc, start statement): the later-started of the running
+  // statement and the running transaction, so a statement that starts inside a
+  // transaction its parent statement began nests in that transaction.
   if (depth > 0) {
     nest_id = load_relaxed(w->statement_at(depth - 1).event_id);
     nest_type = kNestingStatement;
-  } else if (w->transaction_running) {
-    nest_id = load_relaxed(w->transaction->event_id);
-    nest_type = kNestingTransaction;
+  }
+  if (w->transaction_running) {
+    const std::uint64_t trx_id = load_relaxed(w->transaction->event_id);
+    if (depth == 0 || trx_id > nest_id) {
+      nest_id = trx_id;
+      nest_type = kNestingTransaction;
+    }
   }
   statement_record& r = w->statement_at(depth);
   const std::uint32_t seq = begin_record_write(r);

@@ -61,6 +61,56 @@ options work_options(const char* tag) {
   return o;
 }
 
+// MySQL's rule: a statement nests in the later-started of the running statement
+// and the running transaction. A transaction begun inside a statement is the
+// parent of the statements that statement runs after it (a stored procedure's
+// START TRANSACTION, then its statements); one begun before the statement is not.
+TEST(Work, AStatementNestsInTheTransactionItsParentStatementBegan) {
+  in_child([] {
+    ASSERT_TRUE(init(work_options("work_nest_trx"))) << last_error();
+    statement_class call{"test", "call"}, sub{"test", "insert"}, later{"test", "after"};
+    {
+      statement outer(call, "shop");
+      {
+        statement before(later, "shop");  // no transaction yet: in the outer statement
+      }
+      transaction trx(false, isolation::read_committed);
+      {
+        statement inner(sub, "shop");  // the transaction started after the outer statement
+      }
+      trx.commit();
+    }
+    {
+      transaction trx(false, isolation::read_committed);
+      statement outer(later, "shop");  // at the top: in the transaction
+      statement inner(sub, "shop");    // the statement started after the transaction
+    }
+    const auto stmts = scan("events_statements_history");
+    const auto trxs = scan("events_transactions_history");
+    ASSERT_EQ(stmts.size(), 5u);
+    ASSERT_EQ(trxs.size(), 2u);
+    const std::int64_t trx1 = I(trxs[0], "event_id"), trx2 = I(trxs[1], "event_id");
+    const std::int64_t outer1 = I(stmts[2], "event_id");
+    EXPECT_EQ(S(stmts[0], "event_name"), "statement/test/after");
+    EXPECT_EQ(S(stmts[0], "nesting_event_type"), "STATEMENT");
+    EXPECT_EQ(I(stmts[0], "nesting_event_id"), outer1);
+    EXPECT_EQ(S(stmts[1], "event_name"), "statement/test/insert");
+    EXPECT_EQ(S(stmts[1], "nesting_event_type"), "TRANSACTION");
+    EXPECT_EQ(I(stmts[1], "nesting_event_id"), trx1);
+    EXPECT_EQ(I(stmts[1], "nesting_event_level"), 1);
+    EXPECT_EQ(S(stmts[2], "event_name"), "statement/test/call");
+    EXPECT_EQ(S(stmts[2], "nesting_event_type"), "<NULL>");
+    EXPECT_EQ(S(stmts[3], "event_name"), "statement/test/insert");
+    EXPECT_EQ(S(stmts[3], "nesting_event_type"), "STATEMENT");
+    EXPECT_EQ(I(stmts[3], "nesting_event_id"), I(stmts[4], "event_id"));
+    EXPECT_EQ(S(stmts[4], "nesting_event_type"), "TRANSACTION");
+    EXPECT_EQ(I(stmts[4], "nesting_event_id"), trx2);
+    // The first transaction nests in the statement that began it.
+    EXPECT_EQ(S(trxs[0], "nesting_event_type"), "STATEMENT");
+    EXPECT_EQ(I(trxs[0], "nesting_event_id"), outer1);
+  });
+}
+
 TEST(Work, NestingOfStatementsStagesTransactionsAndWaits) {
   in_child([] {
     ASSERT_TRUE(init(work_options("work_nest"))) << last_error();

@@ -53,7 +53,7 @@ void init_work(agent_state& a) {
   g_work.statement_histogram = m.array<latency_histogram>(kArrayStatementHistogram);
   g_work.wait_pool = m.array<thread_histogram>(kArrayWaitHistograms);
   g_work.wait_pool_size = m.count(kArrayWaitHistograms);
-  g_work.class_wait_histograms = m.array<latency_histogram>(kArrayClassWaitHistograms);
+  g_work.class_wait_histograms = m.array<wait_histogram>(kArrayClassWaitHistograms);
   g_hot.wait_histograms = g_work.wait_pool;
   for (std::uint64_t i = 0; i < m.count(kArrayClassStageStats); ++i) zero_stat(g_work.class_stage_stats[i]);
   for (std::uint64_t i = 0; i < m.count(kArrayClassStatementStats); ++i)

@@ -187,7 +187,7 @@ void add_to_histogram_slow(thread_context& t, std::uint32_t class_index, std::ui
     entry = e != 0 ? e : kSharedHistogram;
   }
   if (entry == kSharedHistogram) {
-    __atomic_fetch_add(&g_work.class_wait_histograms[class_index - 1].counts[histogram::bucket_of(ps)], 1,
+    __atomic_fetch_add(&g_work.class_wait_histograms[class_index - 1].counts[histogram::wait_scale::bucket_of(ps)], 1,
                        __ATOMIC_RELAXED);
     return;
   }

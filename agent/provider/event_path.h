@@ -436,7 +436,7 @@ inline void set_owner(wait_locker& l, sync_instance& s) {
     add_to_histogram_slow(t, class_index, ps);
     return;
   }
-  std::uint64_t& count = g_hot.wait_histograms[entry - 1].h.counts[histogram::bucket_of(ps)];
+  std::uint64_t& count = g_hot.wait_histograms[entry - 1].h.counts[histogram::wait_scale::bucket_of(ps)];
   store_relaxed(count, load_relaxed(count) + 1);
 }
 

@@ -95,7 +95,7 @@ void zero(transaction_stat& s) {
   zero_stat(s.read_write);
   zero_stat(s.read_only);
 }
-void zero(latency_histogram& h) {
+void zero(wait_histogram& h) {
   for (std::uint64_t& c : h.counts) store_relaxed(c, std::uint64_t{0});
 }
 
@@ -242,7 +242,7 @@ void make_region_the_childs(agent_state& a, thread_context* me, const byte_range
       store_release(rec.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
     }
   });
-  auto* class_histograms = r.array<latency_histogram>(kArrayClassWaitHistograms);
+  auto* class_histograms = r.array<wait_histogram>(kArrayClassWaitHistograms);
   for (std::uint32_t k = 0; k < a.max_classes && k < kMaxClassesLimit; ++k)
     if ((g_folded_classes[k / 64] >> (k % 64) & 1) != 0) {
       if (class_histograms != nullptr && k < r.count(kArrayClassWaitHistograms)) zero(class_histograms[k]);

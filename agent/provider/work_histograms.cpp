@@ -23,14 +23,24 @@ std::uint32_t claim_pool_histogram(std::uint64_t thread_id, std::uint32_t class_
   return 0;
 }
 
-// Folds a pool histogram into a shared one (atomic adds) and frees it.
-void release_pool_histogram(thread_histogram& th, latency_histogram& into) {
+namespace {
+// Folds a pool histogram's first n counts into a shared one (atomic adds) and frees it.
+void release_pool_counts(thread_histogram& th, std::uint64_t* into, std::uint32_t n) {
   const std::uint32_t word = load_relaxed(th.lock);
   store_relaxed(th.lock, (word & ~kStateMask) | kStateDirty);
   std::atomic_thread_fence(std::memory_order_release);
-  for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
-    add_atomic(into.counts[b], load_relaxed(th.h.counts[b]));
+  for (std::uint32_t b = 0; b < n; ++b) add_atomic(into[b], load_relaxed(th.h.counts[b]));
   store_release(th.lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);
+}
+}  // namespace
+
+// A thread's wait histogram of a class into the class's; its statement histogram
+// into events_statements_histogram_global's.
+void release_pool_histogram(thread_histogram& th, wait_histogram& into) {
+  release_pool_counts(th, into.counts, kWaitHistogramBuckets);
+}
+void release_pool_histogram(thread_histogram& th, latency_histogram& into) {
+  release_pool_counts(th, into.counts, kHistogramBuckets);
 }
 
 // A timed statement's bucket in events_statements_histogram_global.

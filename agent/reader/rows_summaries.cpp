@@ -35,7 +35,7 @@ void rows_waits_summary_global(scan_state& s) {
     append_stat_cells(x, sums[c]);
     // Beyond MySQL: the latency distribution of the class.
     for (double q : {0.95, 0.99, 0.999})
-      x.push_back(quantiles ? int_cell(histogram::quantile(histograms.of(c)->counts, q)) : null_cell());
+      x.push_back(quantiles ? int_cell(histogram::wait_scale::quantile(histograms.of(c)->counts, q)) : null_cell());
   }
 }
 

@@ -94,6 +94,19 @@ latency_histogram load_histogram(const latency_histogram& h) {
   return o;
 }
 
+wait_histogram load_histogram(const wait_histogram& h) {
+  wait_histogram o;
+  for (std::uint32_t b = 0; b < kWaitHistogramBuckets; ++b) o.counts[b] = load_relaxed(h.counts[b]);
+  return o;
+}
+
+// A pool entry that holds a thread's statement histogram (its first kHistogramBuckets counts).
+latency_histogram load_statement_share(const wait_histogram& h) {
+  latency_histogram o;
+  for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) o.counts[b] = load_relaxed(h.counts[b]);
+  return o;
+}
+
 }  // namespace
 
 void rows_stage_summaries(scan_state& s, summary_kind which) {
@@ -243,7 +256,7 @@ void statement_histogram(scan_state& s, bool by_digest) {
       if (!s.accept(read_versioned(th,
                                    [&](const thread_histogram& t) {
                                      cls = load_relaxed(t.class_index);
-                                     hist = load_histogram(t.h);
+                                     hist = load_statement_share(t.h);
                                    })) ||
           cls != kStatementHistogramClass)
         continue;
@@ -308,13 +321,13 @@ class_histograms wait_class_histograms(scan_state& s) {
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
     if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
     out.slot[c] = static_cast<std::int32_t>(out.sums.size());
-    const latency_histogram* hist = s.r.at<latency_histogram>(kArrayClassWaitHistograms, c);
-    out.sums.push_back(hist != nullptr ? load_histogram(*hist) : latency_histogram{});
+    const wait_histogram* hist = s.r.at<wait_histogram>(kArrayClassWaitHistograms, c);
+    out.sums.push_back(hist != nullptr ? load_histogram(*hist) : wait_histogram{});
   }
   for (std::uint64_t i = 0; i < s.r.count(kArrayWaitHistograms); ++i) {
     const thread_histogram& th = *s.r.at<thread_histogram>(kArrayWaitHistograms, i);
     std::uint32_t cls = 0;
-    latency_histogram hist;
+    wait_histogram hist;
     if (!s.accept(read_versioned(th, [&](const thread_histogram& t) {
           cls = load_relaxed(t.class_index);
           hist = load_histogram(t.h);
@@ -326,8 +339,8 @@ class_histograms wait_class_histograms(scan_state& s) {
       continue;
     }
     if (cls > out.slot.size() || out.slot[cls - 1] < 0) continue;  // not a registered wait class
-    latency_histogram& sum = out.sums[out.slot[cls - 1]];
-    for (std::uint32_t b = 0; b < kHistogramBuckets; ++b)
+    wait_histogram& sum = out.sums[out.slot[cls - 1]];
+    for (std::uint32_t b = 0; b < kWaitHistogramBuckets; ++b)
       sum.counts[b] = sat_add(sum.counts[b], hist.counts[b]);
   }
   return out;
@@ -338,17 +351,17 @@ void rows_wait_histograms(scan_state& s) {
   const class_histograms all = wait_class_histograms(s);
   for (std::size_t c = 0; c < s.classes.size(); ++c) {
     if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
-    const latency_histogram& hist = *all.of(c);
+    const wait_histogram& hist = *all.of(c);
     std::uint64_t total = 0;
     for (std::uint64_t n : hist.counts) total = sat_add(total, n);
     std::uint64_t below = 0;
-    for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) {
+    for (std::uint32_t b = 0; b < kWaitHistogramBuckets; ++b) {
       below = sat_add(below, hist.counts[b]);
       auto& x = s.add_row();
       x.push_back(s.text_cell(std::string_view(s.classes[c].name)));
       x.push_back(int_cell(b));
-      x.push_back(int_cell(histogram::bucket_low(b)));
-      x.push_back(int_cell(histogram::bucket_high(b)));
+      x.push_back(int_cell(histogram::wait_scale::low(b)));
+      x.push_back(int_cell(histogram::wait_scale::high(b)));
       x.push_back(int_cell(hist.counts[b]));
       x.push_back(int_cell(below));
       x.push_back(float_cell(total == 0 ? 0.0 : static_cast<double>(below) / static_cast<double>(total)));

@@ -617,7 +617,7 @@ const std::vector<table_entry>& registry() noexcept {
     add(table_id::events_waits_histogram_global_by_event_name, "events_waits_histogram_global_by_event_name",
         with_buckets({T("event_name")}), "PFS_MAX_CLASSES, PFS_WAIT_HISTOGRAMS",
         rows_wait_histograms,
-        [](const impl& r) { return r.classes * kHistogramBuckets; },
+        [](const impl& r) { return r.classes * kWaitHistogramBuckets; },
         truncatable(kResetWaitHistograms, kResetWaitHistograms | kResetWait));
     // Beyond MySQL: the contended waits of each lock instance by the SOURCE of the
     // holder's acquisition (NULL: the holder was not known, e.g. readers).

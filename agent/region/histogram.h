@@ -1,5 +1,7 @@
 // The statement latency histogram of MySQL 8.0 (events_statements_histogram_*,
-// QUANTILE_95/99/999 of events_statements_summary_by_digest), bucket for bucket.
+// QUANTILE_95/99/999 of events_statements_summary_by_digest), bucket for bucket, and
+// the wait histogram (events_waits_histogram_global_by_event_name, beyond MySQL): the
+// same growth factor from 1 ns.
 //
 // MySQL (storage/perfschema/pfs_histogram.h and pfs_histogram.cc): NUMBER_OF_BUCKETS
 // is 450 and PFS_histogram_timers::init() fills m_bucket_timer[0..450] in picoseconds:
@@ -28,12 +30,9 @@
 
 namespace pfs::histogram {
 
-inline constexpr std::uint32_t kBuckets = 450;
-
 namespace detail {
 
-inline constexpr double kFirstBound = 10.0 * 1000 * 1000;  // BUCKET_BASE_TIMER, ps
-inline constexpr double kGrowth = 1.0471285480508996;      // BUCKET_BASE_FACTOR
+inline constexpr double kGrowth = 1.0471285480508996;  // BUCKET_BASE_FACTOR
 inline constexpr std::uint64_t kInfinity = std::numeric_limits<std::uint64_t>::max();
 
 // bucket_of looks up a candidate bucket by the position of the highest set bit and
@@ -44,9 +43,10 @@ inline constexpr std::uint64_t kInfinity = std::numeric_limits<std::uint64_t>::m
 inline constexpr int kSubBits = 5;
 inline constexpr int kSlices = 64 << kSubBits;
 
+template <std::uint32_t N>
 struct tables {
-  std::uint64_t bound[kBuckets + 1] = {};    // MySQL's m_bucket_timer
-  std::uint64_t last_in[kBuckets] = {};      // the largest value of bucket i
+  std::uint64_t bound[N + 1] = {};           // MySQL's m_bucket_timer
+  std::uint64_t last_in[N] = {};             // the largest value of bucket i
   std::uint16_t first_bucket[kSlices] = {};  // the bucket of each slice's smallest value
   bool consistent = false;
 };
@@ -59,17 +59,18 @@ constexpr std::uint32_t slice_of(std::uint64_t ps) noexcept {
   return (static_cast<std::uint32_t>(top) << kSubBits) | next_bits;
 }
 
-constexpr tables make_tables() {
-  tables t;
-  double current = kFirstBound;
+template <std::uint32_t N>
+constexpr tables<N> make_tables(double first_bound) {
+  tables<N> t;
+  double current = first_bound;
   t.bound[0] = 0;
-  for (std::uint32_t i = 1; i < kBuckets; ++i) {
+  for (std::uint32_t i = 1; i < N; ++i) {
     t.bound[i] = static_cast<std::uint64_t>(current);
     current *= kGrowth;
   }
-  t.bound[kBuckets] = kInfinity;
-  for (std::uint32_t i = 0; i + 1 < kBuckets; ++i) t.last_in[i] = t.bound[i + 1] - 1;
-  t.last_in[kBuckets - 1] = kInfinity;
+  t.bound[N] = kInfinity;
+  for (std::uint32_t i = 0; i + 1 < N; ++i) t.last_in[i] = t.bound[i + 1] - 1;
+  t.last_in[N - 1] = kInfinity;
 
   // Slices in increasing order of their values: one walk over the bounds.
   bool consistent = true;
@@ -80,67 +81,93 @@ constexpr tables make_tables() {
     // Below 2^kSubBits a slice holds at most one value (or none: then any bucket does).
     const std::uint64_t first = top >= kSubBits ? lead << (top - kSubBits) : lead >> (kSubBits - top);
     const std::uint64_t last = top >= kSubBits ? first + ((std::uint64_t{1} << (top - kSubBits)) - 1) : first;
-    while (bucket + 1 < kBuckets && t.bound[bucket + 1] <= first) ++bucket;
+    while (bucket + 1 < N && t.bound[bucket + 1] <= first) ++bucket;
     t.first_bucket[slice] = static_cast<std::uint16_t>(bucket);
     std::uint32_t last_bucket = bucket;
-    while (last_bucket + 1 < kBuckets && t.bound[last_bucket + 1] <= last) ++last_bucket;
+    while (last_bucket + 1 < N && t.bound[last_bucket + 1] <= last) ++last_bucket;
     if (last_bucket > bucket + 1) consistent = false;
   }
   t.consistent = consistent;
   return t;
 }
 
-inline constexpr tables kTables = make_tables();
-static_assert(kTables.consistent, "a slice of bucket_of spans more than two buckets");
-static_assert(kTables.bound[1] == 10000000 && kTables.bound[51] == 100000000);
-
 }  // namespace detail
 
-// BUCKET_TIMER_LOW of bucket i (picoseconds), i < kBuckets.
-constexpr std::uint64_t bucket_low(std::uint32_t i) noexcept { return detail::kTables.bound[i]; }
+// A scale of N logarithmic buckets: bucket 0 is [0, first bound), each next bound
+// is the previous times BUCKET_BASE_FACTOR, the last bucket ends at UINT64_MAX.
+template <std::uint32_t N, std::uint64_t FirstBoundPs>
+struct scale {
+  static constexpr std::uint32_t kBuckets = N;
+  static constexpr detail::tables<N> kTables = detail::make_tables<N>(static_cast<double>(FirstBoundPs));
+  static_assert(kTables.consistent, "a slice of bucket_of spans more than two buckets");
 
-// BUCKET_TIMER_HIGH of bucket i (picoseconds), i < kBuckets: the next bucket's low,
-// UINT64_MAX for the last bucket.
-constexpr std::uint64_t bucket_high(std::uint32_t i) noexcept { return detail::kTables.bound[i + 1]; }
+  // BUCKET_TIMER_LOW of bucket i (picoseconds), i < N.
+  static constexpr std::uint64_t low(std::uint32_t i) noexcept { return kTables.bound[i]; }
+  // BUCKET_TIMER_HIGH of bucket i (picoseconds), i < N: the next bucket's low,
+  // UINT64_MAX for the last bucket.
+  static constexpr std::uint64_t high(std::uint32_t i) noexcept { return kTables.bound[i + 1]; }
 
-// The bucket MySQL counts a duration of ps picoseconds in: the largest i with
-// bucket_low(i) <= ps. Lock-free, no loop, no division, no floating point: the tables
-// are constant-initialized.
-constexpr std::uint32_t bucket_of(std::uint64_t ps) noexcept {
-  const std::uint32_t candidate = detail::kTables.first_bucket[detail::slice_of(ps)];
-  return candidate + (ps > detail::kTables.last_in[candidate] ? 1U : 0U);
-}
+  // The bucket of a duration of ps picoseconds: the largest i with low(i) <= ps.
+  // Lock-free, no loop, no division, no floating point: the tables are
+  // constant-initialized.
+  static constexpr std::uint32_t bucket_of(std::uint64_t ps) noexcept {
+    const std::uint32_t candidate = kTables.first_bucket[detail::slice_of(ps)];
+    return candidate + (ps > kTables.last_in[candidate] ? 1U : 0U);
+  }
 
-// The value MySQL reports as a quantile of the 450 bucket counts (table_esms_by_digest.cc,
-// make_row): with N the sum of the counts, the first bucket whose running count reaches
-// ceil(N * q) (MySQL: (N * 95 + 99) / 100 for QUANTILE_95, (N * 99 + 99) / 100,
-// (N * 999 + 999) / 1000), reported as that bucket's BUCKET_TIMER_HIGH. 0 when N is 0.
-// q is clamped to [0, 1] and taken in millionths (0.95, 0.99 and 0.999 are exact);
-// q = 0 gives the high bound of the first non-empty bucket.
+  // The value MySQL reports as a quantile of the bucket counts (table_esms_by_digest.cc,
+  // make_row): with T the sum of the counts, the first bucket whose running count
+  // reaches ceil(T * q) (MySQL: (T * 95 + 99) / 100 for QUANTILE_95, (T * 99 + 99) / 100,
+  // (T * 999 + 999) / 1000), reported as that bucket's BUCKET_TIMER_HIGH. 0 when T is 0.
+  // q is clamped to [0, 1] and taken in millionths (0.95, 0.99 and 0.999 are exact);
+  // q = 0 gives the high bound of the first non-empty bucket.
+  static std::uint64_t quantile(const std::uint64_t* counts, double q) noexcept {
+    std::uint64_t total = 0;
+    for (std::uint32_t i = 0; i < N; ++i) total += counts[i];
+    if (total == 0) return 0;
+
+    constexpr std::uint64_t kMillion = 1000000;
+    std::uint64_t millionths = 0;  // q <= 0 or NaN
+    if (q >= 1.0) {
+      millionths = kMillion;
+    } else if (q > 0.0) {
+      millionths = static_cast<std::uint64_t>(q * 1e6 + 0.5);
+    }
+    // ceil(total * millionths / 10^6) without overflow: split total at 10^6.
+    const std::uint64_t whole = total / kMillion;
+    const std::uint64_t rest = total % kMillion;
+    std::uint64_t target = whole * millionths + (rest * millionths + kMillion - 1) / kMillion;
+    if (target == 0) target = 1;
+
+    std::uint64_t running = 0;
+    for (std::uint32_t i = 0; i < N; ++i) {
+      running += counts[i];
+      if (running >= target) return high(i);
+    }
+    return high(N - 1);
+  }
+};
+
+// MySQL 8.0's statement scale: 450 buckets from BUCKET_BASE_TIMER, 10 us.
+using statement_scale = scale<450, 10 * 1000 * 1000>;
+static_assert(statement_scale::kTables.bound[1] == 10000000 && statement_scale::kTables.bound[51] == 100000000);
+
+// The wait scale (beyond MySQL, whose histograms are for statements only): the same
+// growth factor from 1 ns, so that an uncontended lock acquisition, a contended one
+// and an I/O fall into different buckets: bucket 0 is [0, 1 ns), bucket 551 is
+// [100 s, UINT64_MAX) (552 buckets, 50 a decade).
+using wait_scale = scale<552, 1000>;
+static_assert(wait_scale::kTables.bound[551] >= 99'999'000'000'000ull &&
+              wait_scale::kTables.bound[551] <= 100'001'000'000'000ull);
+
+inline constexpr std::uint32_t kBuckets = statement_scale::kBuckets;
+
+// The statement scale's functions, as MySQL names them.
+constexpr std::uint64_t bucket_low(std::uint32_t i) noexcept { return statement_scale::low(i); }
+constexpr std::uint64_t bucket_high(std::uint32_t i) noexcept { return statement_scale::high(i); }
+constexpr std::uint32_t bucket_of(std::uint64_t ps) noexcept { return statement_scale::bucket_of(ps); }
 inline std::uint64_t quantile(const std::uint64_t* counts, double q) noexcept {
-  std::uint64_t total = 0;
-  for (std::uint32_t i = 0; i < kBuckets; ++i) total += counts[i];
-  if (total == 0) return 0;
-
-  constexpr std::uint64_t kMillion = 1000000;
-  std::uint64_t millionths = 0;  // q <= 0 or NaN
-  if (q >= 1.0) {
-    millionths = kMillion;
-  } else if (q > 0.0) {
-    millionths = static_cast<std::uint64_t>(q * 1e6 + 0.5);
-  }
-  // ceil(total * millionths / 10^6) without overflow: split total at 10^6.
-  const std::uint64_t whole = total / kMillion;
-  const std::uint64_t rest = total % kMillion;
-  std::uint64_t target = whole * millionths + (rest * millionths + kMillion - 1) / kMillion;
-  if (target == 0) target = 1;
-
-  std::uint64_t running = 0;
-  for (std::uint32_t i = 0; i < kBuckets; ++i) {
-    running += counts[i];
-    if (running >= target) return bucket_high(i);
-  }
-  return bucket_high(kBuckets - 1);
+  return statement_scale::quantile(counts, q);
 }
 
 }  // namespace pfs::histogram

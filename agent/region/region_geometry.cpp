@@ -99,7 +99,7 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayDigests, s.digest_size == 0 ? 0 : std::uint64_t{s.digest_size} + 1, sizeof(digest_record)},
       {kArrayStatementHistogram, 1, sizeof(latency_histogram)},
       {kArrayWaitHistograms, s.wait_histograms, sizeof(thread_histogram)},
-      {kArrayClassWaitHistograms, s.max_classes, sizeof(latency_histogram)},
+      {kArrayClassWaitHistograms, s.max_classes, sizeof(wait_histogram)},
       {kArrayLockContention, s.lock_contention_size, sizeof(contention_record)},
       {kArrayThreadGlobalStats, threads * s.max_classes, sizeof(wait_stat)},
       {kArrayFileWaitStats, s.max_files, sizeof(wait_stat)},
@@ -153,8 +153,9 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
     case kArrayDigests:
       return sizeof(digest_record);
     case kArrayStatementHistogram:
-    case kArrayClassWaitHistograms:
       return sizeof(latency_histogram);
+    case kArrayClassWaitHistograms:
+      return sizeof(wait_histogram);
     case kArrayWaitHistograms:
       return sizeof(thread_histogram);
     case kArrayLockContention:

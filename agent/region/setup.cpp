@@ -583,6 +583,9 @@ void zero(transaction_stat& s) {
 void zero(latency_histogram& h) {
   for (std::uint64_t& c : h.counts) store_relaxed(c, std::uint64_t{0});
 }
+void zero(wait_histogram& h) {
+  for (std::uint64_t& c : h.counts) store_relaxed(c, std::uint64_t{0});
+}
 template <class T>
 void zero_array(const region_map& region, array_id id) {
   auto* a = region.array<T>(id);
@@ -685,7 +688,7 @@ void reset_statement_histogram(const region_map& region) {
 
 void reset_wait_histograms(const region_map& region) {
   zero_pool(region, false);
-  zero_array<latency_histogram>(region, kArrayClassWaitHistograms);
+  zero_array<wait_histogram>(region, kArrayClassWaitHistograms);
   bump_generation(region);
 }
 

@@ -20,7 +20,8 @@ inline constexpr std::size_t kDigestTextLen = 1024;  // DIGEST_TEXT (MySQL's max
 inline constexpr std::size_t kSampleTextLen = 1024;  // QUERY_SAMPLE_TEXT
 inline constexpr std::size_t kGtidLen = 64;          // GTID
 inline constexpr std::size_t kXidPartLen = 72;       // XID_GTRID, XID_BQUAL (64 bytes of data + room)
-inline constexpr std::uint32_t kHistogramBuckets = 450;
+inline constexpr std::uint32_t kHistogramBuckets = 450;      // statements: MySQL's scale
+inline constexpr std::uint32_t kWaitHistogramBuckets = 552;  // waits: 1 ns to 100 s (histogram.h)
 inline constexpr std::uint32_t kMaxStatementStack = 16;      // statement_stack_depth cannot exceed this
 inline constexpr std::uint32_t kMaxSqlTextLength = 1048576;  // MySQL's maximum of max_sql_text_length
 inline constexpr std::uint32_t kMaxClassesLimit = 65536;     // max_classes cannot exceed this
@@ -178,22 +179,30 @@ struct transaction_record {
   char xid_bqual[kXidPartLen];
 };
 
-// A latency histogram (MySQL 8.0's 450 logarithmic buckets, agent/region/histogram.h).
+// A statement latency histogram (MySQL 8.0's 450 logarithmic buckets from 10 us,
+// agent/region/histogram.h statement_scale).
 struct latency_histogram {
   std::uint64_t counts[kHistogramBuckets];
+};
+
+// A wait latency histogram (552 buckets of the same growth from 1 ns,
+// histogram.h wait_scale).
+struct wait_histogram {
+  std::uint64_t counts[kWaitHistogramBuckets];
 };
 
 // thread_histogram::class_index of a thread's share of events_statements_histogram_global.
 inline constexpr std::uint32_t kStatementHistogramClass = 0xFFFFFFFFu;
 
 // One (thread, wait class) histogram of the pool: written by its thread only. A
-// thread's statement histogram is a pool entry too (kStatementHistogramClass).
+// thread's statement histogram is a pool entry too (kStatementHistogramClass): it
+// uses the first kHistogramBuckets counts.
 struct thread_histogram {
   std::uint32_t lock;         // version+state; allocated while its thread owns it
   std::uint32_t class_index;  // 1-based
   std::uint64_t thread_id;
   std::uint64_t pad[6];
-  latency_histogram h;
+  wait_histogram h;
 };
 
 // events_statements_summary_by_digest rows. A row is claimed by the first statement

@@ -316,6 +316,48 @@ TEST(Work, WaitHistogramsCountEveryTimedWait) {
   });
 }
 
+// The wait histogram starts at 1 ns (histogram.h wait_scale): uncontended
+// acquisitions spread over buckets below 10 us instead of all falling into
+// MySQL's statement bucket 0, and a contended one of at least 2 ms lies in a bucket
+// whose range reaches 2 ms.
+TEST(Work, WaitHistogramsSeeTheFastPath) {
+  in_child([] {
+    ASSERT_TRUE(init(work_options("work_whist_fast"))) << last_error();
+    mutex m{"test", "fast"};
+    for (int i = 0; i < 1000; ++i) lock_guard g(m);
+    m.lock();
+    std::atomic<bool> started{false};
+    std::thread t([&] {
+      started = true;
+      lock_guard g(m);
+    });
+    while (!started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    m.unlock();
+    t.join();
+    std::int64_t rows = 0, total = 0, below_10us = 0, buckets_below_10us = 0, reaching_2ms = 0;
+    std::int64_t first_low = -1, first_high = -1;
+    for (const auto& r : scan("events_waits_histogram_global_by_event_name")) {
+      if (S(r, "event_name") != "wait/synch/mutex/test/fast") continue;
+      if (rows++ == 0) first_low = I(r, "bucket_timer_low"), first_high = I(r, "bucket_timer_high");
+      const std::int64_t n = I(r, "count_bucket");
+      total += n;
+      if (I(r, "bucket_timer_high") <= 10000000 && n > 0) {
+        below_10us += n;
+        ++buckets_below_10us;
+      }
+      if (I(r, "bucket_timer_high") > 2000000000) reaching_2ms += n;
+    }
+    EXPECT_EQ(rows, 552);
+    EXPECT_EQ(first_low, 0);
+    EXPECT_EQ(first_high, 1000);  // bucket 0: [0, 1 ns)
+    EXPECT_EQ(total, 1002);  // 1000, the holder's lock and the waiter's
+    EXPECT_GE(below_10us, 900);        // a loaded machine may preempt a few
+    EXPECT_GE(buckets_below_10us, 2);  // spread, not one bucket
+    EXPECT_GE(reaching_2ms, 1);        // the contended wait (the holder slept 20 ms)
+  });
+}
+
 TEST(Work, ThreadsShowTheRunningStatementAndStage) {
   in_child([] {
     ASSERT_TRUE(init(work_options("work_threads"))) << last_error();

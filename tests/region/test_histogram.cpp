@@ -1,5 +1,5 @@
 // Tests of agent/region/histogram.h: MySQL 8.0's statement histogram bounds, the
-// bucket of a duration, and the reported quantiles.
+// bucket of a duration, and the reported quantiles; the wait scale from 1 ns.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -175,6 +175,48 @@ TEST(Histogram, QuantileMatchesMySQLArithmetic) {
     ASSERT_EQ(quantile(counts.data(), 0.99), mysql_quantile(counts.data(), 99, 100)) << round;
     ASSERT_EQ(quantile(counts.data(), 0.999), mysql_quantile(counts.data(), 999, 1000)) << round;
   }
+}
+
+// The wait scale: MySQL's growth factor from 1 ns, 50 buckets a decade, the last
+// from 100 s on; its bucket_of agrees with a plain scan of its bounds.
+TEST(Histogram, WaitScaleStartsAtANanosecond) {
+  using W = wait_scale;
+  EXPECT_EQ(W::kBuckets, 552U);
+  EXPECT_EQ(W::low(0), 0U);
+  EXPECT_EQ(W::high(0), 1000U);  // [0, 1 ns)
+  EXPECT_EQ(W::low(1), 1000U);
+  EXPECT_EQ(W::low(2), 1047U);
+  EXPECT_EQ(W::low(51), 10000U);            // 10 ns
+  EXPECT_EQ(W::low(201), 10000000U);        // 10 us: where MySQL's statement scale starts
+  EXPECT_EQ(W::low(351), 10000000000U);     // 10 ms
+  EXPECT_GE(W::low(551), 99999000000000U);  // 100 s
+  EXPECT_EQ(W::high(551), kMax);
+  for (std::uint32_t i = 1; i < W::kBuckets; ++i) {
+    ASSERT_LT(W::low(i - 1), W::low(i)) << i;
+    // The same growth as MySQL's statement buckets: 4.7 % between two bounds.
+    if (i > 1) {
+      ASSERT_NEAR(static_cast<double>(W::low(i)) / static_cast<double>(W::low(i - 1)), 1.0471, 0.002) << i;
+    }
+  }
+  std::mt19937_64 random(20261128);
+  for (int n = 0; n < 200000; ++n) {
+    const int bits = static_cast<int>(random() % 65);
+    const std::uint64_t ps = bits == 0 ? 0 : random() >> (64 - bits);
+    std::uint32_t scan = 0;
+    while (scan + 1 < W::kBuckets && W::low(scan + 1) <= ps) ++scan;
+    ASSERT_EQ(W::bucket_of(ps), scan) << ps;
+  }
+  // An uncontended lock (tens of ns), a contended one (tens of us) and a disk read
+  // (ms) fall into different buckets; MySQL's statement scale puts the first two in
+  // its bucket 0.
+  EXPECT_LT(W::bucket_of(30000), W::bucket_of(40000000));
+  EXPECT_LT(W::bucket_of(40000000), W::bucket_of(2000000000));
+  EXPECT_EQ(bucket_of(30000), bucket_of(9000000));
+  std::vector<std::uint64_t> counts(W::kBuckets, 0);
+  counts[W::bucket_of(25000)] = 99;
+  counts[W::bucket_of(2000000000)] = 1;
+  EXPECT_EQ(W::quantile(counts.data(), 0.95), W::high(W::bucket_of(25000)));
+  EXPECT_EQ(W::quantile(counts.data(), 0.999), W::high(W::bucket_of(2000000000)));
 }
 
 }  // namespace

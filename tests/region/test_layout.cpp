@@ -298,6 +298,8 @@ std::string layout_text() {
   PFS_FIELD(transaction_record, xid_bqual);
   PFS_RECORD(latency_histogram);
   PFS_FIELD(latency_histogram, counts);
+  PFS_RECORD(wait_histogram);
+  PFS_FIELD(wait_histogram, counts);
   PFS_RECORD(thread_histogram);
   PFS_FIELD(thread_histogram, lock);
   PFS_FIELD(thread_histogram, class_index);

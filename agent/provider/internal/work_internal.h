@@ -55,7 +55,7 @@ struct work_arrays {
   latency_histogram* statement_histogram = nullptr;
   thread_histogram* wait_pool = nullptr;
   std::uint64_t wait_pool_size = 0;
-  latency_histogram* class_wait_histograms = nullptr;
+  wait_histogram* class_wait_histograms = nullptr;
 };
 extern work_arrays g_work;
 
@@ -246,6 +246,7 @@ statement_record* top_statement(work_state& w);
 void end_transaction(thread_context& t, work_state& w, bool committed);
 // The wait histogram pool (work_histograms.cpp).
 std::uint32_t claim_pool_histogram(std::uint64_t thread_id, std::uint32_t class_index);
+void release_pool_histogram(thread_histogram& th, wait_histogram& into);
 void release_pool_histogram(thread_histogram& th, latency_histogram& into);
 
 }  // namespace pfs::detail

@@ -148,7 +148,7 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayDigests, sizeof(digest_record), "events_statements_summary_by_digest"},
     {kArrayStatementHistogram, sizeof(latency_histogram), "events_statements_histogram_global"},
     {kArrayWaitHistograms, sizeof(thread_histogram), "wait_histograms"},
-    {kArrayClassWaitHistograms, sizeof(latency_histogram), "events_waits_histogram_global_by_event_name"},
+    {kArrayClassWaitHistograms, sizeof(wait_histogram), "events_waits_histogram_global_by_event_name"},
     {kArrayLockContention, sizeof(contention_record), "lock_contention_by_instance"},
     {kArrayThreadGlobalStats, sizeof(wait_stat), "events_waits_summary_global_by_event_name"},
     {kArrayFileWaitStats, sizeof(wait_stat), "file_wait_summaries"},
@@ -440,8 +440,8 @@ void append_event_times(const scan_state& s, row_builder& x, std::uint8_t timer,
 // program registers, and a histogram is 3.6 KB.
 struct class_histograms {
   std::vector<std::int32_t> slot;  // per class: its index in sums, -1 when not summed
-  std::vector<latency_histogram> sums;
-  const latency_histogram* of(std::size_t c) const { return slot[c] < 0 ? nullptr : &sums[slot[c]]; }
+  std::vector<wait_histogram> sums;
+  const wait_histogram* of(std::size_t c) const { return slot[c] < 0 ? nullptr : &sums[slot[c]]; }
 };
 class_histograms wait_class_histograms(scan_state& s);
 

@@ -3,7 +3,8 @@
 # against a throwaway PostgreSQL whose perfschema tables read the region of a real
 # program (sysbench fileio, unmodified, under the interposer: mutex waits and file
 # io). curl reads /metrics and finds the program's waits, its file io bytes, its
-# heap and the agent's own memory, the status counters, and the number of perfschema series stays bounded.
+# heap and the agent's own memory, the wait latency histograms, the status counters, and the
+# number of perfschema series stays bounded.
 # Usage (as root): bash tests/live/prometheus_test.sh    (about 20 s)
 source "$(dirname "$0")/lib.sh"
 
@@ -37,11 +38,27 @@ check "the provider is alive" "echo \"\$metrics\" | grep -q '^perfschema_status_
 check "the heap of sysbench is exported" "echo \"\$metrics\" | grep -q '^perfschema_memory_high_bytes{event_name=\"memory/sysbench/malloc\"'"
 check "the agent's own memory is exported" "echo \"\$metrics\" | grep -q '^perfschema_memory_bytes{event_name=\"memory/performance_schema/'"
 check "the lost counters are exported" "echo \"\$metrics\" | grep -q '^perfschema_status_value{name=\"[a-z_]*_lost\",'"
+# The wait latency histograms: 23 finite buckets from 1 ns to 100 s and +Inf per
+# instrument, cumulative; sysbench's uncontended mutexes show below 10 us.
+hist=$(echo "$metrics" | grep '^perfschema_wait_latency_seconds_bucket{event_name="wait/synch/mutex/sysbench/' || true)
+hist_class=$(echo "$hist" | sed -n 's/.*event_name="\([^"]*\)".*/\1/p' | head -1)
+check "a latency histogram per wait instrument ($hist_class)" "[ -n \"$hist_class\" ]"
+one=$(echo "$metrics" | grep -F "perfschema_wait_latency_seconds_bucket{event_name=\"$hist_class\"," |
+  sed 's/.*le="\([^"]*\)".* \([0-9.e+]*\)$/\1 \2/')
+check "its buckets go from 1 ns to 100 s and +Inf (24)" \
+  "[ \$(echo \"\$one\" | wc -l) -eq 24 ] && echo \"\$one\" | grep -q '^1e-09 ' && echo \"\$one\" | grep -q '^100[. ]' && echo \"\$one\" | grep -q '^+Inf '"
+check "its counts are cumulative" \
+  "echo \"\$one\" | sed 's/^+Inf/1e300/' | sort -g | awk '{ if (NR > 1 && \$2 < last) exit 1; last = \$2 }'"
+check "uncontended acquisitions show below 10 us" \
+  "echo \"\$one\" | awk '\$1 == \"1e-05\" { exit !(\$2 > 0) }'"
 series=$(echo "$metrics" | grep -c '^perfschema_')
 classes=$(q "SELECT count(*) FROM ps.setup_instruments")
 # waits: 3 series per instrument, memory: 5 per memory instrument, files: 6 per file
 memory_classes=$(q "SELECT count(*) FROM ps.setup_instruments WHERE name LIKE 'memory/%'")
+# + 26 per wait histogram (24 buckets, sum, count), 8 per digest of the top 20,
+# 26 for the statement histogram, 2 per error
+errors=$(q "SELECT count(*) FROM ps.events_errors_summary_global_by_error")
 check "the series are bounded ($series series, $classes instruments)" \
-  "[ $series -le $((3 * classes + 2 * memory_classes + 6 * 20 + 60)) ]"
+  "[ $series -le $((29 * classes + 2 * memory_classes + 6 * 20 + 8 * 20 + 26 + 2 * errors + 60)) ]"
 echo "$metrics" | grep -q '^pg_exporter_last_scrape_error 0' || fail "the exporter reports a scrape error: $(grep -i error "$WORK/exporter.log" | tail -3)"
 echo "=== prometheus_test: all checks passed"

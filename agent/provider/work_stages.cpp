@@ -7,7 +7,7 @@ namespace pfs::detail {
 void end_stage(thread_context& t, work_state& w) {
   if (!w.stage_running) return;
   stage_record& r = *w.stage;
-  const std::uint8_t timer = timer_kind_of(load_relaxed(r.timer));
+  const std::uint8_t timer = timer_kind_of(event_clock(load_relaxed(r.timer)));  // the clock
   const std::uint64_t end = timer != 0 ? read_timer(timer) : 0;
   const std::uint64_t ps = elapsed_ps(timer, load_relaxed(r.timer_start), end);
   const std::uint32_t seq = begin_record_write(r);
@@ -48,9 +48,10 @@ uint64_t stage_start(pfs_key key, const char* file, unsigned line) {
   const std::uint8_t cflags = load_relaxed(c->derived);
   const std::uint32_t flags = load_relaxed(t->rec->work_derived);
   if ((cflags & kFlagEnabled) == 0 || (flags & kWorkEnabled) == 0 || w->stage_stats == nullptr) return 0;
-  const std::uint8_t timer =
-      (cflags & kFlagTimed) ? timer_kind_of(load_relaxed(g_work.header->stage_timer)) : std::uint8_t{0};
-  const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
+  const std::uint8_t timer = (cflags & kFlagTimed)
+                                 ? work_timer(timer_kind_of(load_relaxed(g_work.header->stage_timer)))
+                                 : std::uint8_t{0};
+  const std::uint64_t start = timer != 0 ? read_timer(event_clock(timer)) : 0;
   const std::uint64_t event_id = t->next_event_id++;
   stage_record& r = *w->stage;
   const std::uint32_t seq = begin_record_write(r);

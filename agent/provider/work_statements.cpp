@@ -52,7 +52,7 @@ void end_top_statement(thread_context& t, work_state& w) {
   const statement_level& level = w.levels[i];
   const std::uint64_t event_id = load_relaxed(r.event_id);
   if (w.stage_running && load_relaxed(w.stage->nesting_event_id) == event_id) end_stage(t, w);
-  const std::uint8_t timer = timer_kind_of(load_relaxed(r.timer));
+  const std::uint8_t timer = timer_kind_of(event_clock(load_relaxed(r.timer)));  // the clock
   const std::uint64_t end = timer != 0 ? read_timer(timer) : 0;
   const std::uint64_t ps = elapsed_ps(timer, load_relaxed(r.timer_start), end);
   std::uint64_t cpu = 0;
@@ -144,9 +144,10 @@ int statement_start(pfs_key key, const char* schema, const char* file, unsigned 
   }
   const std::uint32_t flags = load_relaxed(t->rec->work_derived);
   if ((flags & kWorkEnabled) == 0) return 0;
-  const std::uint8_t timer =
-      (cflags & kFlagTimed) ? timer_kind_of(load_relaxed(g_work.header->statement_timer)) : std::uint8_t{0};
-  const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
+  const std::uint8_t timer = (cflags & kFlagTimed)
+                                 ? work_timer(timer_kind_of(load_relaxed(g_work.header->statement_timer)))
+                                 : std::uint8_t{0};
+  const std::uint64_t start = timer != 0 ? read_timer(event_clock(timer)) : 0;
   statement_level& level = w->levels[depth];
   level.lock_base = t->lock_time;
   level.cpu_start = (flags & kWorkStatementsCpu) ? timers::read(timers::timer_kind::thread_cpu) : 0;

@@ -6,7 +6,7 @@ namespace pfs::detail {
 
 void end_transaction(thread_context& t, work_state& w, bool committed) {
   transaction_record& r = *w.transaction;
-  const std::uint8_t timer = timer_kind_of(load_relaxed(r.timer));
+  const std::uint8_t timer = timer_kind_of(event_clock(load_relaxed(r.timer)));  // the clock
   const std::uint64_t end = timer != 0 ? read_timer(timer) : 0;
   const std::uint64_t ps = elapsed_ps(timer, load_relaxed(r.timer_start), end);
   const std::uint32_t seq = begin_record_write(r);
@@ -53,9 +53,10 @@ int transaction_start(int read_only, int isolation, int autocommit, const char* 
   const std::uint8_t cflags = load_relaxed(c->derived);
   const std::uint32_t flags = load_relaxed(t->rec->work_derived);
   if ((cflags & kFlagEnabled) == 0 || (flags & kWorkEnabled) == 0) return 0;
-  const std::uint8_t timer =
-      (cflags & kFlagTimed) ? timer_kind_of(load_relaxed(g_work.header->transaction_timer)) : std::uint8_t{0};
-  const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
+  const std::uint8_t timer = (cflags & kFlagTimed)
+                                 ? work_timer(timer_kind_of(load_relaxed(g_work.header->transaction_timer)))
+                                 : std::uint8_t{0};
+  const std::uint64_t start = timer != 0 ? read_timer(event_clock(timer)) : 0;
   const std::uint64_t event_id = t->next_event_id++;
   transaction_record& r = *w->transaction;
   const std::uint32_t seq = begin_record_write(r);

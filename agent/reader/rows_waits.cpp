@@ -59,20 +59,26 @@ struct wait_times {
 // A wait's times in picoseconds: none when its timer is unknown, only the start for
 // a running wait of THREAD_CPU (per thread: "now" means nothing here), else all
 // three (a running wait ends "now", read in this process).
+// A unit of work read on the wait timer's clock is shown in whole units of its
+// row's timer (event_unit): the start rounded down, the end up.
 [[gnu::always_inline]] inline wait_times times_of(const scan_state& s, const wait_copy& c) {
-  const converter* conv =
-      c.timer >= 1 && c.timer < timers::timer_kind_count ? &s.converters[c.timer] : nullptr;
+  const std::uint8_t clock = event_clock(c.timer);
+  const converter* conv = clock >= 1 && clock < timers::timer_kind_count ? &s.converters[clock] : nullptr;
   wait_times t;
   if (conv == nullptr || conv->mult == 0) return t;
   t.start = to_pico(*conv, c.timer_start);
   t.known = 1;
+  const std::uint64_t unit = unit_ps(event_unit(c.timer));
+  if (unit > 1) t.start -= t.start % unit;
   if (c.state == kWaitRunning) {
-    const auto kind = static_cast<timers::timer_kind>(c.timer);
+    const auto kind = static_cast<timers::timer_kind>(clock);
     if (kind == timers::timer_kind::thread_cpu) return t;
     t.end = to_pico(*conv, timers::read(kind));
   } else {
     t.end = to_pico(*conv, c.timer_end);
   }
+  if (unit > 1 && t.end % unit != 0)
+    t.end = t.end > ~std::uint64_t{0} - unit ? t.end : t.end + (unit - t.end % unit);
   t.known = 3;
   return t;
 }

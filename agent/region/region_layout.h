@@ -512,11 +512,31 @@ inline constexpr std::uint8_t kObjectSocket = 3;    // layout 4
 inline constexpr std::uint8_t kObjectMetadata = 4;  // layout 6: a metadata_lock_record
 
 // One wait event: a row of events_waits_current / _history / _history_long.
+// The timer byte of an event record: the clock its raw values were read from (low
+// four bits, a timers::timer_kind; 0 = not timed) and, when it is another, the
+// setup_timers row's timer whose unit the event is shown in (high four bits).
+// Stages, statements and transactions of a NANOSECOND (MICROSECOND, MILLISECOND)
+// row read the wait timer's clock when it is finer, so that the waits inside them
+// lie inside them on one time axis; readers show their times in whole units of
+// the row's timer, the start rounded down and the end up, so a parent at a coarser
+// unit still covers its children.
+inline constexpr std::uint8_t event_clock(std::uint8_t timer) { return timer & 0x0F; }
+inline constexpr std::uint8_t event_unit(std::uint8_t timer) { return static_cast<std::uint8_t>(timer >> 4); }
+inline constexpr std::uint8_t event_timer(std::uint8_t clock, std::uint8_t unit) {
+  return clock == unit ? clock : static_cast<std::uint8_t>(clock | unit << 4);
+}
+// Picoseconds in one unit of an event_unit (1: no rounding); the numbers are
+// timers::timer_kind's, part of the layout: NANOSECOND 2, MICROSECOND 3,
+// MILLISECOND 4.
+inline constexpr std::uint64_t unit_ps(std::uint8_t unit) {
+  return unit == 2 ? 1000 : unit == 3 ? 1000000 : unit == 4 ? 1000000000 : 1;
+}
+
 // Guarded by seq (seqlock: odd while the writer changes it).
 struct wait_record {
   std::uint32_t seq;
   std::uint8_t state;          // kWait*
-  std::uint8_t timer;          // timers::timer_kind that timed it; 0 = not timed (NULL times)
+  std::uint8_t timer;          // event_clock/event_unit; 0 = not timed (NULL times)
   std::uint8_t operation;      // operation_id
   std::uint8_t nesting_type;   // kNesting*
   std::uint32_t class_index;   // 1-based into classes

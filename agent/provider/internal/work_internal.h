@@ -121,6 +121,30 @@ inline std::uint64_t next_long_slot(std::uint64_t& counter) {
   return __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
 }
 
+// The timer byte (event_timer) of a unit of work whose setup_timers row is
+// row_timer: the wait timer's clock when it is finer than the row's unit (CYCLE
+// under NANOSECOND, ...), so that its waits lie inside it on one axis; the row's
+// own timer otherwise (TICK, THREAD_CPU, or a wait timer as coarse).
+inline std::uint8_t work_timer(std::uint8_t row_timer) {
+  constexpr auto rank = [](std::uint8_t k) {  // finer first; 0 = not on the axis
+    switch (static_cast<timers::timer_kind>(k)) {
+      case timers::timer_kind::cycle:
+        return 1;
+      case timers::timer_kind::nanosecond:
+        return 2;
+      case timers::timer_kind::microsecond:
+        return 3;
+      case timers::timer_kind::millisecond:
+        return 4;
+      default:
+        return 0;
+    }
+  };
+  const std::uint8_t axis = timer_kind_of(load_relaxed(g_work.header->wait_timer));
+  if (rank(row_timer) == 0 || rank(axis) == 0 || rank(axis) >= rank(row_timer)) return row_timer;
+  return event_timer(axis, row_timer);
+}
+
 inline std::uint64_t elapsed_ps(std::uint8_t timer, std::uint64_t start, std::uint64_t end) {
   if (timer == 0 || end <= start) return 0;
   return g_hot.converters[timer].delta_to_pico(end - start);

@@ -340,7 +340,8 @@ class scan_state {
   void load_timers();
   // Picoseconds from a raw timer value to now, read in this process (timers that
   // are per thread or unavailable: nullopt).
-  std::optional<std::uint64_t> elapsed_now(std::uint8_t timer, std::uint64_t start) const {
+  std::optional<std::uint64_t> elapsed_now(std::uint8_t timer_byte, std::uint64_t start) const {
+    const std::uint8_t timer = event_clock(timer_byte);
     if (timer < 1 || timer >= timers::timer_kind_count || converters[timer].mult == 0) return std::nullopt;
     const auto kind = static_cast<timers::timer_kind>(timer);
     if (kind == timers::timer_kind::thread_cpu) return std::nullopt;

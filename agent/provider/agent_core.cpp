@@ -313,6 +313,12 @@ bool init(const options& opts) {
     fail(err.message + (err.detail.empty() ? "" : ": " + err.detail));
     return false;
   }
+  // Regions of exited processes that the pattern made in the directory: this
+  // process makes a new one there, so it removes those kept too long.
+  if (!a->region_pattern.empty()) {
+    a->retention = {opts.region_keep_ns, opts.region_keep_count};
+    sweep_pattern_directory(*a);
+  }
   // The program must survive its region file being truncated by someone else.
   fault_guard::install_permanently();
   region_header& h = a->region.header();

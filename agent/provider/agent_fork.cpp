@@ -39,9 +39,30 @@ char g_child_tmp[256 + 32];  // a file name and the random suffix
 region_map::byte_range g_parent_data[1024];
 region_map::byte_range g_copy_plan[1024];
 
+// A child sweeps the pattern's directory (region_retention.h) at most once a
+// second for its parent: the parent decides before the fork (process-local
+// clock), the child does the work after making its region.
+std::uint64_t g_last_sweep_ns = 0;
+bool g_sweep_due = false;
+constexpr std::uint64_t kSweepIntervalNs = 1000000000;
+
+std::uint64_t realtime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 void prepare() {
   agent_state* a = g_agent;
   if (a == nullptr) return;
+  g_sweep_due = false;
+  if (!a->region_pattern.empty() && a->retention.any()) {
+    const std::uint64_t now = realtime_ns();
+    if (now - g_last_sweep_ns >= kSweepIntervalNs) {
+      g_last_sweep_ns = now;
+      g_sweep_due = true;
+    }
+  }
   a->registry_mutex.lock();
   lock_io_registries(true);
   lock_socket_registry(true);
@@ -82,6 +103,7 @@ void child() {
   if (a == nullptr || !agent_running()) return;
   mark_agent_busy(true);
   make_own_region(a);
+  if (g_sweep_due && g_report.outcome == fork_outcome::own_region) sweep_pattern_directory(*a);
   mark_agent_busy(false);
 }
 
@@ -167,6 +189,17 @@ bool expand_region_path(const char* pattern, long pid, char* out, std::size_t ca
   }
   out[o] = '\0';
   return true;
+}
+
+void sweep_pattern_directory(const agent_state& a) {
+  if (a.region_pattern.empty() || !a.retention.any()) return;
+  char dir[4096];
+  const char* base = safe_files::split_path(a.region_pattern.c_str(), dir, sizeof(dir));
+  if (base == nullptr || std::strstr(base, "%p") == nullptr || std::strstr(dir, "%p") != nullptr) return;
+  const int dir_fd = safe_files::open_directory(dir);
+  if (dir_fd < 0) return;
+  sweep_exited_regions(dir_fd, base, a.retention, realtime_ns());
+  close(dir_fd);
 }
 
 void install_fork_handlers() { pthread_atfork(prepare, parent, child); }

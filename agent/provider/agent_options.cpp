@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "agent/provider/internal/agent_internal.h"
+#include "agent/provider/internal/region_retention.h"
 
 namespace pfs {
 namespace {
@@ -112,6 +113,19 @@ options options::from_environment(std::string* error) {
   if (const char* v = std::getenv("PFS_TRACE_DIR")) o.trace_dir = v;
   if (const char* v = std::getenv("PFS_TRACE_ALL")) o.trace_all = std::strcmp(v, "1") == 0;
   if (const char* v = std::getenv("PFS_ALLOW_UNSAFE_DIR")) o.allow_unsafe_dir = std::strcmp(v, "1") == 0;
+  if (const char* v = std::getenv("PFS_REGION_KEEP")) {
+    if (!detail::parse_keep_duration(v, &o.region_keep_ns))
+      append_error(error,
+                   std::string("ignored malformed PFS_REGION_KEEP=") + v + " (e.g. 600, 10min, 2h, 1d)");
+  }
+  if (const char* v = std::getenv("PFS_REGION_KEEP_COUNT")) {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(v, &end, 10);
+    if (*v != '\0' && *end == '\0' && n <= 1000000)
+      o.region_keep_count = static_cast<std::uint32_t>(n);
+    else
+      append_error(error, std::string("ignored malformed PFS_REGION_KEEP_COUNT=") + v + " (0 to 1000000)");
+  }
   if (const char* v = std::getenv("PFS_TIMER_WATCH")) {
     if (!strcasecmp(v, "auto"))
       o.cycle_watch = -1;

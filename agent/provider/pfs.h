@@ -64,6 +64,12 @@ struct options {
   // tsc), off (0), on (1); PFS_TIMER_WATCH_INTERVAL_MS: between two checks (10..60000).
   int cycle_watch = -1;
   unsigned cycle_watch_interval_ms = 2000;
+  // With %p in the path, regions of exited processes in the directory are removed by
+  // the processes that make new ones there: PFS_REGION_KEEP ("10min", "2h", seconds)
+  // those last changed longer ago, PFS_REGION_KEEP_COUNT the oldest beyond that
+  // many (0: no limit).
+  std::uint64_t region_keep_ns = 0;
+  std::uint32_t region_keep_count = 1000;
 
   // Options from the PFS_* environment variables. Malformed values are reported
   // in *error and ignored.

@@ -33,6 +33,10 @@ struct options {
   std::string trace_dir;
   bool trace_all = false;
   bool allow_unsafe_dir = false;
+  int cycle_watch = -1;
+  unsigned cycle_watch_interval_ms = 2000;
+  std::uint64_t region_keep_ns = 0;
+  std::uint32_t region_keep_count = 1000;
   static options from_environment(std::string* error = nullptr) {
     (void)error;
     return {};

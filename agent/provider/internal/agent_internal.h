@@ -13,6 +13,7 @@
 
 #include "agent/provider/event_path.h"
 #include "agent/provider/internal/preload_api.h"
+#include "agent/provider/internal/region_retention.h"
 #include "agent/provider/pfs.h"
 #include "agent/region/cycle_epochs.h"
 #include "agent/region/io_layout.h"
@@ -60,6 +61,7 @@ struct agent_state {
   // PFS_REGION as given when it holds %p: a forked child records into its own
   // region, the pattern expanded with its pid (agent_fork.cpp); empty otherwise.
   std::string region_pattern;
+  retention_policy retention;  // of the pattern's directory (region_retention.h)
   bool remove_at_exit = false;
   bool trace_all = false;
   // While the region is lost: the next try to map it back (CLOCK_MONOTONIC_COARSE
@@ -117,6 +119,9 @@ extern __attribute__((tls_model("initial-exec"))) constinit thread_local std::ui
 // The region path with %p replaced by pid, into out (cap bytes); false if it does
 // not fit. No allocation: a fork child handler calls it.
 bool expand_region_path(const char* pattern, long pid, char* out, std::size_t cap);
+// Removes the regions of exited processes from the pattern's directory as
+// a.retention says (region_retention.h); nothing without %p in the file name.
+void sweep_pattern_directory(const agent_state& a);
 // Around fork: the registries' mutexes taken before it, released after it in
 // parent and child, so the child never inherits a registry in mid-change.
 void lock_io_registries(bool lock);       // agent_io.cpp

@@ -67,7 +67,9 @@ check "each worker's mutex waits are a series of their own" \
   "[ \"$(echo "$metrics" | grep '^perfschema_process_waits_by_class_count_star{' | grep -c 'class=\"wait/synch/mutex\"')\" = $((workers + 1)) ]"
 check "the totals over processes keep queries.yaml's names" \
   "echo \"\$metrics\" | grep -q '^perfschema_waits_count_star{event_name=\"wait/synch/mutex/prefork/queue_lock\"'"
-check "the series are bounded" "[ \"$(echo "$metrics" | grep -c '^perfschema_')\" -le 200 ]"
+check "the wait latency histograms are summed over the processes" \
+  "echo \"\$metrics\" | grep -q '^perfschema_wait_latency_seconds_bucket{event_name=\"wait/synch/mutex/prefork/queue_lock\",.*le=\"1e-09\"'"
+check "the series are bounded" "[ \"$(echo "$metrics" | grep -c '^perfschema_')\" -le 400 ]"
 
 # --- an UPDATE through the server reaches every live process at COMMIT
 lock_counts() {

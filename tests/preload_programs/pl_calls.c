@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +57,13 @@ static void* signaller(void* arg) {
   return NULL;
 }
 
+/* Set by the contender right before it locks: main holds the lock 30 ms from
+   then, so the contender waits even when a loaded machine starts it late. */
+static atomic_int g_contender_started;
+
 static void* contender(void* arg) {
   pthread_mutex_t* m = arg;
+  atomic_store(&g_contender_started, 1);
   CHECK(pthread_mutex_lock(m) == 0); /* blocks: main holds it for 30 ms */
   CHECK(pthread_mutex_unlock(m) == 0);
   return NULL;
@@ -98,6 +105,7 @@ int main(int argc, char** argv) {
   pthread_t ct;
   CHECK(pthread_mutex_lock(&contended) == 0);
   pthread_create(&ct, NULL, contender, &contended);
+  while (!atomic_load(&g_contender_started)) sched_yield();
   struct timespec hold = {0, 30 * 1000 * 1000};
   nanosleep(&hold, NULL);
   CHECK(pthread_mutex_unlock(&contended) == 0);

@@ -35,6 +35,7 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     if (!__atomic_compare_exchange_n(&r.lock, &word, (word & ~kStateMask) | kStateDirty, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
       continue;
+    atomic_max(a->header->thread_slots_used, slot + 1);
     thread_context& t = a->contexts[slot];
     t = thread_context{};
     t.rec = &r;
@@ -187,8 +188,9 @@ void add_to_histogram_slow(thread_context& t, std::uint32_t class_index, std::ui
     entry = e != 0 ? e : kSharedHistogram;
   }
   if (entry == kSharedHistogram) {
-    __atomic_fetch_add(&g_work.class_wait_histograms[class_index - 1].counts[histogram::wait_scale::bucket_of(ps)], 1,
-                       __ATOMIC_RELAXED);
+    __atomic_fetch_add(
+        &g_work.class_wait_histograms[class_index - 1].counts[histogram::wait_scale::bucket_of(ps)], 1,
+        __ATOMIC_RELAXED);
     return;
   }
   add_to_histogram(t, class_index, ps);

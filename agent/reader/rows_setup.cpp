@@ -89,7 +89,7 @@ void rows_performance_timers(scan_state& s) {
 void rows_threads(scan_state& s) {
   s.load_classes();
   s.load_timers();
-  for (std::uint64_t i = 0; i < s.r.threads; ++i) {
+  for (std::uint64_t i = 0, n = s.r.used_threads(); i < n; ++i) {
     thread_copy t;
     // A free slot first: most are, and the records below are large to zero.
     const rd res = read_thread(*s.r.at<thread_record>(kArrayThreads, i), t);

@@ -35,14 +35,15 @@ void rows_waits_summary_global(scan_state& s) {
     append_stat_cells(x, sums[c]);
     // Beyond MySQL: the latency distribution of the class.
     for (double q : {0.95, 0.99, 0.999})
-      x.push_back(quantiles ? int_cell(histogram::wait_scale::quantile(histograms.of(c)->counts, q)) : null_cell());
+      x.push_back(quantiles ? int_cell(histogram::wait_scale::quantile(histograms.of(c)->counts, q))
+                            : null_cell());
   }
 }
 
 void rows_waits_summary_by_thread(scan_state& s) {
   s.load_classes();
   std::vector<wait_stat> stats(s.classes.size());
-  for (std::uint64_t i = 0; i < s.r.threads; ++i) {
+  for (std::uint64_t i = 0, n = s.r.used_threads(); i < n; ++i) {
     const thread_record& tr = *s.r.at<thread_record>(kArrayThreads, i);
     std::uint64_t tid = 0;
     // The thread's statistics, copied while its record stays the same thread.

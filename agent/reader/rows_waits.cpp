@@ -426,7 +426,7 @@ void waits_per_thread(scan_state& s, bool history) {
   const array_id arr = history ? kArrayWaitHistory : kArrayWaitStacks;
   std::vector<wait_copy> rows;
   rows.reserve(per);
-  for (std::uint64_t i = 0; i < r.threads; ++i) {
+  for (std::uint64_t i = 0, n = r.used_threads(); i < n; ++i) {
     const thread_record& tr = *r.at<thread_record>(kArrayThreads, i);
     std::uint64_t slot_torn = 0;
     // The thread's slots, copied while its record stays the same thread.
@@ -473,7 +473,7 @@ void waits_history_long(scan_state& s) {
   // TRUNCATE horizons: a live thread hides its events below its own horizon; a
   // thread that is gone hides all of them if it existed at the last TRUNCATE.
   std::unordered_map<std::uint64_t, std::uint64_t> live_horizon;
-  for (std::uint64_t i = 0; i < r.threads; ++i) {
+  for (std::uint64_t i = 0, n = r.used_threads(); i < n; ++i) {
     const thread_record& tr = *r.at<thread_record>(kArrayThreads, i);
     std::uint64_t tid = 0, horizon = 0;
     const rd res = read_versioned(tr, [&](const thread_record& t) {

@@ -746,7 +746,10 @@ struct region_header {
   std::uint32_t max_data_locks;
   std::uint32_t max_data_lock_waits;
   std::uint32_t max_tls_properties;  // tls_layout.h
-  std::uint32_t pad1;
+  // Thread slots ever claimed: 1 + the highest slot a thread took (atomic max, never
+  // lowered). Readers walk the slots below it only; 0 (a region of an older agent):
+  // all of them.
+  std::uint32_t thread_slots_used;
 };
 
 static_assert(sizeof(region_header) <= kHeaderSize);

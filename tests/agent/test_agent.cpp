@@ -4,6 +4,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "agent/region/setup.h"
@@ -185,6 +187,42 @@ TEST(Agent, MutexWaitIsRecordedEverywhere) {
     EXPECT_EQ(inst->owner_thread_id, 0u);
     EXPECT_EQ(inst->stat.count, 3u);
     EXPECT_EQ(stack[0].operation, kOpTryLock);
+  });
+}
+
+// Readers walk the thread slots below the header's high-water mark of claimed
+// slots only: three threads registered one after the other, the second gone
+// before the third came (which took its slot), make it 2, and the threads table
+// still shows every live thread.
+TEST(Agent, ThreadSlotsUsedIsAHighWaterMark) {
+  in_child([] {
+    options o = small_options("slots_used");
+    o.cycle_watch = 0;  // no agent thread of its own
+    ASSERT_TRUE(init(o)) << last_error();
+    register_thread("test", "main");
+    const region_map& r = *current_region();
+    EXPECT_EQ(load_relaxed(r.header().thread_slots_used), 1u);
+    std::thread([] {
+      register_thread("test", "gone");
+      unregister_thread();
+    }).join();
+    std::atomic<bool> stop{false}, registered{false};
+    std::thread worker([&] {
+      register_thread("test", "worker");
+      registered = true;
+      while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      unregister_thread();
+    });
+    while (!registered) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // The gone thread's slot 1 was free again: the worker took it.
+    EXPECT_EQ(load_relaxed(r.header().thread_slots_used), 2u);
+    std::set<std::string> names;
+    for (const auto& row : pfs::test::scan("threads")) names.insert(pfs::test::S(row, "name"));
+    EXPECT_EQ(names.count("thread/test/main"), 1u);
+    EXPECT_EQ(names.count("thread/test/worker"), 1u);
+    EXPECT_EQ(names.count("thread/test/gone"), 0u);
+    stop = true;
+    worker.join();
   });
 }
 

@@ -74,6 +74,12 @@ struct region_reader::impl {
   }
   std::uint64_t stride(array_id id) const { return arrays[id].stride; }
   const region_header& header() const { return map.header(); }
+  // The thread slots a scan walks: those below the header's high-water mark of
+  // claimed slots (all of them in a region that has none), read at each call.
+  std::uint64_t used_threads() const {
+    const std::uint64_t used = load_relaxed(header().thread_slots_used);
+    return used == 0 || used > threads ? threads : used;
+  }
 
   // Copies the directory out of the mapped header and checks it against the mapping
   // (independently of region_map::validate, so a header changed after validation

@@ -106,6 +106,12 @@ int main(int argc, char** argv) {
   bool help = false;
   const auto options = pfs::top::parse_options(argc, argv, help);
   if (!options) return help ? 0 : 2;
+  if (options->print_sql) {
+    std::printf("%s;\n",
+                pfs::top::view_sql(*pfs::top::find_view(options->view), options->schema, options->sys_schema)
+                    .c_str());
+    return 0;
+  }
   pfs::top::source db(*options);
   std::string error;
   if (!db.connect(error)) {

@@ -22,12 +22,12 @@ std::string header_line(const options& o, const source& db, const view& v, doubl
 int run_batch(const options& o, source& db, const volatile int& stop) {
   const view& v = *find_view(o.view);
   refresh_result first = db.refresh(v);  // the baseline of the rates
-  if (!first.unreachable.empty() || !first.error.empty()) {
-    std::fprintf(stderr, "pfs_top: %s\n",
-                 first.error.empty() ? first.unreachable.c_str() : first.error.c_str());
+  if (!first.unreachable.empty()) {
+    std::fprintf(stderr, "pfs_top: %s\n", first.unreachable.c_str());
     return 1;
   }
   for (const auto& w : first.new_warnings) std::printf("warning (shown once): %s\n", w.c_str());
+  bool any_read = first.error.empty();
   for (int refresh = 1; stop == 0; ++refresh) {
     std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
     if (stop != 0) break;
@@ -36,6 +36,7 @@ int run_batch(const options& o, source& db, const volatile int& stop) {
     if (!r.unreachable.empty()) std::printf("%s\n", r.unreachable.c_str());
     if (!r.exited.empty()) std::printf("%s: its counters no longer change\n", r.exited.c_str());
     for (const auto& w : r.new_warnings) std::printf("warning (shown once): %s\n", w.c_str());
+    any_read = any_read || (r.error.empty() && r.unreachable.empty());
     if (!r.error.empty()) {
       std::printf("(%s)\n", r.error.c_str());
     } else if (r.unreachable.empty()) {
@@ -49,7 +50,7 @@ int run_batch(const options& o, source& db, const volatile int& stop) {
     std::fflush(stdout);
     if (o.iterations > 0 && refresh >= o.iterations) break;
   }
-  return 0;
+  return any_read ? 0 : 1;  // 1: not one read of the view succeeded
 }
 
 }  // namespace pfs::top

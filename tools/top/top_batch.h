@@ -7,7 +7,8 @@
 
 namespace pfs::top {
 
-// Until o.iterations refreshes or stop is set; the exit status.
+// Until o.iterations refreshes or stop is set; the exit status (1 when the server
+// was unreachable at the start or no read of the view succeeded).
 int run_batch(const options& o, source& db, const volatile int& stop);
 
 // "pfs_top - 12:00:00  host:port/db  schema ps  view 1 waits  interval 1.00 s  refresh 3"

@@ -27,6 +27,7 @@ void usage(std::FILE* out) {
       "  -b, --batch              plain text, no screen control (for files and pipes)\n"
       "  -v, --view=VIEW          the view (batch: the one printed): 1 waits, 2 locks,\n"
       "                           3 statements, 4 files, 5 threads, 6 processes, 7 memory\n"
+      "      --sql                print the view's query (-s, -S, --view) and exit\n"
       "      --help               this help\n",
       out);
 }
@@ -54,6 +55,7 @@ std::optional<options> parse_options(int argc, char** argv, bool& help) {
       {"iterations", required_argument, nullptr, 'n'},
       {"batch", no_argument, nullptr, 'b'},
       {"view", required_argument, nullptr, 'v'},
+      {"sql", no_argument, nullptr, 'Q'},
       {"help", no_argument, nullptr, 'H'},
       {nullptr, 0, nullptr, 0},
   };
@@ -103,6 +105,9 @@ std::optional<options> parse_options(int argc, char** argv, bool& help) {
       }
       case 'b':
         o.batch = true;
+        break;
+      case 'Q':
+        o.print_sql = true;
         break;
       case 'v':
         if (find_view(optarg) == nullptr) {

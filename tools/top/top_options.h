@@ -18,7 +18,8 @@ struct options {
   bool batch = false;                                           // plain text, no screen control
   int top = 10;                                                 // rows per refresh in batch mode
   double interval = 1.0;                                        // seconds between reads
-  std::string view = "waits";                                   // --view: the first view shown
+  bool print_sql = false;      // --sql: print the view's query and exit (bench/fdw_small_queries.sh)
+  std::string view = "waits";  // --view: the first view shown
 };
 
 // The options, or nullopt after printing an error or the usage (help set then).

@@ -132,9 +132,15 @@ check "any key closes the detail" "wait_for demo 'Statements by digest'"
 key demo 5
 check "5: threads with their statement, stage and wait" "wait_for demo '^thread +name +statement +stage +wait'"
 check "... pfs_demo's threads" "wait_for demo '^[0-9]+ +[^ ]*demo'"
+# (a thread that runs requests: the main thread's history is empty)
+key demo / I N S E R T Enter
+wait_for demo 'filter "INSERT"'
 key demo Enter
 check "Enter on a thread: its history" "wait_for demo '^event_id +kind +event +time_ps'"
+check "... its statements, stages and waits" \
+  "grep -q ' statement ' \"$WORK/demo.txt\" && grep -q ' stage ' \"$WORK/demo.txt\" && grep -q ' wait ' \"$WORK/demo.txt\""
 key demo x
+key demo / Escape
 key demo 4
 check "4: files by instance" "wait_for demo '^file +reads/s +read B/s'"
 key demo 7

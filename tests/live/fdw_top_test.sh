@@ -123,7 +123,10 @@ check "a schema without the tables is an error: $(head -1 "$WORK/bad.out")" "gre
 
 # --- without the sys views: the lock waits section says which call makes them
 q "CREATE SCHEMA no_views"
-build/tools/pfs_top -b -n 1 -i 0.2 -S no_views -v 2 >"$WORK/no_views.txt"
+# (status 1: no read of the view succeeded)
+if build/tools/pfs_top -b -n 1 -i 0.2 -S no_views -v 2 >"$WORK/no_views.txt"; then
+  fail "pfs_top -v 2 without the views exited 0"
+fi
 echo "--- pfs_top -b -n 1 -S no_views -v 2:"
 cat "$WORK/no_views.txt"
 check "without sys views: run SELECT perfschema_create_views('no_views', 'ps')" \

@@ -37,6 +37,19 @@ TEST(TopModel, ACounterThatWentBackCountsFromZero) {
   EXPECT_DOUBLE_EQ(s.rows[0].cells[1].number, 4.0);
 }
 
+TEST(TopModel, RowsOfOneKeyAreSummed) {
+  // a directory's tables: the same class in two processes
+  const table merged = merge_by_key(waits(), waits_read({{"a", "a", "4", "8", "2", "4"},
+                                                         {"b", "b", "1", "1", "1", "1"},
+                                                         {"a", "a", "6", "2", "3", "6"}}));
+  ASSERT_EQ(merged.rows.size(), 2u);
+  EXPECT_EQ(merged.rows[0], (std::vector<std::string>{"a", "a", "10", "10", "2", "10"}));  // avg: the first's
+  EXPECT_EQ(merged.rows[1][2], "1");
+  const table locks{{},
+                    {{"l1", "5", "l1", "1", "s", "2", "s", "9"}, {"l1", "5", "l1", "3", "s", "2", "s", "9"}}};
+  EXPECT_EQ(merge_by_key(*find_view("locks"), locks).rows.size(), 2u);  // one row per waiter
+}
+
 TEST(TopModel, TheFirstReadHasNoRates) {
   const shown s = make_rows(waits(), waits_read({{"a", "a", "4", "8", "2", "4"}}), nullptr, 0);
   EXPECT_FALSE(s.rates);

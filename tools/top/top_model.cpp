@@ -48,6 +48,36 @@ std::string format_pico(double picoseconds) {
   return buffer;
 }
 
+table merge_by_key(const view& v, const table& read) {
+  // Only views of counters: the lock waits' rows repeat a lock for each waiter.
+  if (std::none_of(v.columns.begin(), v.columns.end(),
+                   [](const column& c) { return c.kind == column_kind::per_second; }))
+    return read;
+  table out{read.columns, {}};
+  std::map<std::string, std::size_t> at;
+  for (const auto& row : read.rows) {
+    const auto [it, added] = at.emplace(row[0], out.rows.size());
+    if (added) {
+      out.rows.push_back(row);
+      continue;
+    }
+    auto& merged = out.rows[it->second];
+    for (std::size_t c = 0; c < v.columns.size() && c + 1 < row.size(); ++c) {
+      const column_kind kind = v.columns[c].kind;
+      if (kind != column_kind::number && kind != column_kind::per_second &&
+          kind != column_kind::time_per_second)
+        continue;
+      bool ok_a = false, ok_b = false;
+      const double a = parse(merged[c + 1], ok_a), b = parse(row[c + 1], ok_b);
+      if (!ok_a || !ok_b) continue;
+      char text[32];
+      std::snprintf(text, sizeof text, "%.0f", a + b);
+      merged[c + 1] = text;
+    }
+  }
+  return out;
+}
+
 shown make_rows(const view& v, const table& now, const table* previous, double seconds) {
   std::map<std::string, const std::vector<std::string>*> before;
   if (previous != nullptr)

@@ -28,6 +28,11 @@ struct shown {
   bool rates = false;  // false at a view's first read (its rates come with the next)
 };
 
+// Rows of a read with the same key made one (a directory's tables repeat an event
+// name per process): counters and numbers summed, the first row's text and times
+// kept. The order of first appearance stays. Views without counters as read.
+table merge_by_key(const view& v, const table& read);
+
 // The rows of a read (raw: key, then the view's columns as the server returned
 // them), with per-second columns from the growth since previous over seconds. A
 // counter that went back (TRUNCATE) counts from 0.

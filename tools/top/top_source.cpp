@@ -99,6 +99,7 @@ refresh_result source::refresh(const view& v) {
     const auto old = previous_.find(v.key);
     out.seconds =
         old == previous_.end() ? 0 : std::chrono::duration<double>(at - previous_at_[v.key]).count();
+    now = merge_by_key(v, now);  // a directory's tables: one row per key, summed
     out.rows = make_rows(v, now, old == previous_.end() ? nullptr : &old->second, out.seconds);
     previous_[v.key] = std::move(now);
     previous_at_[v.key] = at;

@@ -185,7 +185,7 @@ touch "$WORK/stop"
 wait "$PREFORK_PID" 2>/dev/null || true
 PREFORK_PID=
 check "after the processes exit: not alive" "wait_for fleet '^$PREFORK_PID[0-9]* *pfs_prefork +no \\(exited\\)' || wait_for fleet 'no \\(exited\\)'"
-check "... and said: the programs (pids ...) have exited" "wait_for fleet 'the programs \\(pids [0-9, ]+\\) have exited'"
+check "... and said: the programs (pids ...) have exited (seen at the time)" "wait_for fleet 'the programs \\(pids [0-9, ]+\\) have exited \\(seen at [0-9:]{8}\\)'"
 key fleet q
 
 # --- batch mode against the tables

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 namespace pfs::top {
 
@@ -105,6 +106,17 @@ refresh_result source::refresh(const view& v) {
     previous_at_[v.key] = at;
   }
   out.exited = exited_program(db_, options_.schema);
+  // The region does not keep when its program ended: the first read that saw it.
+  if (out.exited != exited_seen_) {
+    exited_seen_ = out.exited;
+    const std::time_t t = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&t, &local);
+    char clock[16];
+    std::strftime(clock, sizeof clock, "%H:%M:%S", &local);
+    exited_at_ = clock;
+  }
+  if (!out.exited.empty()) out.exited += " (seen at " + exited_at_ + ")";
   for (auto& w : warnings_new_)
     if (std::find(warnings_seen_.begin(), warnings_seen_.end(), w) == warnings_seen_.end()) {
       warnings_seen_.push_back(w);

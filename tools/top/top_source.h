@@ -51,6 +51,7 @@ class source {
   double backoff_ = 1;
   std::chrono::steady_clock::time_point retry_at_{};
   std::string where_;
+  std::string exited_seen_, exited_at_;  // the exit said, and the clock when first seen
 };
 
 }  // namespace pfs::top

@@ -115,7 +115,8 @@ build_and_install_fdw pfs_live pfs_fixture pfs_top
 
 workdir=$(mktemp -d /tmp/perfschema_bench.XXXXXX)
 chmod 755 "$workdir"
-live_seconds=$((rounds * seconds * 2 * ${#queries[@]} + 60))
+# (the queries both sides, then the 7 views of pfs_top)
+live_seconds=$((rounds * seconds * (2 * ${#queries[@]} + 7) + 60))
 PFS_REGION="$workdir/live.region" build/tools/pfs_live --seconds="$live_seconds" --hot-threads=2 \
   >"$workdir/pfs_live.out" 2>&1 &
 live_pid=$!

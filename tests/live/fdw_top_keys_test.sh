@@ -238,4 +238,11 @@ check "the frames say the server is unreachable, with the next try" \
 check "... then read again once it can log in" \
   "sed -n '/the server is unreachable/,\$p' \"$WORK/unreachable.txt\" | grep -q '^wait/synch/mutex/live/hot_lock'"
 
+# --- the screen started while no server answers: it says so and retries
+start_top nobody -h 127.0.0.1 -p "$(free_port)"
+check "started without a server: the screen says it is unreachable and when it retries" \
+  "wait_for nobody '^the server is unreachable: .*\\(retrying in [0-9]+ s\\)'"
+key nobody q
+check "... and q quits" "wait_for nobody 'pfs_top exited 0'"
+
 echo "=== fdw_top_keys_test: all checks passed"

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
   }
   pfs::top::source db(*options);
   std::string error;
-  if (!db.connect(error)) {
+  if (!db.connect(error) && options->batch) {
     std::fprintf(stderr, "pfs_top: %s\n", error.c_str());
     return 1;
   }

@@ -41,13 +41,14 @@ source::~source() { PQfinish(db_); }
 
 bool source::connect(std::string& error) {
   db_ = open_connection(options_);
-  if (PQstatus(db_) != CONNECTION_OK) {
-    error = first_line(PQerrorMessage(db_));
-    return false;
-  }
-  PQsetNoticeReceiver(db_, on_notice, &warnings_new_);
+  PQsetNoticeReceiver(db_, on_notice, &warnings_new_);  // kept by PQreset
   where_ = std::string(PQhost(db_)) + ":" + PQport(db_) + "/" + PQdb(db_);
-  return true;
+  if (PQstatus(db_) == CONNECTION_OK) return true;
+  // The screen goes on and retries (refresh says so); batch mode stops.
+  error = unreachable_ = first_line(PQerrorMessage(db_));
+  retry_at_ = clock_type::now() + std::chrono::seconds(1);
+  backoff_ = 2;
+  return false;
 }
 
 std::string source::where() const { return where_; }

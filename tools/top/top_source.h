@@ -32,7 +32,7 @@ class source {
   source(const source&) = delete;
   source& operator=(const source&) = delete;
 
-  // False with the message when the first connection fails.
+  // False with the message when the first connection fails (refresh retries it).
   bool connect(std::string& error);
   std::string where() const;
   refresh_result refresh(const view& v);

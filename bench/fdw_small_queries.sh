@@ -8,8 +8,9 @@
 # the medians of the transactions per second, and fdw/heap is the median of the
 # rounds' ratios (a slow moment of a noisy machine hits both sides of a round).
 #
-# Then pfs_top's refresh (the queries tools/top/top_reads.cpp sends every
-# interval, over the live region, with the sys views), and a Prometheus scrape over a fleet: the six queries of
+# Then pfs_top's refresh of each of its views (the queries tools/top/ sends every
+# interval, over the live region, with the sys views; view 6 over the fleet below),
+# and a Prometheus scrape over a fleet: the six queries of
 # tools/prometheus/queries_by_process.yaml (what prometheus-postgres-exporter sends
 # per scrape with that file) over a region_directory server of REGIONS fixture
 # regions of 10,000 waits each, as one pgbench transaction (-M simple, as the
@@ -40,7 +41,8 @@ CREATE SERVER live FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region :'region'
 CREATE SERVER fleet FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region_directory :'fleet');
 CREATE SCHEMA fleet;
 IMPORT FOREIGN SCHEMA performance_schema
-  LIMIT TO (events_waits_summary_global_by_event_name, file_summary_by_event_name, status)
+  LIMIT TO (events_waits_summary_global_by_event_name, events_statements_summary_global_by_event_name,
+            file_summary_by_event_name, status)
   FROM SERVER fleet INTO fleet;
 CREATE SCHEMA ps;
 IMPORT FOREIGN SCHEMA performance_schema FROM SERVER live INTO ps;
@@ -84,14 +86,18 @@ SQL
         sed -n 's/^latency average = \([0-9.]*\) ms/\1/p'
     done | median
   }
-  cat >"$workdir/top.sql" <<'SQL'
-SELECT event_name, event_name, count_star, sum_timer_wait FROM ps.events_waits_summary_global_by_event_name WHERE count_star > 0;
-SELECT coalesce(schema_name, '') || '/' || coalesce(digest, ''), coalesce(digest_text, '(no digest)'), count_star, sum_timer_wait FROM ps.events_statements_summary_by_digest WHERE count_star > 0;
-SELECT to_regclass('sys.lock_waits') IS NULL;
-SELECT wait_age, locked_lock, waiting_thread_id, waiting_source, blocking_thread_id, blocking_lock_source, blocking_lock_held FROM sys.lock_waits LIMIT 20;
-SELECT max(variable_value) FILTER (WHERE variable_name = 'provider_alive'), string_agg(variable_value::text, ', ' ORDER BY variable_value) FILTER (WHERE variable_name = 'pid'), count(*) FILTER (WHERE variable_name = 'pid') FROM ps.status WHERE variable_name IN ('provider_alive', 'pid');
-SQL
-  echo "pfs_top: one refresh (5 queries, the lock_waits view included): $(ms_per "$workdir/top.sql") ms"
+  # pfs_top's refresh of each view: the view's query (pfs_top --sql prints it) and
+  # the status query every refresh sends (the program exited?); view 2 also asks
+  # whether the sys views exist; view 6 reads the fleet's directory.
+  status_sql="SELECT max(variable_value) FILTER (WHERE variable_name = 'provider_alive'), string_agg(variable_value::text, ', ' ORDER BY variable_value) FILTER (WHERE variable_name = 'pid'), count(*) FILTER (WHERE variable_name = 'pid') FROM %s.status WHERE variable_name IN ('provider_alive', 'pid');"
+  for view in waits locks statements files threads processes memory; do
+    schema=ps
+    [ "$view" = processes ] && schema=fleet
+    build/tools/pfs_top --sql --view "$view" -s "$schema" -S sys >"$workdir/top_$view.sql"
+    [ "$view" = locks ] && echo "SELECT to_regclass('\"sys\".\"x\$lock_waits\"') IS NOT NULL;" >>"$workdir/top_$view.sql"
+    printf "$status_sql\n" "$schema" >>"$workdir/top_$view.sql"
+    echo "pfs_top: one refresh of view $view ($(grep -c ';$' "$workdir/top_$view.sql") queries, over $schema): $(ms_per "$workdir/top_$view.sql") ms"
+  done
 
   # The exporter's queries, each ended by a semicolon, over the fleet's schema.
   awk '/^  query: \|/ { q = 1; next } q && /^    / { sub(/^    /, ""); buf = buf $0 "\n"; next }
@@ -105,11 +111,12 @@ fi
 
 # --- outside: build, install, start the live program, run the session above
 source scripts/build_fdw.sh
-build_and_install_fdw pfs_live pfs_fixture
+build_and_install_fdw pfs_live pfs_fixture pfs_top
 
 workdir=$(mktemp -d /tmp/perfschema_bench.XXXXXX)
 chmod 755 "$workdir"
-live_seconds=$((rounds * seconds * 2 * ${#queries[@]} + 60))
+# (the queries both sides, then the 7 views of pfs_top)
+live_seconds=$((rounds * seconds * (2 * ${#queries[@]} + 7) + 60))
 PFS_REGION="$workdir/live.region" build/tools/pfs_live --seconds="$live_seconds" --hot-threads=2 \
   >"$workdir/pfs_live.out" 2>&1 &
 live_pid=$!

@@ -4,7 +4,8 @@
 # its installation, the pg_regress suite and the isolation specs on a throwaway
 # PostgreSQL cluster (pg_virtualenv), then the tests with a live instrumented
 # process: setup changes end to end (tests/live/fdw_live_test.sh), trace files
-# (tests/live/fdw_trace_test.sh), pfs_top in tmux (tests/live/fdw_top_test.sh), lock waits, deadlocks and contention
+# (tests/live/fdw_trace_test.sh), pfs_top in tmux (tests/live/fdw_top_test.sh, every key and view:
+# fdw_top_keys_test.sh), lock waits, deadlocks and contention
 # (tests/live/fdw_blocking_test.sh), statements, stages and transactions of a real
 # program checked against its own counts (tests/live/fdw_work_test.sh), snapshots on a pg_cron
 # schedule and flame graphs (tests/live/fdw_snapshot_test.sh), three hosts read by a central
@@ -44,7 +45,7 @@ mapfile -t suites < <(sed -n 's/.*All \([0-9]*\) tests passed.*/\1/p' build/pgxs
 echo "=== perfschema_fdw: all regression and isolation tests passed"
 
 # The live tests, each a process of its own that exits non-zero on failure.
-live_tests=(fdw_live fdw_trace fdw_top fdw_blocking fdw_work fdw_snapshot fdw_hosts fdw_directory
+live_tests=(fdw_live fdw_trace fdw_top fdw_top_keys fdw_blocking fdw_work fdw_snapshot fdw_hosts fdw_directory
   prometheus fdw_fault fdw_load)
 # Builds a program outside the tree against the installed library: the same on
 # every server version, so run once, on the machine.

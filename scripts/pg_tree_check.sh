@@ -6,7 +6,7 @@
 # against that version's headers (warnings are errors) and installed in the tree,
 # pg_regress, the isolation specs and the live tests that need a server. Ends with
 # fdw_check.sh's line per version, e.g.
-#   PostgreSQL 17.12: 24 regression, 3 isolation, 11 live tests passed
+#   PostgreSQL 17.12: 24 regression, 3 isolation, 12 live tests passed
 # Usage (as root): bash scripts/pg_tree_check.sh [VERSION...]     (17 18)
 set -euo pipefail
 cd "$(dirname "$0")/.."

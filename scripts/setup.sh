@@ -12,7 +12,7 @@ packages=(
   clang-format clang libclang-rt-14-dev
   sysbench python3 libjemalloc2 libtcmalloc-minimal4
   postgresql-15-cron
-  chromium tmux
+  chromium tmux libncurses-dev
   prometheus-postgres-exporter curl
   debhelper lintian postgresql-server-dev-all
   libssl-dev openssl

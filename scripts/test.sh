@@ -75,7 +75,7 @@ if [ -f Makefile.pgxs ]; then
     bash scripts/pg_tree_check.sh | tee build/pg_tree_check.log
     grep '^PostgreSQL [0-9.]*: ' build/pg_tree_check.log >>build/pg_versions.log
   fi
-  # "PostgreSQL 17.12: 24 regression, 3 isolation, 11 live tests passed": the sum.
+  # "PostgreSQL 17.12: 24 regression, 3 isolation, 12 live tests passed": the sum.
   passed=$((passed + $(awk '{ n += $3 + $5 + $7 } END { print n + 0 }' build/pg_versions.log)))
   # The docs: every fenced block of README.md and docs/*.md, run (quick and full).
   phase "docs: scripts/doc_check.sh"

@@ -1,78 +1,103 @@
-// pfs_top: the top waits per second of an instrumented program, read through
-// perfschema_fdw from PostgreSQL, refreshed like top(1). Every interval it reads
-// events_waits_summary_global_by_event_name and events_statements_summary_by_digest
-// and shows the growth since the previous read per second (count, time waited,
-// average), with the lock waits running now (perfschema_create_views' lock_waits:
-// without it the section says which call makes it). A program that exited (status:
-// provider_alive 0) is said, with its pid, above the sections.
+// pfs_top: a live view of an instrumented program, read through perfschema_fdw
+// from PostgreSQL, interactive like top(1) (ncurses; keys in top_keys.cpp) or in
+// batch mode (-b -n N --view V: plain text). Seven views (top_views.cpp): waits,
+// lock waits with their holders, statements by digest, files, threads, the
+// processes of a region directory, memory; Enter shows a row's detail.
 //
 //   pfs_top [-h HOST] [-p PORT] [-U USER] [-d DB] [-s SCHEMA] [-S SYS_SCHEMA]
-//           [-N TOP] [-i SECONDS] [-n ITERATIONS] [-b]
+//           [-N TOP] [-i SECONDS] [-n ITERATIONS] [-b] [-v VIEW]
 //
-// Connection options and libpq's environment (PGHOST, PGPORT, ...) as psql. Without
-// -b the screen is redrawn in place with ANSI escape codes; -b prints plain frames.
-#include <libpq-fe.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
+// Connection options and libpq's environment (PGHOST, PGPORT, ~/.pgpass...) as psql.
+#include <curses.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <ctime>
 #include <string>
-#include <thread>
-#include <vector>
 
+#include "tools/top/top_batch.h"
+#include "tools/top/top_keys.h"
 #include "tools/top/top_options.h"
-#include "tools/top/top_reads.h"
 #include "tools/top/top_screen.h"
+#include "tools/top/top_source.h"
 
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
+volatile int g_stop = 0;
 
 void on_signal(int) { g_stop = 1; }
 
-PGconn* connect(const pfs::top::options& o) {
-  std::vector<const char*> keys{"fallback_application_name"}, values{"pfs_top"};
-  for (const auto& [key, value] : o.connection) {
-    keys.push_back(key.c_str());
-    values.push_back(value.c_str());
+using clock_type = std::chrono::steady_clock;
+
+// The raw refresh filtered and sorted as the keys say; the cursor kept on the rows.
+void derive(pfs::top::ui_state& s) {
+  s.last = s.raw;
+  pfs::top::filter_and_sort(s.last.rows, s.filter, pfs::top::sort_column_of(s), s.reversed);
+  const int rows = static_cast<int>(s.last.rows.rows.size());
+  if (s.selected >= rows) s.selected = rows > 0 ? rows - 1 : 0;
+}
+
+int run_screen(const pfs::top::options& o, pfs::top::source& db) {
+  pfs::top::ui_state s;
+  s.current = pfs::top::find_view(o.view);
+  s.interval = o.interval;
+  pfs::top::screen_open();
+  int refreshes = 0;
+  auto read = [&] {
+    s.raw = db.refresh(*s.current);
+    derive(s);
+  };
+  read();  // the baseline of the rates
+  auto next = clock_type::now() +
+              std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(s.interval));
+  while (g_stop == 0) {
+    pfs::top::draw(s, pfs::top::header_line(o, db, *s.current, s.raw.seconds, refreshes));
+    const auto now = clock_type::now();
+    const long wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count();
+    timeout(static_cast<int>(std::clamp(wait_ms, 0L, 200L)));
+    const int key = getch();
+    if (key == ERR) {
+      if (clock_type::now() < next) continue;
+      next = clock_type::now() +
+             std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(s.interval));
+      if (s.paused || s.detail_open || s.help) continue;
+      read();
+      ++refreshes;
+      if (o.iterations > 0 && refreshes >= o.iterations) break;
+      continue;
+    }
+    switch (pfs::top::on_key(s, key)) {
+      case pfs::top::action::quit:
+        g_stop = 1;
+        break;
+      case pfs::top::action::refresh:
+        read();
+        next = clock_type::now() +
+               std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(s.interval));
+        break;
+      case pfs::top::action::detail:
+        if (!s.last.rows.rows.empty()) {
+          const std::string& key_text = s.last.rows.rows[static_cast<std::size_t>(s.selected)].key;
+          s.detail_error.clear();
+          s.detail = {};
+          if (s.current->detail_title.empty())
+            s.detail_error = "no detail for this view";
+          else
+            db.detail(*s.current, key_text, s.detail, s.detail_error);
+          s.detail_title = "detail of " + key_text + ": " + s.current->detail_title;
+          s.detail_open = true;
+        }
+        break;
+      case pfs::top::action::redraw:
+        derive(s);
+        break;
+      case pfs::top::action::none:
+        break;
+    }
   }
-  keys.push_back(nullptr);
-  values.push_back(nullptr);
-  return PQconnectdbParams(keys.data(), values.data(), 1);
-}
-
-std::string clock_text() {
-  const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
-  char buffer[16];
-  std::strftime(buffer, sizeof buffer, "%H:%M:%S", &local);
-  return buffer;
-}
-
-std::size_t terminal_width() {
-  winsize ws{};
-  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  pfs::top::screen_close();
   return 0;
-}
-
-void show(const std::vector<std::string>& lines, bool batch) {
-  std::string out;
-  if (batch) {
-    for (const auto& line : lines) out += line + "\n";
-    out += "\n";
-  } else {
-    const std::size_t width = terminal_width();
-    out = "\x1b[H";  // home; each line clears its rest, and the end clears below
-    for (const auto& line : lines)
-      out += (width > 0 && line.size() > width ? line.substr(0, width) : line) + "\x1b[K\n";
-    out += "\x1b[J";
-  }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
 }
 
 }  // namespace
@@ -81,56 +106,19 @@ int main(int argc, char** argv) {
   bool help = false;
   const auto options = pfs::top::parse_options(argc, argv, help);
   if (!options) return help ? 0 : 2;
-  const pfs::top::options& o = *options;
-
-  PGconn* db = connect(o);
-  if (PQstatus(db) != CONNECTION_OK) {
-    std::fprintf(stderr, "pfs_top: %s", PQerrorMessage(db));
-    PQfinish(db);
+  if (options->print_sql) {
+    std::printf("%s;\n",
+                pfs::top::view_sql(*pfs::top::find_view(options->view), options->schema, options->sys_schema)
+                    .c_str());
+    return 0;
+  }
+  pfs::top::source db(*options);
+  std::string error;
+  if (!db.connect(error) && options->batch) {
+    std::fprintf(stderr, "pfs_top: %s\n", error.c_str());
     return 1;
   }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
-
-  pfs::top::counters waits, statements;
-  std::string error;
-  if (!pfs::top::read_waits(db, o.schema, waits, error)) {
-    std::fprintf(stderr, "pfs_top: %s\n", error.c_str());
-    PQfinish(db);
-    return 1;
-  }
-  pfs::top::read_statements(db, o.schema, statements, error);
-  auto last = std::chrono::steady_clock::now();
-  if (!o.batch) std::fputs("\x1b[2J", stdout);
-
-  const std::string where = std::string(PQhost(db)) + ":" + PQport(db) + "/" + PQdb(db);
-  for (int refresh = 1; g_stop == 0; ++refresh) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
-    if (g_stop != 0) break;
-    pfs::top::counters waits_now, statements_now;
-    pfs::top::frame f;
-    if (!pfs::top::read_waits(db, o.schema, waits_now, f.waits_error) && PQstatus(db) != CONNECTION_OK) {
-      std::fprintf(stderr, "pfs_top: %s\n", f.waits_error.c_str());
-      PQfinish(db);
-      return 1;
-    }
-    pfs::top::read_statements(db, o.schema, statements_now, f.statements_error);
-    pfs::top::read_lock_waits(db, o.sys_schema, o.schema, o.top, f.lock_waits, f.lock_waits_error);
-    f.exited = pfs::top::exited_program(db, o.schema);
-    const auto now = std::chrono::steady_clock::now();
-    const double seconds = std::chrono::duration<double>(now - last).count();
-    last = now;
-    f.waits = pfs::top::top_rates(waits, waits_now, seconds, o.top);
-    f.statements = pfs::top::top_rates(statements, statements_now, seconds, o.top);
-    if (f.waits_error.empty()) waits = std::move(waits_now);
-    if (f.statements_error.empty()) statements = std::move(statements_now);
-    char header[256];
-    std::snprintf(header, sizeof header, "pfs_top - %s  %s  schema %s  interval %.2f s  refresh %d",
-                  clock_text().c_str(), where.c_str(), o.schema.c_str(), seconds, refresh);
-    f.header = header;
-    show(pfs::top::render(f), o.batch);
-    if (o.iterations > 0 && refresh >= o.iterations) break;
-  }
-  PQfinish(db);
-  return 0;
+  return options->batch ? pfs::top::run_batch(*options, db, g_stop) : run_screen(*options, db);
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "tools/top/top_views.h"
+
 namespace pfs::top {
 
 namespace {
@@ -12,17 +14,20 @@ namespace {
 void usage(std::FILE* out) {
   std::fputs(
       "usage: pfs_top [OPTION]...\n"
-      "The top waits per second of a perfschema region, read through perfschema_fdw.\n"
+      "A live view of a perfschema region, read through perfschema_fdw (keys: h in the screen).\n"
       "  -h, --host=HOST          database server host (default: PGHOST, libpq's)\n"
       "  -p, --port=PORT          database server port (default: PGPORT)\n"
       "  -U, --username=USER      database user (default: PGUSER)\n"
       "  -d, --dbname=DBNAME      database, or a connection string (default: PGDATABASE)\n"
       "  -s, --schema=SCHEMA      schema of the imported perfschema tables (default ps)\n"
       "  -S, --sys-schema=SCHEMA  schema of perfschema_create_views' views (default sys)\n"
-      "  -N, --top=N              rows per section (default 10)\n"
+      "  -N, --top=N              rows per refresh in batch mode (default 10)\n"
       "  -i, --interval=SECONDS   time between refreshes (default 1)\n"
       "  -n, --iterations=N       exit after N refreshes (default: until interrupted)\n"
       "  -b, --batch              plain text, no screen control (for files and pipes)\n"
+      "  -v, --view=VIEW          the view (batch: the one printed): 1 waits, 2 locks,\n"
+      "                           3 statements, 4 files, 5 threads, 6 processes, 7 memory\n"
+      "      --sql                print the view's query (-s, -S, --view) and exit\n"
       "      --help               this help\n",
       out);
 }
@@ -49,13 +54,15 @@ std::optional<options> parse_options(int argc, char** argv, bool& help) {
       {"interval", required_argument, nullptr, 'i'},
       {"iterations", required_argument, nullptr, 'n'},
       {"batch", no_argument, nullptr, 'b'},
+      {"view", required_argument, nullptr, 'v'},
+      {"sql", no_argument, nullptr, 'Q'},
       {"help", no_argument, nullptr, 'H'},
       {nullptr, 0, nullptr, 0},
   };
   options o;
   help = false;
   int c;
-  while ((c = getopt_long(argc, argv, "h:p:U:d:s:S:N:i:n:b", kLong, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "h:p:U:d:s:S:N:i:n:bv:", kLong, nullptr)) != -1) {
     switch (c) {
       case 'h':
         o.connection.emplace_back("host", optarg);
@@ -98,6 +105,19 @@ std::optional<options> parse_options(int argc, char** argv, bool& help) {
       }
       case 'b':
         o.batch = true;
+        break;
+      case 'Q':
+        o.print_sql = true;
+        break;
+      case 'v':
+        if (find_view(optarg) == nullptr) {
+          std::fprintf(stderr,
+                       "pfs_top: --view wants 1-7 or a view's name (waits, locks, statements, files, "
+                       "threads, processes, memory), not \"%s\"\n",
+                       optarg);
+          return std::nullopt;
+        }
+        o.view = optarg;
         break;
       case 'H':
         help = true;

@@ -1,6 +1,6 @@
 // pfs_top's command line: psql's connection options (-h -p -U -d; what is not
 // given comes from PGHOST, PGPORT, PGUSER, PGDATABASE... as libpq reads them),
-// the schemas, and top's -n/-b.
+// the schemas, top's -n/-b, and the view to show (--view).
 #pragma once
 
 #include <optional>
@@ -16,8 +16,10 @@ struct options {
   std::string sys_schema = "sys";                               // perfschema_create_views' views (lock_waits)
   int iterations = 0;                                           // 0: until interrupted
   bool batch = false;                                           // plain text, no screen control
-  int top = 10;                                                 // rows per section
+  int top = 10;                                                 // rows per refresh in batch mode
   double interval = 1.0;                                        // seconds between reads
+  bool print_sql = false;      // --sql: print the view's query and exit (bench/fdw_small_queries.sh)
+  std::string view = "waits";  // --view: the first view shown
 };
 
 // The options, or nullopt after printing an error or the usage (help set then).

@@ -18,8 +18,8 @@ std::string identifier(PGconn* db, const std::string& name) {
   return out;
 }
 
-bool run(PGconn* db, const std::string& sql, result& out, std::string& error) {
-  out.reset(PQexec(db, sql.c_str()));
+// True when out holds rows; otherwise error says why.
+bool rows_or_error(PGconn* db, const result& out, std::string& error) {
   if (PQresultStatus(out.get()) == PGRES_TUPLES_OK) return true;
   // The primary message and the hint, on one line (not "LINE 1: ..." and a caret,
   // which a screen line cuts off); libpq's own message when the server sent none.
@@ -28,7 +28,13 @@ bool run(PGconn* db, const std::string& sql, result& out, std::string& error) {
   error = primary != nullptr ? primary : PQerrorMessage(db);
   if (hint != nullptr) error += std::string(" (") + hint + ")";
   while (!error.empty() && error.back() == '\n') error.pop_back();
+  if (const auto nl = error.find('\n'); nl != std::string::npos) error.resize(nl);
   return false;
+}
+
+bool run(PGconn* db, const std::string& sql, result& out, std::string& error) {
+  out.reset(PQexec(db, sql.c_str()));
+  return rows_or_error(db, out, error);
 }
 
 std::string literal(PGconn* db, const std::string& s) {
@@ -43,55 +49,21 @@ std::uint64_t number(const PGresult* r, int row, int column) {
   return PQgetisnull(r, row, column) ? 0 : std::strtoull(PQgetvalue(r, row, column), nullptr, 10);
 }
 
-// Rows of (key, label, count, picoseconds).
-bool read_counters(PGconn* db, const std::string& sql, counters& out, std::string& error) {
-  result r(nullptr, &PQclear);
-  if (!run(db, sql, r, error)) return false;
-  out.clear();
-  for (int i = 0; i < PQntuples(r.get()); ++i)
-    out[PQgetvalue(r.get(), i, 0)] =
-        counter{PQgetvalue(r.get(), i, 1), number(r.get(), i, 2), number(r.get(), i, 3)};
-  return true;
-}
-
 }  // namespace
 
-bool read_waits(PGconn* db, const std::string& schema, counters& out, std::string& error) {
-  return read_counters(db,
-                       "SELECT event_name, event_name, count_star, sum_timer_wait FROM " +
-                           identifier(db, schema) +
-                           ".events_waits_summary_global_by_event_name WHERE count_star > 0",
-                       out, error);
-}
-
-bool read_statements(PGconn* db, const std::string& schema, counters& out, std::string& error) {
-  return read_counters(db,
-                       "SELECT coalesce(schema_name, '') || '/' || coalesce(digest, ''), "
-                       "coalesce(digest_text, '(no digest)'), count_star, sum_timer_wait FROM " +
-                           identifier(db, schema) +
-                           ".events_statements_summary_by_digest WHERE count_star > 0",
-                       out, error);
-}
-
-bool read_lock_waits(PGconn* db, const std::string& sys_schema, const std::string& schema, int limit,
-                     table& out, std::string& error) {
+bool read_rows(PGconn* db, const std::string& sql, const std::string* parameter, table& out,
+               std::string& error) {
   result r(nullptr, &PQclear);
-  std::string missing;
-  if (run(db, "SELECT to_regclass(" + literal(db, identifier(db, sys_schema) + ".lock_waits") + ") IS NULL",
-          r, missing) &&
-      PQntuples(r.get()) == 1 && std::string_view(PQgetvalue(r.get(), 0, 0)) == "t") {
-    error = "no view " + identifier(db, sys_schema) + ".lock_waits: run SELECT perfschema_create_views(" +
-            literal(db, sys_schema) + ", " + literal(db, schema) + ") to make the sys views, or give -S";
-    return false;
+  if (parameter == nullptr) {
+    if (!run(db, sql, r, error)) return false;
+  } else {
+    const char* values[] = {parameter->c_str()};
+    r.reset(PQexecParams(db, sql.c_str(), 1, nullptr, values, nullptr, nullptr, 0));
+    if (!rows_or_error(db, r, error)) return false;
   }
-  if (!run(db,
-           "SELECT wait_age, locked_lock, waiting_thread_id, waiting_source, blocking_thread_id, "
-           "blocking_lock_source, blocking_lock_held FROM " +
-               identifier(db, sys_schema) + ".lock_waits LIMIT " + std::to_string(limit),
-           r, error))
-    return false;
-  out.columns = {"age", "lock", "waiting", "waits at", "holder", "holder took it at", "held"};
+  out.columns.clear();
   out.rows.clear();
+  for (int c = 0; c < PQnfields(r.get()); ++c) out.columns.emplace_back(PQfname(r.get(), c));
   for (int i = 0; i < PQntuples(r.get()); ++i) {
     std::vector<std::string> row;
     for (int c = 0; c < PQnfields(r.get()); ++c)
@@ -99,6 +71,19 @@ bool read_lock_waits(PGconn* db, const std::string& sys_schema, const std::strin
     out.rows.push_back(std::move(row));
   }
   return true;
+}
+
+std::string missing_views(PGconn* db, const std::string& sys_schema, const std::string& schema) {
+  result r(nullptr, &PQclear);
+  std::string error;
+  if (!run(db,
+           "SELECT to_regclass(" + literal(db, identifier(db, sys_schema) + ".\"x$lock_waits\"") +
+               ") IS NOT NULL",
+           r, error))
+    return error;
+  if (PQntuples(r.get()) == 1 && std::string_view(PQgetvalue(r.get(), 0, 0)) == "t") return {};
+  return "no view " + identifier(db, sys_schema) + ".lock_waits: run SELECT perfschema_create_views(" +
+         literal(db, sys_schema) + ", " + literal(db, schema) + ") to make the sys views, or give -S";
 }
 
 std::string exited_program(PGconn* db, const std::string& schema) {

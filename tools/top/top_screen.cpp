@@ -1,100 +1,130 @@
 #include "tools/top/top_screen.h"
 
+#include <curses.h>
+
 #include <algorithm>
-#include <cstdio>
+#include <vector>
 
 namespace pfs::top {
 
 namespace {
 
-void rate_section(std::vector<std::string>& lines, const char* title, const std::vector<rate>& rates,
-                  const std::string& error, const std::string& exited) {
-  lines.emplace_back(title);
-  if (!error.empty()) {
-    lines.push_back("  (" + error + ")");
-    return;
+enum pair_id : short { kHeader = 1, kBad = 2, kWarn = 3, kTitle = 4 };
+
+bool g_colour = false;
+
+void put(int row, const std::string& text, attr_t attributes = A_NORMAL, short pair = 0) {
+  if (row >= LINES) return;
+  if (g_colour && pair != 0) attributes |= COLOR_PAIR(pair);
+  attron(attributes);
+  mvaddnstr(row, 0, text.c_str(), COLS);
+  if (attributes & A_REVERSE)
+    for (int x = static_cast<int>(std::min<std::size_t>(text.size(), static_cast<std::size_t>(COLS)));
+         x < COLS; ++x)
+      addch(' ');
+  attroff(attributes);
+}
+
+const char* const kHelp[] = {
+    "pfs_top keys",
+    "",
+    "  1  waits by event name          5  threads: current statement, stage, wait",
+    "  2  lock waits and holders       6  processes of a region directory",
+    "  3  statements by digest         7  memory by event name",
+    "  4  files by instance",
+    "",
+    "  s  next sort column             r  reverse the sort",
+    "  /  filter by text (Enter keeps it, Esc clears it)",
+    "  p  pause / resume               +  -  interval x2 / /2",
+    "  up/down (j/k) select a row      Enter  the row's detail",
+    "  h  this help                    q  quit",
+    "",
+    "any key closes this help",
+};
+
+void draw_table(int& row, const std::vector<std::string>& columns,
+                const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths(columns.size());
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    widths[c] = columns[c].size();
+    for (const auto& r : rows) widths[c] = std::max(widths[c], std::min<std::size_t>(r[c].size(), 70));
   }
-  char head[128];
-  std::snprintf(head, sizeof head, "  %12s %12s %12s  %s", "count/s", "time/s", "avg", "name");
-  lines.emplace_back(head);
-  if (rates.empty())
-    lines.push_back(exited.empty() ? "  (none in this interval)"
-                                   : "  (none in this interval: " + exited + ")");
-  for (const rate& r : rates) {
-    char line[128];
-    std::snprintf(line, sizeof line, "  %12.1f %12s %12s  ", r.count_per_second,
-                  format_pico(r.picoseconds_per_second).c_str(), format_pico(r.average_picoseconds).c_str());
-    lines.push_back(line + r.label);
-  }
+  put(row++, text_line(columns, widths), A_BOLD);
+  for (const auto& r : rows) put(row++, text_line(r, widths));
 }
 
 }  // namespace
 
-std::vector<rate> top_rates(const counters& before, const counters& after, double seconds, int n) {
-  std::vector<rate> out;
-  for (const auto& [key, now] : after) {
-    std::uint64_t count = now.count, time = now.picoseconds;
-    if (const auto it = before.find(key); it != before.end() && it->second.count <= now.count) {
-      count -= it->second.count;
-      time = it->second.picoseconds <= time ? time - it->second.picoseconds : time;
-    }
-    if (count == 0) continue;
-    const auto c = static_cast<double>(count), t = static_cast<double>(time);
-    out.push_back(rate{now.label, c / seconds, t / seconds, t / c});
+void screen_open() {
+  initscr();
+  cbreak();
+  noecho();
+  keypad(stdscr, TRUE);
+  curs_set(0);
+  set_escdelay(50);
+  if (has_colors()) {
+    start_color();
+    use_default_colors();
+    init_pair(kHeader, COLOR_BLACK, COLOR_CYAN);
+    init_pair(kBad, COLOR_RED, -1);
+    init_pair(kWarn, COLOR_YELLOW, -1);
+    init_pair(kTitle, COLOR_GREEN, -1);
+    g_colour = true;
   }
-  std::sort(out.begin(), out.end(), [](const rate& a, const rate& b) {
-    if (a.picoseconds_per_second != b.picoseconds_per_second)
-      return a.picoseconds_per_second > b.picoseconds_per_second;
-    if (a.count_per_second != b.count_per_second) return a.count_per_second > b.count_per_second;
-    return a.label < b.label;
-  });
-  if (out.size() > static_cast<std::size_t>(n)) out.resize(static_cast<std::size_t>(n));
-  return out;
 }
 
-std::string format_pico(double picoseconds) {
-  static const char* const kUnits[] = {"ps", "ns", "us", "ms", "s"};
-  std::size_t unit = 0;
-  while (unit < 4 && picoseconds >= 1000) {
-    picoseconds /= 1000;
-    ++unit;
-  }
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, unit == 0 ? "%.0f %s" : "%.2f %s", picoseconds, kUnits[unit]);
-  return buffer;
-}
+void screen_close() { endwin(); }
 
-std::vector<std::string> render(const frame& f) {
-  std::vector<std::string> lines{f.header};
-  if (!f.exited.empty()) lines.push_back(f.exited + ": its counters no longer change");
-  lines.emplace_back("");
-  rate_section(lines, "Top waits per second (events_waits_summary_global_by_event_name)", f.waits,
-               f.waits_error, f.exited);
-  lines.emplace_back("");
-  lines.emplace_back("Lock waits now (lock_waits)");
-  if (!f.lock_waits_error.empty()) {
-    lines.push_back("  (" + f.lock_waits_error + ")");
-  } else if (f.lock_waits.rows.empty()) {
-    lines.emplace_back("  (no thread is waiting for a lock)");
-  } else {
-    std::vector<std::size_t> width(f.lock_waits.columns.size());
-    for (std::size_t c = 0; c < width.size(); ++c) {
-      width[c] = f.lock_waits.columns[c].size();
-      for (const auto& row : f.lock_waits.rows) width[c] = std::max(width[c], row[c].size());
-    }
-    auto line = [&](const std::vector<std::string>& cells) {
-      std::string s = " ";
-      for (std::size_t c = 0; c < width.size(); ++c)
-        s += " " + cells[c] + std::string(width[c] - cells[c].size(), ' ');
-      lines.push_back(s);
-    };
-    line(f.lock_waits.columns);
-    for (const auto& row : f.lock_waits.rows) line(row);
+void draw(const ui_state& s, const std::string& header) {
+  erase();
+  int row = 0;
+  put(row++, header, A_REVERSE, kHeader);
+  if (s.help) {
+    for (const char* line : kHelp) put(row++, line);
+    refresh();
+    return;
   }
-  lines.emplace_back("");
-  rate_section(lines, "Top statements per second (events_statements_summary_by_digest)", f.statements,
-               f.statements_error, f.exited);
-  return lines;
+  std::string title = s.current->title + "  sorted by " +
+                      s.current->columns[static_cast<std::size_t>(sort_column_of(s))].title +
+                      (s.reversed ? " ascending" : " descending");
+  if (!s.filter.empty() && !s.typing_filter) title += "  filter \"" + s.filter + "\"";
+  if (s.paused) title += "  PAUSED";
+  put(row++, title, A_BOLD, kTitle);
+  const refresh_result& r = s.last;
+  if (!r.unreachable.empty()) put(row++, r.unreachable, A_BOLD, kBad);
+  if (!r.exited.empty()) put(row++, r.exited + ": its counters no longer change", A_BOLD, kWarn);
+  for (const auto& w : r.new_warnings) put(row++, "warning (shown once): " + w, A_NORMAL, kWarn);
+  if (s.detail_open) {
+    put(row++, s.detail_title, A_BOLD);
+    if (!s.detail_error.empty())
+      put(row++, "(" + s.detail_error + ")", A_NORMAL, kBad);
+    else if (s.detail.rows.empty())
+      put(row++, "(no rows)");
+    else
+      draw_table(row, s.detail.columns, s.detail.rows);
+    put(LINES - 1, "any key closes the detail", A_REVERSE, kHeader);
+    refresh();
+    return;
+  }
+  if (!r.error.empty()) put(row++, "(" + r.error + ")", A_BOLD, kBad);
+  if (r.error.empty() && r.unreachable.empty()) {
+    const std::vector<std::string> lines = text_lines(*s.current, r.rows, static_cast<std::size_t>(COLS));
+    put(row++, lines[0], A_BOLD);
+    if (!r.rows.rates && s.current->active_only)
+      put(row++, "(rates from the next refresh)");
+    else if (r.rows.rows.empty())
+      put(row++, "(no rows in this interval)");
+    for (std::size_t i = 1; i < lines.size() && row < LINES - 1; ++i) {
+      const auto& shown_row = r.rows.rows[i - 1];
+      attr_t a = static_cast<int>(i - 1) == s.selected ? A_REVERSE : A_NORMAL;
+      put(row++, lines[i], a, shown_row.in_cycle ? kBad : 0);
+    }
+  }
+  if (s.typing_filter)
+    put(LINES - 1, "/" + s.filter, A_REVERSE, kHeader);
+  else if (!s.message.empty())
+    put(LINES - 1, s.message + "  (h: help)", A_NORMAL);
+  refresh();
 }
 
 }  // namespace pfs::top

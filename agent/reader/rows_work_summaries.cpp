@@ -5,6 +5,8 @@
 //
 // Global rows = the class's bucket of exited threads + every live thread's
 // statistics (a thread moves its statistics into the bucket when it exits).
+#include <iterator>
+
 #include "agent/reader/internal/reader_internal.h"
 #include "agent/region/histogram.h"
 
@@ -88,22 +90,14 @@ void append_statement_cells(row_builder& x, const statement_stat& s) {
   x.push_back(int_cell(0));  // count_secondary
 }
 
-latency_histogram load_histogram(const latency_histogram& h) {
-  latency_histogram o;
-  for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) o.counts[b] = load_relaxed(h.counts[b]);
-  return o;
-}
-
-wait_histogram load_histogram(const wait_histogram& h) {
-  wait_histogram o;
-  for (std::uint32_t b = 0; b < kWaitHistogramBuckets; ++b) o.counts[b] = load_relaxed(h.counts[b]);
-  return o;
-}
-
-// A pool entry that holds a thread's statement histogram (its first kHistogramBuckets counts).
-latency_histogram load_statement_share(const wait_histogram& h) {
-  latency_histogram o;
-  for (std::uint32_t b = 0; b < kHistogramBuckets; ++b) o.counts[b] = load_relaxed(h.counts[b]);
+// A histogram's counts loaded one by one into Out (as many as Out holds): a
+// statement or wait histogram as it is, or the statement share of a pool entry
+// (its first kHistogramBuckets counts).
+template <class Out, class In>
+Out load_histogram(const In& h) {
+  static_assert(std::size(Out{}.counts) <= std::size(In{}.counts));
+  Out o;
+  for (std::size_t b = 0; b < std::size(o.counts); ++b) o.counts[b] = load_relaxed(h.counts[b]);
   return o;
 }
 
@@ -220,7 +214,7 @@ rd read_digest(const digest_record& d, std::uint64_t row, digest_copy& c) {
     c.stat = load_statement_stat(s.stat);
     c.first_seen = load_relaxed(s.first_seen_ns);
     c.last_seen = load_relaxed(s.last_seen_ns);
-    c.h = load_histogram(s.h);
+    c.h = load_histogram<latency_histogram>(s.h);
   });
 }
 
@@ -248,7 +242,8 @@ void statement_histogram(scan_state& s, bool by_digest) {
   if (!by_digest) {
     if (s.r.count(kArrayStatementHistogram) == 0) return;
     // Exited threads' buckets + every live thread's own statement histogram.
-    latency_histogram all = load_histogram(*s.r.at<latency_histogram>(kArrayStatementHistogram, 0));
+    latency_histogram all =
+        load_histogram<latency_histogram>(*s.r.at<latency_histogram>(kArrayStatementHistogram, 0));
     for (std::uint64_t i = 0; i < s.r.count(kArrayWaitHistograms); ++i) {
       const thread_histogram& th = *s.r.at<thread_histogram>(kArrayWaitHistograms, i);
       std::uint32_t cls = 0;
@@ -256,7 +251,7 @@ void statement_histogram(scan_state& s, bool by_digest) {
       if (!s.accept(read_versioned(th,
                                    [&](const thread_histogram& t) {
                                      cls = load_relaxed(t.class_index);
-                                     hist = load_statement_share(t.h);
+                                     hist = load_histogram<latency_histogram>(t.h);
                                    })) ||
           cls != kStatementHistogramClass)
         continue;
@@ -322,7 +317,7 @@ class_histograms wait_class_histograms(scan_state& s) {
     if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
     out.slot[c] = static_cast<std::int32_t>(out.sums.size());
     const wait_histogram* hist = s.r.at<wait_histogram>(kArrayClassWaitHistograms, c);
-    out.sums.push_back(hist != nullptr ? load_histogram(*hist) : wait_histogram{});
+    out.sums.push_back(hist != nullptr ? load_histogram<wait_histogram>(*hist) : wait_histogram{});
   }
   for (std::uint64_t i = 0; i < s.r.count(kArrayWaitHistograms); ++i) {
     const thread_histogram& th = *s.r.at<thread_histogram>(kArrayWaitHistograms, i);
@@ -330,7 +325,7 @@ class_histograms wait_class_histograms(scan_state& s) {
     wait_histogram hist;
     if (!s.accept(read_versioned(th, [&](const thread_histogram& t) {
           cls = load_relaxed(t.class_index);
-          hist = load_histogram(t.h);
+          hist = load_histogram<wait_histogram>(t.h);
         })))
       continue;
     if (cls == kStatementHistogramClass) continue;  // a thread's statement histogram

@@ -97,6 +97,18 @@ static const std::string& text_at(const pending_op& op, const reader::table_def&
   return v != nullptr ? v->s : kEmpty;
 }
 
+// TRUNCATE of a summary by account, user or host (kReset<family>By<kind>: three
+// consecutive bits per family from kResetWaitsByAccount on, account, user, host).
+static void reset_by_holder(const region_map& m, std::uint64_t effect) {
+  constexpr setup::account_family kFamilies[] = {setup::kFamilyWaits,      setup::kFamilyStages,
+                                                 setup::kFamilyStatements, setup::kFamilyTransactions,
+                                                 setup::kFamilyMemory,     setup::kFamilyErrors};
+  static_assert(kResetErrorsByHost == kResetWaitsByAccount << 17);
+  for (unsigned bit = 0; bit < 18; ++bit)
+    if (effect == kResetWaitsByAccount << bit)
+      setup::reset_holder_summaries(m, kFamilies[bit / 3], static_cast<layout::holder_kind>(1 + bit % 3));
+}
+
 // Applies one change (validated) through the agent's setup functions.
 static void apply(const region_map& m, const mapped_region& region, const pending_op& op) {
   const reader::table_def& t = *table_at(op.table);
@@ -208,7 +220,17 @@ static void apply(const region_map& m, const mapped_region& region, const pendin
       case kResetLockContention:
         setup::reset_lock_contention(m);
         break;
+      case kResetAccounts:
+        setup::reset_connections(m, layout::kHolderAccount);
+        break;
+      case kResetUsers:
+        setup::reset_connections(m, layout::kHolderUser);
+        break;
+      case kResetHosts:
+        setup::reset_connections(m, layout::kHolderHost);
+        break;
       default:
+        reset_by_holder(m, r.truncate);
         break;
     }
     return;

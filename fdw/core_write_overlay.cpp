@@ -94,11 +94,13 @@ static void rebase_memory_row(const reader::table_def& t, PfsCoreValue* row, boo
 
 static void zero_stats(const PfsCoreOverlay& o, PfsCoreValue* row, bool& changed) {
   std::uint64_t effects = o.zero_all;
-  if (effects & (kResetMemory | kResetMemoryByThread)) {
+  if (effects & (kResetMemory | kResetMemoryByThread | kResetMemoryByAccount | kResetMemoryByUser |
+                 kResetMemoryByHost)) {
     rebase_memory_row(*o.table, row, changed);
     return;
   }
-  if (effects & (kResetErrors | kResetErrorsByThread)) {
+  if (effects & (kResetErrors | kResetErrorsByThread | kResetErrorsByAccount | kResetErrorsByUser |
+                 kResetErrorsByHost)) {
     // A reset error row has not been seen: FIRST_SEEN and LAST_SEEN are NULL.
     for (const char* seen : {"first_seen", "last_seen"}) {
       const int c = reader::column_index(*o.table, seen);

@@ -34,6 +34,7 @@
 #include <string>
 #include <string_view>
 
+#include "agent/region/account_layout.h"
 #include "agent/region/error_layout.h"
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
@@ -430,6 +431,50 @@ class writer {
     m_.array<error_stat>(kArrayClassErrorStats)[1] = {10, 5, 1699990000, 1700000050};
   }
 
+  // Accounts, users and hosts (holders 1-3 accounts, 4-5 users, 6-7 hosts): threads
+  // 1 and 3 belong to the NULL account, thread 2 to alice@localhost. Threads of
+  // alice@localhost that exited left 5 queue_lock waits (10 us, from 1 to 4 us) and
+  // ER_LOCK_DEADLOCK raised twice; a TRUNCATE of the accounts left user alice one
+  // cache_lock wait of 1 us. alice@localhost: 1 connection now, 3 in all.
+  void accounts() {
+    auto* h = m_.array<account_record>(kArrayAccounts);
+    const auto holder = [&](std::uint32_t slot, holder_kind kind, const char* user, const char* host,
+                            std::int64_t current, std::uint64_t total) {
+      account_record& r = h[slot - 1];
+      r.kind = kind;
+      std::snprintf(r.user, sizeof r.user, "%s", user);
+      std::snprintf(r.host, sizeof r.host, "%s", host);
+      r.current_connections = current;
+      r.total_connections = total;
+      r.lock = kVersionInc | kStateAllocated;
+      return &r;
+    };
+    account_record* alice = holder(1, kHolderAccount, "alice", "localhost", 1, 3);
+    alice->user_slot = 4;
+    alice->host_slot = 6;
+    alice->max_controlled_memory = 4096;
+    alice->max_total_memory = 8192;
+    account_record* background = holder(2, kHolderAccount, "", "", 2, 2);
+    background->user_slot = 5;
+    background->host_slot = 7;
+    holder(4, kHolderUser, "alice", "", 1, 3);
+    holder(5, kHolderUser, "", "", 2, 2);
+    holder(6, kHolderHost, "", "localhost", 1, 3);
+    holder(7, kHolderHost, "", "", 2, 2);
+    const std::uint32_t slots[3][3] = {{2, 5, 7}, {1, 4, 6}, {2, 5, 7}};
+    for (std::uint32_t t = 0; t < 3; ++t) {
+      thread(t).account_slot = slots[t][0];
+      thread(t).user_slot = slots[t][1];
+      thread(t).host_slot = slots[t][2];
+    }
+    auto* waits = m_.array<wait_stat>(kArrayAccountWaitStats);
+    for (std::uint64_t i = 0; i < m_.count(kArrayAccountWaitStats); ++i) waits[i].min = kNoMin;
+    waits[0 * h_.max_classes + (kQueueLock - 1)] = {5, 10000000, 1000000, 4000000, 0};
+    waits[3 * h_.max_classes + (kCacheLock - 1)] = {1, 1000000, 1000000, 1000000, 0};
+    m_.array<error_stat>(kArrayAccountErrorStats)[0 * (h_.max_errors + 1) + 2] = {2, 0, 1700000001,
+                                                                                  1700000002};
+  }
+
   // TLS channels: mysql_main (channel 1) with three properties in records 1..3,
   // mysql_admin (channel 2, registered after it) with one in record 0, so the rows
   // read in registration order, not record order; record 4 is being taken (dirty:
@@ -693,6 +738,9 @@ int main(int argc, char** argv) {
   s.max_data_locks = 6;
   s.max_data_lock_waits = 3;
   s.max_metadata_locks = 4;
+  s.max_accounts = 3;
+  s.max_users = 2;
+  s.max_hosts = 2;
 
   region_error err;  // create replaces an earlier file, unless a live provider owns it
   region_map m = region_map::create(o.path, s, o.mode, err);
@@ -718,6 +766,7 @@ int main(int argc, char** argv) {
   w.thread_stats();
   w.actors();
   w.errors();
+  w.accounts();
   w.tls();
   w.data_locks();
   w.metadata_locks();

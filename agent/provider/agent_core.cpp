@@ -356,6 +356,9 @@ bool init(const options& opts) {
   }
   a->classes = a->region.array<class_record>(kArrayClasses);
   a->max_classes = h.max_classes;
+  a->max_accounts = h.max_accounts;  // read once: the file may change under the mapping
+  a->max_users = h.max_users;
+  a->max_hosts = h.max_hosts;
   a->stack_depth = h.wait_stack_depth;
   a->history_size = h.history_per_thread;
   a->history_long = a->region.array<wait_record>(kArrayHistoryLong);

@@ -67,6 +67,7 @@ void prepare() {
   lock_io_registries(true);
   lock_socket_registry(true);
   lock_data_lock_registry(true);
+  a->accounts_mutex.lock();
   a->reattach_mutex.lock();
 }
 
@@ -74,6 +75,7 @@ void unlock_all() {
   agent_state* a = g_agent;
   if (a == nullptr) return;
   a->reattach_mutex.unlock();
+  a->accounts_mutex.unlock();
   lock_data_lock_registry(false);
   lock_socket_registry(false);
   lock_io_registries(false);

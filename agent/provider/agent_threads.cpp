@@ -74,6 +74,7 @@ void release_thread(thread_context& context) {
   store_relaxed(r.derived, std::uint8_t{0});
   store_relaxed(r.work_derived, 0u);
   std::atomic_thread_fence(std::memory_order_release);
+  leave_holders(*g_agent, *t, false);
   release_work(*g_agent, *t);
   release_memory(*g_agent, *t);
   release_errors(*g_agent, *t);
@@ -178,6 +179,14 @@ void pfs_set_thread_actor(const char* user, const char* host, const char* role) 
   if (a == nullptr || t->thread_id == 0) return;
   thread_record& r = *t->rec;
   role = role != nullptr ? role : "%";
+  // A new account: what the thread did so far stays with the one it leaves.
+  const std::string_view was_user(r.user, strnlen(r.user, kUserLen)),
+      was_host(r.host, strnlen(r.host, kHostLen));
+  if (was_user != (user != nullptr ? std::string_view(user).substr(0, kUserLen - 1) : std::string_view{}) ||
+      was_host != (host != nullptr ? std::string_view(host).substr(0, kHostLen - 1) : std::string_view{})) {
+    leave_holders(*a, *t, true);
+    join_holders(*a, *t, user, host);
+  }
   copy_field(r.user, kUserLen, user);
   copy_field(r.host, kHostLen, host);
   copy_field(r.role, kUserLen, role);

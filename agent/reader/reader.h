@@ -144,6 +144,28 @@ enum class table_id : std::uint32_t {
   metadata_locks,
   // POSIX semaphores (beyond MySQL: the shape of cond_instances).
   sem_instances,
+  // Accounts, users and hosts (MySQL 8.0) and the summaries by each.
+  accounts,
+  users,
+  hosts,
+  events_waits_summary_by_account_by_event_name,
+  events_waits_summary_by_user_by_event_name,
+  events_waits_summary_by_host_by_event_name,
+  events_stages_summary_by_account_by_event_name,
+  events_stages_summary_by_user_by_event_name,
+  events_stages_summary_by_host_by_event_name,
+  events_statements_summary_by_account_by_event_name,
+  events_statements_summary_by_user_by_event_name,
+  events_statements_summary_by_host_by_event_name,
+  events_transactions_summary_by_account_by_event_name,
+  events_transactions_summary_by_user_by_event_name,
+  events_transactions_summary_by_host_by_event_name,
+  memory_summary_by_account_by_event_name,
+  memory_summary_by_user_by_event_name,
+  memory_summary_by_host_by_event_name,
+  events_errors_summary_by_account_by_error,
+  events_errors_summary_by_user_by_error,
+  events_errors_summary_by_host_by_error,
   count,
 };
 
@@ -186,6 +208,28 @@ enum truncate_effect : std::uint64_t {
   kResetErrors = 1ull << 32,              // error summaries reset (by thread and global)
   kResetErrorsByThread = 1ull << 33,      // by thread only (folded into the global rows first)
   kResetTableLocks = 1ull << 34,          // table lock summaries reset
+  // Summaries by account, user and host (setup::reset_holder_summaries).
+  kResetWaitsByAccount = 1ull << 35,
+  kResetWaitsByUser = 1ull << 36,
+  kResetWaitsByHost = 1ull << 37,
+  kResetStagesByAccount = 1ull << 38,
+  kResetStagesByUser = 1ull << 39,
+  kResetStagesByHost = 1ull << 40,
+  kResetStatementsByAccount = 1ull << 41,
+  kResetStatementsByUser = 1ull << 42,
+  kResetStatementsByHost = 1ull << 43,
+  kResetTransactionsByAccount = 1ull << 44,
+  kResetTransactionsByUser = 1ull << 45,
+  kResetTransactionsByHost = 1ull << 46,
+  kResetMemoryByAccount = 1ull << 47,
+  kResetMemoryByUser = 1ull << 48,
+  kResetMemoryByHost = 1ull << 49,
+  kResetErrorsByAccount = 1ull << 50,
+  kResetErrorsByUser = 1ull << 51,
+  kResetErrorsByHost = 1ull << 52,
+  kResetAccounts = 1ull << 53,  // TOTAL_CONNECTIONS restarts
+  kResetUsers = 1ull << 54,     // TOTAL_CONNECTIONS restarts
+  kResetHosts = 1ull << 55,     // TOTAL_CONNECTIONS restarts
 };
 
 // The changes SQL may make (write_rules::ops).

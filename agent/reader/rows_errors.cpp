@@ -3,6 +3,7 @@
 // raised and handled and when they were first and last seen. The first row of
 // each (per thread: of each thread) is the NULL row, errors reported without being
 // declared, as MySQL's row for errors outside its list.
+#include "agent/reader/internal/holder_rows.h"
 #include "agent/reader/internal/reader_internal.h"
 
 namespace pfs::reader::detail {
@@ -56,6 +57,24 @@ void rows_error_summary(scan_state& s, summary_kind which) {
   const std::uint64_t per = s.r.error_rows;
   if (per == 0) return;
   const std::vector<error_identity> errors = load_errors(s);
+  if (by_holder(which)) {
+    const std::vector<holder_copy> holders = load_holders(s);
+    const auto kind = static_cast<holder_kind>(holder_kind_of(which));
+    const auto sums = holder_sums<error_stat>(
+        s, holders, kind, kArrayThreadErrorStats, kArrayAccountErrorStats, per, error_stat{},
+        [](const error_stat& e) { return load_error_stat(e); },
+        [](error_stat& into, const error_stat& e) { add_error(into, e); });
+    for (std::size_t h = 0; h < holders.size(); ++h) {
+      if (holders[h].kind != kind || sums[h].empty()) continue;
+      for (std::uint64_t i = 0; i < per; ++i) {
+        if (i != 0 && !errors[i].known) continue;
+        auto& x = s.add_row();
+        append_holder_key(s, x, holders[h]);
+        append_error_cells(s, x, errors[i], sums[h][i]);
+      }
+    }
+    return;
+  }
   std::vector<error_stat> global(per, error_stat{});
   if (!by_thread)
     for (std::uint64_t i = 0; i < per; ++i)

@@ -3,6 +3,7 @@
 // frees counted and the low, current and high marks of what is in use.
 #include <algorithm>
 
+#include "agent/reader/internal/holder_rows.h"
 #include "agent/reader/internal/reader_internal.h"
 #include "agent/region/memory_layout.h"
 
@@ -30,6 +31,28 @@ void append_memory_cells(row_builder& x, const memory_stat& s) {
 }  // namespace
 
 void rows_memory_summary(scan_state& s, summary_kind which) {
+  if (by_holder(which)) {
+    s.load_classes();
+    const std::vector<holder_copy> holders = load_holders(s);
+    const auto kind = static_cast<holder_kind>(holder_kind_of(which));
+    const auto sums = holder_sums<memory_stat>(
+        s, holders, kind, kArrayThreadMemoryStats, kArrayAccountMemoryStats, s.r.memory_classes,
+        memory_stat{}, [](const memory_stat& m) { return load_memory_stat(m); },
+        [](memory_stat& into, const memory_stat& m) { add_memory(into, m); });
+    for (std::size_t h = 0; h < holders.size(); ++h) {
+      if (holders[h].kind != kind || sums[h].empty()) continue;
+      for (const class_entry& c : s.classes) {
+        if (!c.valid || c.kind != kKindMemory || c.kind_index >= sums[h].size() ||
+            (c.traits & kMemoryGlobalOnly))
+          continue;
+        auto& x = s.add_row();
+        append_holder_key(s, x, holders[h]);
+        x.push_back(s.text_cell(std::string_view(c.name)));
+        append_memory_cells(x, sums[h][c.kind_index]);
+      }
+    }
+    return;
+  }
   const bool by_thread = which == summary_kind::by_thread;
   s.load_classes();
   const std::uint64_t per = s.r.memory_classes;

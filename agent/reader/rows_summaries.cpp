@@ -1,4 +1,5 @@
 // Row builders of the events_waits_summary_* and the synch instance tables.
+#include "agent/reader/internal/holder_rows.h"
 #include "agent/reader/internal/reader_internal.h"
 #include "agent/region/histogram.h"
 
@@ -62,6 +63,26 @@ void rows_waits_summary_by_thread(scan_state& s) {
       x.push_back(int_cell(tid));
       x.push_back(s.text_cell(std::string_view(s.classes[c].name)));
       append_stat_cells(x, stats[c]);
+    }
+  }
+}
+
+void rows_waits_summary_by_holder(scan_state& s, summary_kind which) {
+  s.load_classes();
+  const std::vector<holder_copy> holders = load_holders(s);
+  const auto kind = static_cast<holder_kind>(holder_kind_of(which));
+  const auto sums = holder_sums<wait_stat>(
+      s, holders, kind, kArrayThreadClassStats, kArrayAccountWaitStats, s.r.classes, kZeroStat,
+      [](const wait_stat& w) { return load_stat(w); },
+      [](wait_stat& into, const wait_stat& w) { merge_stat(into, w); });
+  for (std::size_t h = 0; h < holders.size(); ++h) {
+    if (holders[h].kind != kind || sums[h].empty()) continue;
+    for (std::size_t c = 0; c < s.classes.size() && c < sums[h].size(); ++c) {
+      if (!s.classes[c].valid || !is_wait_kind(s.classes[c].kind)) continue;
+      auto& x = s.add_row();
+      append_holder_key(s, x, holders[h]);
+      x.push_back(s.text_cell(std::string_view(s.classes[c].name)));
+      append_stat_cells(x, sums[h][c]);
     }
   }
 }

@@ -256,6 +256,9 @@ std::vector<live_thread> live_threads(scan_state& s) {
       l.history_index[kStages] = load_relaxed(t.stage_history_index);
       l.history_index[kStatements] = load_relaxed(t.statement_history_index);
       l.history_index[kTransactions] = load_relaxed(t.transaction_history_index);
+      l.holder[0] = load_relaxed(t.account_slot);
+      l.holder[1] = load_relaxed(t.user_slot);
+      l.holder[2] = load_relaxed(t.host_slot);
     });
     if (s.accept(res)) live.push_back(l);
   }

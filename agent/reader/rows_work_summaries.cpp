@@ -7,6 +7,7 @@
 // statistics (a thread moves its statistics into the bucket when it exits).
 #include <iterator>
 
+#include "agent/reader/internal/holder_rows.h"
 #include "agent/reader/internal/reader_internal.h"
 #include "agent/region/histogram.h"
 
@@ -101,9 +102,38 @@ Out load_histogram(const In& h) {
   return o;
 }
 
+// The rows of a summary by account, user or host: per holder of the kind and per
+// class of the family (index: its kind_index, or 0 for the transaction class).
+template <class S, class Load, class Add, class Emit>
+void holder_summary(scan_state& s, summary_kind which, std::uint8_t class_kind, array_id thread_rows,
+                    array_id holder_rows, std::uint64_t per, const S& zero, Load&& load, Add&& add,
+                    Emit&& emit) {
+  s.load_classes();
+  const std::vector<holder_copy> holders = load_holders(s);
+  const auto kind = static_cast<holder_kind>(holder_kind_of(which));
+  const auto sums = holder_sums<S>(s, holders, kind, thread_rows, holder_rows, per, zero, load, add);
+  for (std::size_t h = 0; h < holders.size(); ++h) {
+    if (holders[h].kind != kind || sums[h].empty()) continue;
+    for (const class_entry& c : s.classes) {
+      const std::uint64_t i = class_kind == kKindTransaction ? 0 : c.kind_index;
+      if (!c.valid || c.kind != class_kind || i >= per) continue;
+      auto& x = s.add_row();
+      append_holder_key(s, x, holders[h]);
+      x.push_back(s.text_cell(std::string_view(c.name)));
+      emit(x, sums[h][i]);
+    }
+  }
+}
+
 }  // namespace
 
 void rows_stage_summaries(scan_state& s, summary_kind which) {
+  if (by_holder(which))
+    return holder_summary<wait_stat>(
+        s, which, kKindStage, kArrayThreadStageStats, kArrayAccountStageStats, s.r.stage_classes, kZeroStat,
+        [](const wait_stat& w) { return load_stat(w); },
+        [](wait_stat& a, const wait_stat& b) { merge_stat(a, b); },
+        [](row_builder& x, const wait_stat& w) { append_stat_cells(x, w); });
   const bool by_thread = which == summary_kind::by_thread;
   s.load_classes();
   const std::uint64_t per = s.r.stage_classes;
@@ -134,6 +164,10 @@ void rows_stage_summaries(scan_state& s, summary_kind which) {
 }
 
 void rows_statement_summaries(scan_state& s, summary_kind which) {
+  if (by_holder(which))
+    return holder_summary<statement_stat>(s, which, kKindStatement, kArrayThreadStatementStats,
+                                          kArrayAccountStatementStats, s.r.statement_classes, kZeroStatement,
+                                          load_statement_stat, add_statement_stat, append_statement_cells);
   const bool by_thread = which == summary_kind::by_thread;
   s.load_classes();
   const std::uint64_t per = s.r.statement_classes;
@@ -165,6 +199,15 @@ void rows_statement_summaries(scan_state& s, summary_kind which) {
 }
 
 void rows_transaction_summaries(scan_state& s, summary_kind which) {
+  if (by_holder(which))
+    return holder_summary<transaction_stat>(
+        s, which, kKindTransaction, kArrayThreadTransactionStats, kArrayAccountTransactionStats,
+        s.r.count(kArrayClassTransactionStats), kZeroTransaction, load_transaction_stat, add_transaction_stat,
+        [](row_builder& x, const transaction_stat& t) {
+          append_stat_cells(x, t.all);
+          append_stat_cells(x, t.read_write);
+          append_stat_cells(x, t.read_only);
+        });
   const bool by_thread = which == summary_kind::by_thread;
   s.load_classes();
   const class_entry* cls = nullptr;

@@ -275,6 +275,7 @@ region_error region_map::validate(const void* base, std::size_t size) {
   }
   // Per-thread arrays must agree with the sizes the hot path and readers index by.
   const std::uint64_t threads = h.arrays[kArrayThreads].count;
+  const std::uint64_t holders = std::uint64_t{h.max_accounts} + h.max_users + h.max_hosts;
   if (h.max_threads != threads || h.max_classes != h.arrays[kArrayClasses].count ||
       h.arrays[kArrayWaitStacks].count != threads * h.wait_stack_depth ||
       h.arrays[kArrayWaitHistory].count != threads * h.history_per_thread ||
@@ -310,6 +311,13 @@ region_error region_map::validate(const void* base, std::size_t size) {
       h.arrays[kArrayDataLockWaits].count != h.max_data_lock_waits ||
       h.arrays[kArrayTableLockStats].count != h.arrays[kArrayTables].count ||
       h.arrays[kArrayTlsProperties].count != h.max_tls_properties ||
+      h.arrays[kArrayAccounts].count != holders ||
+      h.arrays[kArrayAccountWaitStats].count != holders * h.max_classes ||
+      h.arrays[kArrayAccountStageStats].count != holders * h.max_stage_classes ||
+      h.arrays[kArrayAccountStatementStats].count != holders * h.max_statement_classes ||
+      h.arrays[kArrayAccountTransactionStats].count != holders ||
+      h.arrays[kArrayAccountMemoryStats].count != holders * h.max_memory_classes ||
+      h.arrays[kArrayAccountErrorStats].count != holders * (std::uint64_t{h.max_errors} + 1) ||
       h.arrays[kArrayDigests].count != (h.digest_size == 0 ? 0 : std::uint64_t{h.digest_size} + 1) ||
       (h.history_long_size != 0 &&
        (h.history_long_batch == 0 ||

@@ -55,6 +55,9 @@ struct region_sizes {
   std::uint32_t max_data_locks = 1024;        // data_locks rows
   std::uint32_t max_data_lock_waits = 256;    // data_lock_waits rows
   std::uint32_t max_tls_properties = 256;     // tls_channel_status rows (channel, property)
+  std::uint32_t max_accounts = 32;  // accounts, users, hosts rows (MySQL's performance_schema_*_size)
+  std::uint32_t max_users = 16;
+  std::uint32_t max_hosts = 16;
 
   // Reads PFS_MAX_CLASSES, PFS_MAX_THREADS, PFS_WAITS_STACK_DEPTH,
   // PFS_WAITS_HISTORY_SIZE, PFS_WAITS_HISTORY_LONG_SIZE, PFS_MAX_MUTEXES,

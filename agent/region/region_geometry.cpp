@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "agent/region/account_layout.h"
 #include "agent/region/error_layout.h"
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
@@ -58,6 +59,7 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
   const std::uint64_t threads = s.max_threads;
   const std::uint32_t batch = history_long_batch_size(s.history_long_size);
   const std::uint64_t batches = s.history_long_size == 0 ? 0 : (s.history_long_size + batch - 1) / batch;
+  const std::uint64_t holders = std::uint64_t{s.max_accounts} + s.max_users + s.max_hosts;
   const array_plan plan[] = {
       {kArrayClasses, s.max_classes, sizeof(class_record)},
       {kArrayThreads, threads, sizeof(thread_record)},
@@ -115,6 +117,13 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayDataLockWaits, s.max_data_lock_waits, sizeof(data_lock_wait_record)},
       {kArrayTableLockStats, s.max_tables, sizeof(table_lock_stat)},
       {kArrayTlsProperties, s.max_tls_properties, sizeof(tls_property_record)},
+      {kArrayAccounts, holders, sizeof(account_record)},
+      {kArrayAccountWaitStats, holders * s.max_classes, sizeof(wait_stat)},
+      {kArrayAccountStageStats, holders * s.max_stage_classes, sizeof(wait_stat)},
+      {kArrayAccountStatementStats, holders * s.max_statement_classes, sizeof(statement_stat)},
+      {kArrayAccountTransactionStats, holders, sizeof(transaction_stat)},
+      {kArrayAccountMemoryStats, holders * s.max_memory_classes, sizeof(memory_stat)},
+      {kArrayAccountErrorStats, holders * (std::uint64_t{s.max_errors} + 1), sizeof(error_stat)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -181,6 +190,19 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
       return sizeof(table_lock_stat);
     case kArrayTlsProperties:
       return sizeof(tls_property_record);
+    case kArrayAccounts:
+      return sizeof(account_record);
+    case kArrayAccountWaitStats:
+    case kArrayAccountStageStats:
+      return sizeof(wait_stat);
+    case kArrayAccountStatementStats:
+      return sizeof(statement_stat);
+    case kArrayAccountTransactionStats:
+      return sizeof(transaction_stat);
+    case kArrayAccountMemoryStats:
+      return sizeof(memory_stat);
+    case kArrayAccountErrorStats:
+      return sizeof(error_stat);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -245,6 +267,9 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.max_data_locks = s.max_data_locks;
   h.max_data_lock_waits = s.max_data_lock_waits;
   h.max_tls_properties = s.max_tls_properties;
+  h.max_accounts = s.max_accounts;
+  h.max_users = s.max_users;
+  h.max_hosts = s.max_hosts;
   h.max_statement_classes = s.max_statement_classes;
   h.stages_history_size = s.stages_history_size;
   h.statement_stack_depth = s.statement_stack_depth;

@@ -118,7 +118,16 @@ enum array_id : std::uint32_t {
   kArrayTlsProperties = 50,   // tls_property_record[max_tls_properties]
   // Layout 6: POSIX semaphores (sem_instances, beyond MySQL), the shape of conds.
   kArraySems = 51,  // sync_instance[max_sems]
-  kArrayCount = 56,
+  // Layout 6: accounts, users and hosts (account_layout.h): the holders, then each
+  // holder's rows of every summary family (holders = max_accounts + max_users + max_hosts).
+  kArrayAccounts = 56,                 // account_record[holders]
+  kArrayAccountWaitStats = 57,         // wait_stat[holders * max_classes]
+  kArrayAccountStageStats = 58,        // wait_stat[holders * max_stage_classes]
+  kArrayAccountStatementStats = 59,    // statement_stat[holders * max_statement_classes]
+  kArrayAccountTransactionStats = 60,  // transaction_stat[holders]
+  kArrayAccountMemoryStats = 61,       // memory_stat[holders * max_memory_classes]
+  kArrayAccountErrorStats = 62,        // error_stat[holders * (max_errors + 1)]
+  kArrayCount = 64,
 };
 
 struct array_desc {
@@ -195,6 +204,9 @@ enum lost_id : std::uint32_t {
   kLostTlsProperties,  // TLS channel properties without a record
   kLostSemClasses,     // layout 6: semaphore classes and instances (beyond MySQL)
   kLostSemInstances,
+  kLostAccounts,  // layout 6: threads whose account, user or host found its array full
+  kLostUsers,
+  kLostHosts,
   kLostCount,
   kLostSlots = 48,
 };
@@ -428,7 +440,12 @@ struct thread_record {
   // Whole cache lines: the thread writes its record on every event (EVENT_ID,
   // the stack depth) and every allocation (the memory columns), so neighbours
   // must not share a line.
-  std::uint64_t pad_lines[2];
+  // Its account, user and host (account_layout.h), 1-based holder slots; 0 = none
+  // (that array was full). Written by the thread.
+  std::uint32_t account_slot;
+  std::uint32_t user_slot;
+  std::uint32_t host_slot;
+  std::uint32_t pad_lines;
 };
 static_assert(sizeof(thread_record) % 64 == 0);
 
@@ -750,6 +767,10 @@ struct region_header {
   // lowered). Readers walk the slots below it only; 0 (a region of an older agent):
   // all of them.
   std::uint32_t thread_slots_used;
+  // Accounts, users and hosts (account_layout.h).
+  std::uint32_t max_accounts;
+  std::uint32_t max_users;
+  std::uint32_t max_hosts;
 };
 
 static_assert(sizeof(region_header) <= kHeaderSize);

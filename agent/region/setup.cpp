@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "agent/region/internal/stat_fold.h"
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/wide_sum.h"
@@ -470,12 +471,7 @@ void truncate_events(const region_map& region, truncate_table table) {
 
 namespace {
 
-void zero(wait_stat& s) {
-  store_relaxed(s.count, std::uint64_t{0});
-  zero_sum(s.sum, s.sum_hi);
-  store_relaxed(s.min, UINT64_MAX);
-  store_relaxed(s.max, std::uint64_t{0});
-}
+void zero(wait_stat& s) { zero_record(s); }
 
 void zero(io_stat& s) {
   store_relaxed(s.count, std::uint64_t{0});
@@ -562,24 +558,17 @@ void reset_wait_summaries(const region_map& region) {
 }
 
 void reset_thread_summaries(const region_map& region) {
-  // The global rows keep their own statistics: nothing to fold.
+  // The global rows keep their own statistics: nothing to fold into them; the
+  // accounts, users and hosts get what the threads had (MySQL moves it there).
+  fold_threads_into_holders(region, kFamilyWaits);
   auto* stats = region.array<wait_stat>(kArrayThreadClassStats);
   for (std::uint64_t i = 0; i < region.count(kArrayThreadClassStats); ++i) zero(stats[i]);
   bump_generation(region);
 }
 
 namespace {
-void zero(statement_stat& s) {
-  zero(s.time);
-  for (std::uint64_t* f : {&s.lock_time, &s.errors, &s.warnings, &s.rows_affected, &s.rows_sent,
-                           &s.rows_examined, &s.cpu_time, &s.lock_time_hi, &s.cpu_time_hi})
-    store_relaxed(*f, std::uint64_t{0});
-}
-void zero(transaction_stat& s) {
-  zero(s.all);
-  zero(s.read_write);
-  zero(s.read_only);
-}
+void zero(statement_stat& s) { zero_record(s); }
+void zero(transaction_stat& s) { zero_record(s); }
 void zero(latency_histogram& h) {
   for (std::uint64_t& c : h.counts) store_relaxed(c, std::uint64_t{0});
 }
@@ -594,27 +583,9 @@ void zero_array(const region_map& region, array_id id) {
 }  // namespace
 
 namespace {
-void fold(wait_stat& into, const wait_stat& s) {
-  const std::uint64_t n = load_relaxed(s.count);
-  if (n == 0) return;
-  __atomic_fetch_add(&into.count, n, __ATOMIC_RELAXED);
-  add_wide_atomic(into.sum, into.sum_hi, load_sum(s));
-  if (load_relaxed(s.min) < load_relaxed(into.min)) store_relaxed(into.min, load_relaxed(s.min));
-  if (load_relaxed(s.max) > load_relaxed(into.max)) store_relaxed(into.max, load_relaxed(s.max));
-}
-void fold(statement_stat& into, const statement_stat& s) {
-  fold(into.time, s.time);
-  add_wide_atomic(into.lock_time, into.lock_time_hi, load_sum(s.lock_time, s.lock_time_hi));
-  add_wide_atomic(into.cpu_time, into.cpu_time_hi, load_sum(s.cpu_time, s.cpu_time_hi));
-  std::uint64_t statement_stat::*const fields[] = {&statement_stat::errors, &statement_stat::warnings,
-                                                   &statement_stat::rows_affected, &statement_stat::rows_sent,
-                                                   &statement_stat::rows_examined};
-  for (auto f : fields) __atomic_fetch_add(&(into.*f), load_relaxed(s.*f), __ATOMIC_RELAXED);
-}
-void fold(transaction_stat& into, const transaction_stat& s) {
-  fold(into.all, s.all);
-  fold(into.read_write, s.read_write);
-  fold(into.read_only, s.read_only);
+template <class S>
+void fold(S& into, const S& s) {
+  add_atomic_stat(into, s);
 }
 // Folds every thread's statistics (per_thread of them per thread slot) into the
 // class buckets, then zeroes the threads'.
@@ -639,30 +610,36 @@ void fold_threads(const region_map& region, array_id threads_id, array_id classe
 
 void reset_stage_summaries(const region_map& region, bool by_thread) {
   if (by_thread) {
+    fold_threads_into_holders(region, kFamilyStages);
     fold_threads<wait_stat>(region, kArrayThreadStageStats, kArrayClassStageStats);
   } else {
     zero_array<wait_stat>(region, kArrayThreadStageStats);
     zero_array<wait_stat>(region, kArrayClassStageStats);
+    zero_holder_summaries(region, kFamilyStages);
   }
   bump_generation(region);
 }
 
 void reset_statement_summaries(const region_map& region, bool by_thread) {
   if (by_thread) {
+    fold_threads_into_holders(region, kFamilyStatements);
     fold_threads<statement_stat>(region, kArrayThreadStatementStats, kArrayClassStatementStats);
   } else {
     zero_array<statement_stat>(region, kArrayThreadStatementStats);
     zero_array<statement_stat>(region, kArrayClassStatementStats);
+    zero_holder_summaries(region, kFamilyStatements);
   }
   bump_generation(region);
 }
 
 void reset_transaction_summaries(const region_map& region, bool by_thread) {
   if (by_thread) {
+    fold_threads_into_holders(region, kFamilyTransactions);
     fold_threads<transaction_stat>(region, kArrayThreadTransactionStats, kArrayClassTransactionStats);
   } else {
     zero_array<transaction_stat>(region, kArrayThreadTransactionStats);
     zero_array<transaction_stat>(region, kArrayClassTransactionStats);
+    zero_holder_summaries(region, kFamilyTransactions);
   }
   bump_generation(region);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "agent/region/account_layout.h"
 #include "agent/region/error_layout.h"
 #include "agent/region/io_layout.h"
 #include "agent/region/region.h"
@@ -135,6 +136,39 @@ void reset_error_summaries(const region_map& region, bool by_thread);
 // Adds one error row into a row others write too (atomic adds; FIRST_SEEN the
 // earliest, LAST_SEEN the latest): a thread's rows when it exits or is truncated.
 void fold_error_stat(layout::error_stat& into, const layout::error_stat& from);
+
+// Accounts, users and hosts (setup_accounts.cpp, account_layout.h). The summary
+// families a thread's rows move in, as bits.
+enum account_family : unsigned {
+  kFamilyWaits = 1,
+  kFamilyStages = 2,
+  kFamilyStatements = 4,
+  kFamilyTransactions = 8,
+  kFamilyMemory = 16,
+  kFamilyErrors = 32,
+};
+inline constexpr unsigned kFamilyAll = 63;
+// A holder's rows of every family zeroed (MIN at its start value): a new holder.
+void clear_holder(const region_map& region, std::uint32_t holder);
+// Adds thread slot's rows of the families into its account (or, without one, its
+// user and host): a thread that ends (MySQL's aggregate_thread).
+void fold_thread_into_holders(const region_map& region, std::uint64_t slot, unsigned families);
+// The same, then the rows join the global buckets too and are zeroed: a thread that
+// changes account, or TRUNCATE flushing the threads.
+void move_thread_rows(const region_map& region, std::uint64_t slot, unsigned families);
+// Every live thread's rows added to its holders (TRUNCATE of a by-thread summary,
+// which then zeroes them).
+void fold_threads_into_holders(const region_map& region, unsigned families);
+// Every holder's rows of the families zeroed (TRUNCATE of a global summary).
+void zero_holder_summaries(const region_map& region, unsigned families);
+// TRUNCATE of a summary by account (user, host): the live threads flushed into
+// their accounts, the accounts into their users and hosts, then the rows of that
+// kind zeroed (memory: rebased, as reset_memory_summaries).
+void reset_holder_summaries(const region_map& region, account_family family, layout::holder_kind kind);
+void reset_holder_memory(const region_map& region, layout::holder_kind kind);  // setup_memory.cpp
+// TRUNCATE of accounts, users or hosts: TOTAL_CONNECTIONS restarts from the
+// current connections.
+void reset_connections(const region_map& region, layout::holder_kind kind);
 void reset_digest_histograms(const region_map& region);    // events_statements_histogram_by_digest
 void reset_statement_histogram(const region_map& region);  // events_statements_histogram_global
 void reset_wait_histograms(const region_map& region);      // events_waits_histogram_global_by_event_name

@@ -44,6 +44,7 @@ void reset_error_summaries(const region_map& region, bool by_thread) {
   const auto* threads = region.array<thread_record>(kArrayThreads);
   const std::uint64_t per = region.count(kArrayClassErrorStats);
   if (global == nullptr || per == 0) return;
+  if (by_thread) fold_threads_into_holders(region, kFamilyErrors);  // MySQL moves them into the accounts
   for (std::uint64_t i = 0; rows != nullptr && threads != nullptr && i < region.count(kArrayThreadErrorStats);
        ++i) {
     const std::uint64_t slot = i / per;
@@ -53,8 +54,10 @@ void reset_error_summaries(const region_map& region, bool by_thread) {
     if (by_thread) fold_error_stat(global[i % per], load_error_stat(rows[i]));
     zero(rows[i]);
   }
-  if (!by_thread)
+  if (!by_thread) {
     for (std::uint64_t e = 0; e < per; ++e) zero(global[e]);
+    zero_holder_summaries(region, kFamilyErrors);
+  }
   __atomic_fetch_add(&region.header().setup_generation, 1, __ATOMIC_RELEASE);
 }
 

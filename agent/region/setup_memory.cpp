@@ -4,6 +4,7 @@
 // the low and high marks become the current values. Truncating the by-thread table
 // moves those pairs into the classes' global part, so the global table is unchanged
 // (MySQL's memory_partial_aggregate); truncating the global table rebases every row.
+#include "agent/region/account_layout.h"
 #include "agent/region/memory_layout.h"
 #include "agent/region/setup.h"
 
@@ -63,6 +64,23 @@ void reset_memory_summaries(const region_map& region, bool by_thread) {
   if (!by_thread)
     for (std::uint64_t c = 0; c < per; ++c) rebase(classes[c].stat, nullptr);
   __atomic_fetch_add(&region.header().setup_generation, 1, __ATOMIC_RELEASE);
+}
+
+void reset_holder_memory(const region_map& region, holder_kind kind) {
+  // The live threads' rows first (their pairs into the global part, as TRUNCATE of
+  // the by-thread table), then the holders' of that kind, and the accounts' too
+  // when a user or host table is truncated (MySQL flushes accounts into them).
+  reset_memory_summaries(region, true);
+  auto* rows = region.array<memory_stat>(kArrayAccountMemoryStats);
+  const auto* holders = region.array<account_record>(kArrayAccounts);
+  const std::uint64_t per = region.count(kArrayClassMemoryStats);
+  for (std::uint64_t i = 0;
+       rows != nullptr && holders != nullptr && per != 0 && i < region.count(kArrayAccountMemoryStats); ++i) {
+    const account_record& h = holders[i / per];
+    const std::uint8_t k = load_relaxed(h.kind);
+    if ((load_acquire(h.lock) & kStateMask) == kStateAllocated && (k == kind || k == kHolderAccount))
+      rebase(rows[i], nullptr);
+  }
 }
 
 }  // namespace pfs::setup

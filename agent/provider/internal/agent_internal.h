@@ -29,6 +29,7 @@ struct agent_state {
   region_header* header = nullptr;
   class_record* classes = nullptr;
   std::uint32_t max_classes = 0;
+  std::uint32_t max_accounts = 0, max_users = 0, max_hosts = 0;  // the holders' split (account_layout.h)
   std::uint32_t stack_depth = 0;
   std::uint32_t history_size = 0;
   wait_record* history_long = nullptr;
@@ -73,6 +74,7 @@ struct agent_state {
   bool allow_unsafe_dir = false;  // PFS_ALLOW_UNSAFE_DIR: create files in directories others control
 
   std::mutex registry_mutex;  // class registration, setup from the agent API (never on the event path)
+  std::mutex accounts_mutex;  // claiming accounts, users and hosts (agent_accounts.cpp), a leaf
   std::vector<instrument_rule> rules;
 };
 
@@ -193,6 +195,11 @@ void release_memory(agent_state& a, thread_context& t);
 void statement_memory_begin(const thread_context& t, std::uint32_t level);
 void statement_memory_end(const thread_context& t, std::uint32_t level, std::int64_t& max_controlled,
                           std::int64_t& max_total);
+// Accounts, users and hosts (agent_accounts.cpp): a thread joins the holders of
+// (user, host) (nullptr or empty: NULL) and leaves them, its statistics moved into
+// its account (moving: it changes actor and lives on) or folded (it ends).
+void join_holders(agent_state& a, thread_context& t, const char* user, const char* host);
+void leave_holders(agent_state& a, thread_context& t, bool moving);
 // Plugin unload (agent_plugins.cpp): the instances whose class is one of the
 // plugin's (plugin_class[class index - 1]) leave their tables, their statistics
 // folded as each family's own destroy folds them. Each returns how many went.

@@ -11,6 +11,7 @@
 
 #include "agent/reader/internal/consistent_copy.h"
 #include "agent/reader/packed_rows.h"
+#include "agent/region/account_layout.h"
 #include "agent/region/error_layout.h"
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
@@ -171,25 +172,62 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayTableLockStats, sizeof(table_lock_stat), "table_lock_waits_summary_by_table"},
     {kArrayTlsProperties, sizeof(tls_property_record), "tls_channel_status"},
     {kArraySems, sizeof(sync_instance), "sem_instances"},
+    // Accounts, users and hosts, and the rows of each (account_layout.h).
+    {kArrayAccounts, sizeof(account_record), "accounts"},
+    {kArrayAccountWaitStats, sizeof(wait_stat), "events_waits_summary_by_account_by_event_name"},
+    {kArrayAccountStageStats, sizeof(wait_stat), "events_stages_summary_by_account_by_event_name"},
+    {kArrayAccountStatementStats, sizeof(statement_stat),
+     "events_statements_summary_by_account_by_event_name"},
+    {kArrayAccountTransactionStats, sizeof(transaction_stat),
+     "events_transactions_summary_by_account_by_event_name"},
+    {kArrayAccountMemoryStats, sizeof(memory_stat), "memory_summary_by_account_by_event_name"},
+    {kArrayAccountErrorStats, sizeof(error_stat), "events_errors_summary_by_account_by_error"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
 // a missing name would be a null pointer). trace_errors is the slot after
 // sources_lost (kTraceErrors, trace files); only the first kLostCount are shown.
 inline constexpr const char* kLostNames[] = {
-    "mutex_classes_lost",    "rwlock_classes_lost",    "cond_classes_lost",
-    "thread_classes_lost",   "file_classes_lost",      "table_classes_lost",
-    "mutex_instances_lost",  "rwlock_instances_lost",  "cond_instances_lost",
-    "thread_instances_lost", "file_instances_lost",    "file_handles_lost",
-    "table_instances_lost",  "table_handles_lost",     "index_stats_lost",
-    "locker_lost",           "sources_lost",           "trace_errors",
-    "region_faults",         "stage_classes_lost",     "statement_classes_lost",
-    "digest_lost",           "nested_statement_lost",  "work_call_errors",
-    "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
-    "socket_classes_lost",   "socket_instances_lost",  "memory_classes_lost",
-    "errors_lost",           "metadata_locks_lost",    "data_locks_lost",
-    "data_lock_waits_lost",  "tls_properties_lost",    "sem_classes_lost",
+    "mutex_classes_lost",
+    "rwlock_classes_lost",
+    "cond_classes_lost",
+    "thread_classes_lost",
+    "file_classes_lost",
+    "table_classes_lost",
+    "mutex_instances_lost",
+    "rwlock_instances_lost",
+    "cond_instances_lost",
+    "thread_instances_lost",
+    "file_instances_lost",
+    "file_handles_lost",
+    "table_instances_lost",
+    "table_handles_lost",
+    "index_stats_lost",
+    "locker_lost",
+    "sources_lost",
+    "trace_errors",
+    "region_faults",
+    "stage_classes_lost",
+    "statement_classes_lost",
+    "digest_lost",
+    "nested_statement_lost",
+    "work_call_errors",
+    "sql_text_truncated",
+    "wait_histograms_shared",
+    "lock_contention_lost",
+    "socket_classes_lost",
+    "socket_instances_lost",
+    "memory_classes_lost",
+    "errors_lost",
+    "metadata_locks_lost",
+    "data_locks_lost",
+    "data_lock_waits_lost",
+    "tls_properties_lost",
+    "sem_classes_lost",
     "sem_instances_lost",
+    "accounts_lost",
+    "users_lost",
+    "hosts_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -214,6 +252,7 @@ struct live_thread {
   std::uint64_t thread_id = 0;
   std::uint64_t horizon[kTruncateTables] = {};
   std::uint64_t history_index[3] = {};  // stages, statements, transactions
+  std::uint32_t holder[3] = {};         // its account, user and host (1-based holder slots; 0 = none)
 };
 
 // The tables of events kept three ways (MySQL's _current, _history and
@@ -223,7 +262,13 @@ struct live_thread {
 enum class history_kind { current, history, history_long };
 // A summary of units of work by thread and event name, or by event name alone
 // (the exited threads' buckets and every live thread).
-enum class summary_kind { by_thread, global };
+// By account, user or host: the holders' rows and their live threads'
+// (holder_rows.h).
+enum class summary_kind { by_thread, global, by_account, by_user, by_host };
+inline bool by_holder(summary_kind k) { return k >= summary_kind::by_account; }
+inline std::uint8_t holder_kind_of(summary_kind k) {
+  return static_cast<std::uint8_t>(1 + static_cast<int>(k) - static_cast<int>(summary_kind::by_account));
+}
 
 // What the row builders of one scan share, on the stack for the scan's duration:
 // the region and its checked geometry, the sink and where a paused scan resumes,
@@ -504,6 +549,10 @@ void rows_lock_contention(scan_state& s);
 void rows_memory_summary(scan_state& s, summary_kind which);
 // rows_errors.cpp: events_errors_summary_global_by_error, _by_thread_by_error.
 void rows_error_summary(scan_state& s, summary_kind which);
+// events_waits_summary_by_{account,user,host}_by_event_name (rows_summaries.cpp).
+void rows_waits_summary_by_holder(scan_state& s, summary_kind which);
+// accounts, users, hosts (rows_accounts.cpp): kind is a holder_kind.
+void rows_holders(scan_state& s, std::uint8_t kind);
 // rows_tls.cpp: tls_channel_status.
 void rows_tls_channel_status(scan_state& s);
 // rows_data_locks.cpp: data_locks, data_lock_waits.

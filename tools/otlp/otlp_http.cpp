@@ -1,6 +1,8 @@
 #include "tools/otlp/otlp_http.h"
 
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -61,7 +63,13 @@ int connect_to(const http_endpoint& to, clock_type::time_point deadline, std::st
     fd = -1;
   }
   freeaddrinfo(list);
-  if (fd >= 0) error.clear();
+  if (fd >= 0) {
+    error.clear();
+    // The request goes out in two writes (head, body): without this the body's last
+    // segment waits for the server's delayed ACK (milliseconds a request).
+    const int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   return fd;
 }
 

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <string_view>
 
 namespace pfs::otlp {
 
@@ -12,21 +13,24 @@ constexpr char kHex[] = "0123456789abcdef";
 
 // A JSON string literal. The reader hands out valid UTF-8, passed through as is;
 // control characters are escaped.
-void string_literal(std::string& out, const std::string& s) {
+void string_literal(std::string& out, std::string_view s) {
   out.push_back('"');
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
+  std::size_t plain = 0;  // the start of the run of bytes that need no escape
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c != '"' && c != '\\' && c >= 0x20) continue;
+    out.append(s.data() + plain, i - plain);
+    plain = i + 1;
     if (c == '"' || c == '\\') {
       out.push_back('\\');
-      out.push_back(ch);
-    } else if (c < 0x20) {
+      out.push_back(static_cast<char>(c));
+    } else {
       out += "\\u00";
       out.push_back(kHex[c >> 4]);
       out.push_back(kHex[c & 15]);
-    } else {
-      out.push_back(ch);
     }
   }
+  out.append(s.data() + plain, s.size() - plain);
   out.push_back('"');
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pfs::otlp {
@@ -17,19 +18,21 @@ struct any_value {
   double d = 0;
 };
 
+// The key is a view: keys are literals or the options' strings, which live as long
+// as the program (a span has a dozen attributes; no allocation for their keys).
 struct key_value {
-  std::string key;
+  std::string_view key;
   any_value value;
 };
 using attributes = std::vector<key_value>;
 
-inline key_value text_attribute(std::string key, std::string value) {
-  key_value kv{std::move(key), {}};
+inline key_value text_attribute(std::string_view key, std::string value) {
+  key_value kv{key, {}};
   kv.value.s = std::move(value);
   return kv;
 }
-inline key_value int_attribute(std::string key, std::int64_t value) {
-  key_value kv{std::move(key), {}};
+inline key_value int_attribute(std::string_view key, std::int64_t value) {
+  key_value kv{key, {}};
   kv.value.type = any_value::kind::int64;
   kv.value.i = value;
   return kv;

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace pfs::otlp {
 
@@ -47,7 +48,7 @@ class writer {
     varint(n);
     out.append(static_cast<const char*>(data), n);
   }
-  void string_field(unsigned field, const std::string& s) {
+  void string_field(unsigned field, std::string_view s) {
     if (s.empty()) return;
     bytes_field(field, s.data(), s.size());
   }

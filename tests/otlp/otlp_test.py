@@ -15,8 +15,10 @@ both encodings, decoded independently (protoc --decode for protobuf, json for JS
 
 Usage: otlp_test.py BUILD_DIR"""
 import os
+import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -189,7 +191,39 @@ def main():
         rc, err = run_otlp(["--region", region, "--once", "--signals", "metrics", "--endpoint", receiver.endpoint])
         check(rc == 1 and len(receiver.take()) == 1, "400 is not retried: %s" % err)
 
-        # 5. Continuous mode over a running program, stopped and restarted: no span twice.
+        # 5. A collector that is away: the queue keeps --max-queue requests, the older
+        # ones are dropped and counted.
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            away = "http://127.0.0.1:%d" % s.getsockname()[1]  # closed again: refused
+        rc, err = run_otlp(["--region", region, "--once", "--signals", "traces", "--min-wait", min_wait,
+                            "--max-batch", "100", "--max-queue", "2", "--max-attempts", "1", "--endpoint", away])
+        m = re.search(r"(\d+) spans, .* sent 0 requests, 0 retries, (\d+) queued, (\d+) dropped \((\d+) spans", err)
+        # The two requests kept hold the last 101 to 200 spans.
+        check(rc == 1 and m and int(m.group(2)) == 2 and
+              int(m.group(1)) - 200 <= int(m.group(4)) < int(m.group(1)) - 100, "queue overflow counted: %s" % err)
+
+        # 6. A directory of regions: one resource per process, the spans of each
+        # region as when it is exported alone; a file that is not a region is skipped.
+        fleet = os.path.join(work, "fleet")
+        os.mkdir(fleet)
+        second = os.path.join(fleet, "b.pfs")
+        check(demo(second, 1).wait(timeout=60) == 0, "a second pfs_demo ran")
+        shutil.copy(region, os.path.join(fleet, "a.pfs"))
+        with open(os.path.join(fleet, "notes.txt"), "w") as f:
+            f.write("not a region\n")
+        rc, err = run_otlp(["--region", fleet, "--once", "--signals", "traces", "--min-wait", min_wait,
+                            "--protocol", "http/json", "--endpoint", receiver.endpoint])
+        fleet_spans = spans_of(receiver.take())
+        pids = {s["resource"]["process.pid"] for s in fleet_spans}
+        rc2, _ = run_otlp(["--region", second, "--once", "--signals", "traces", "--min-wait", min_wait,
+                           "--endpoint", receiver.endpoint])
+        alone = len(spans_of(receiver.take()))
+        check(rc == 0 and rc2 == 0 and "notes.txt" in err and len(pids) == 2 and len(fleet_spans) == len(pb) + alone,
+              "directory: %d spans of %d processes (%d + %d alone): %s" % (len(fleet_spans), len(pids), len(pb),
+                                                                          alone, err))
+
+        # 7. Continuous mode over a running program, stopped and restarted: no span twice.
         live = os.path.join(work, "live.pfs")
         state = os.path.join(work, "live.state")
         program = demo(live, 5)
@@ -212,6 +246,9 @@ def main():
         check(len(ids) == len(set(ids)), "no span twice across restarts (%d spans, %d distinct)" %
               (len(ids), len(set(ids))))
         check(counts[0] > 0 and counts[1] > counts[0], "both runs sent requests: %r" % counts)
+        by_id = {s["spanId"]: s for s in spans}
+        split = [s for s in spans if s["parentSpanId"] in by_id and by_id[s["parentSpanId"]]["traceId"] != s["traceId"]]
+        check(not split, "exports at different times agree on trace ids (%d children apart)" % len(split))
         print("continuous: %d spans over two runs and a last --once" % len(ids))
     finally:
         receiver.close()

@@ -10,12 +10,12 @@
 
 namespace pfs::otlp {
 
-cursors load_state(const std::string& path, const region_identity& region) {
-  cursors out;
+export_state load_state(const std::string& path) {
+  export_state out;
   std::ifstream in(path);
   std::string line;
-  if (!std::getline(in, line) || line != "pfs_otlp state 1") return out;
-  bool same_region = false;
+  if (!std::getline(in, line) || line != "pfs_otlp state 2") return out;
+  cursors* current = nullptr;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string word;
@@ -23,32 +23,33 @@ cursors load_state(const std::string& path, const region_identity& region) {
     if (word == "region") {
       std::uint64_t pid = 0, created = 0;
       fields >> pid >> created;
-      same_region = fields && pid == region.pid && created == region.creation_time_ns;
-      if (!same_region) return {};
-    } else if (word == "cursor" && same_region) {
+      current = fields ? &out[{pid, created}] : nullptr;
+    } else if (word == "cursor" && current != nullptr) {
       std::uint64_t thread = 0, end_event = 0, event = 0;
       int kind = -1;
       fields >> thread >> kind >> end_event >> event;
-      if (fields && kind >= 0 && kind < kEventKinds) out[{thread, kind}] = {end_event, event};
+      if (fields && kind >= 0 && kind < kEventKinds) (*current)[{thread, kind}] = {end_event, event};
     }
   }
   return out;
 }
 
-bool save_state(const std::string& path, const region_identity& region, const cursors& where,
-                std::string& error) {
+bool save_state(const std::string& path, const export_state& state, std::string& error) {
   const std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (f == nullptr) {
     error = "cannot write " + tmp + ": " + std::strerror(errno);
     return false;
   }
-  std::fprintf(f, "pfs_otlp state 1\nregion %llu %llu\n", static_cast<unsigned long long>(region.pid),
-               static_cast<unsigned long long>(region.creation_time_ns));
-  for (const auto& [slot, key] : where)
-    std::fprintf(f, "cursor %llu %d %llu %llu\n", static_cast<unsigned long long>(slot.first), slot.second,
-                 static_cast<unsigned long long>(key.end_event_id),
-                 static_cast<unsigned long long>(key.event_id));
+  std::fputs("pfs_otlp state 2\n", f);
+  for (const auto& [region, where] : state) {
+    std::fprintf(f, "region %llu %llu\n", static_cast<unsigned long long>(region.first),
+                 static_cast<unsigned long long>(region.second));
+    for (const auto& [slot, key] : where)
+      std::fprintf(f, "cursor %llu %d %llu %llu\n", static_cast<unsigned long long>(slot.first), slot.second,
+                   static_cast<unsigned long long>(key.end_event_id),
+                   static_cast<unsigned long long>(key.event_id));
+  }
   const bool written = std::fflush(f) == 0 && fsync(fileno(f)) == 0;
   const int saved_errno = errno;
   if (std::fclose(f) != 0 || !written) {

@@ -4,9 +4,10 @@
 //
 //   pfs_otlp --region /tmp/demo/app.pfs --once --endpoint http://localhost:4318
 //
-// --once exports what the region holds and exits; otherwise it exports every
-// --interval what is new (per-thread cursors, kept in the state file so a restart
-// sends no span twice) until SIGINT or SIGTERM.
+// --region is a region file or a directory of them (one resource each). --once
+// exports what the regions hold and exits; otherwise it exports every --interval
+// what is new (per-thread cursors, kept in the state file so a restart sends no
+// span twice) until SIGINT or SIGTERM.
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include "tools/otlp/otlp_metrics.h"
 #include "tools/otlp/otlp_options.h"
 #include "tools/otlp/otlp_protobuf.h"
+#include "tools/otlp/otlp_regions.h"
 #include "tools/otlp/otlp_resource.h"
 #include "tools/otlp/otlp_spans.h"
 #include "tools/otlp/otlp_state.h"
@@ -53,8 +55,8 @@ bool export_round(pfs::reader::region_reader& reader, const options& o, cursors&
   if (o.traces) {
     std::vector<span> spans;
     build_spans(events, spans);
-    result.spans = spans.size();
-    result.untimed = events.untimed_skipped;
+    result.spans += spans.size();
+    result.untimed += events.untimed_skipped;
     for (std::size_t at = 0; at < spans.size(); at += o.max_batch) {
       const std::size_t n = std::min(o.max_batch, spans.size() - at);
       const std::vector<span> batch(
@@ -73,7 +75,7 @@ bool export_round(pfs::reader::region_reader& reader, const options& o, cursors&
     }
     std::uint64_t points = 0;
     for (const metric& m : metrics) points += m.points.size() + m.histogram_points.size();
-    result.points = points;
+    result.points += points;
     out.enqueue(signal_kind::metrics,
                 o.json ? encode_metrics_json(res, metrics) : encode_metrics_protobuf(res, metrics), points);
   }
@@ -94,10 +96,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pfs_otlp: %s\n%s", error.c_str(), kUsage);
     return 2;
   }
-  pfs::region_error err;
-  auto reader = pfs::reader::region_reader::open(o.region, false, err);
-  if (!reader) {
-    std::fprintf(stderr, "pfs_otlp: %s: %s\n", o.region.c_str(), err.message.c_str());
+  std::vector<std::string> regions;
+  bool is_directory = false;
+  if (!list_regions(o.region, regions, is_directory, error)) {
+    std::fprintf(stderr, "pfs_otlp: %s\n", error.c_str());
     return 1;
   }
   exporter out;
@@ -105,26 +107,44 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pfs_otlp: %s\n", error.c_str());
     return 2;
   }
-  const region_identity identity = read_identity(*reader);
   std::string state_path = o.state_path;
-  if (state_path.empty() && !o.once) state_path = o.region + ".otlp-state";
-  cursors where = state_path.empty() ? cursors{} : load_state(state_path, identity);
+  if (state_path.empty() && !o.once) state_path = default_state_path(o.region, is_directory);
+  export_state state = state_path.empty() ? export_state{} : load_state(state_path);
 
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   std::signal(SIGPIPE, SIG_IGN);
   int status = 0;
-  for (;;) {
+  for (bool first = true;; first = false) {
     const auto started = std::chrono::steady_clock::now();
+    if (!first && is_directory && !list_regions(o.region, regions, is_directory, error))
+      std::fprintf(stderr, "pfs_otlp: %s\n", error.c_str());
     round_result r;
-    if (!export_round(*reader, o, where, out, r, error)) {
-      std::fprintf(stderr, "pfs_otlp: %s: %s\n", o.region.c_str(), error.c_str());
-      return 1;
+    export_state seen;  // the regions of this round: the state keeps these only
+    bool read_all = true;
+    for (const std::string& path : regions) {
+      pfs::region_error err;
+      auto reader = pfs::reader::region_reader::open(path, false, err);
+      if (!reader) {  // in a directory: skipped, the others go on
+        std::fprintf(stderr, "pfs_otlp: %s: %s%s\n", path.c_str(), err.message.c_str(),
+                     is_directory ? " (skipped)" : "");
+        read_all = false;
+        continue;
+      }
+      const region_key key = key_of(read_identity(*reader));
+      cursors& where = seen[key];
+      where = state[key];
+      if (!export_round(*reader, o, where, out, r, error)) {
+        std::fprintf(stderr, "pfs_otlp: %s: %s\n", path.c_str(), error.c_str());
+        read_all = false;
+      }
     }
+    if (!is_directory && !read_all) return 1;
+    state = std::move(seen);
     const auto built = std::chrono::steady_clock::now();
     // The cursors are saved once the requests are queued: a restart sends no span
     // twice (what was queued and not yet sent when the exporter stopped is lost).
-    if (!state_path.empty() && !save_state(state_path, identity, where, error))
+    if (!state_path.empty() && !save_state(state_path, state, error))
       std::fprintf(stderr, "pfs_otlp: %s\n", error.c_str());
     const bool sent = out.flush(error);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -132,15 +152,15 @@ int main(int argc, char** argv) {
     const exporter_counters& c = out.counters();
     std::fprintf(
         stderr,
-        "pfs_otlp: %llu spans, %llu metric points in %.3f s (%.0f spans/s read and encoded); "
-        "sent %llu requests, %llu retries, %llu queued, %llu dropped (%llu spans or points)%s%s\n",
-        static_cast<unsigned long long>(r.spans), static_cast<unsigned long long>(r.points), seconds,
-        build_seconds > 0 ? static_cast<double>(r.spans) / build_seconds : 0.0,
+        "pfs_otlp: %llu spans, %llu metric points from %zu regions in %.3f s (%.0f spans/s read and "
+        "encoded); sent %llu requests, %llu retries, %zu queued, %llu dropped (%llu spans or points)%s%s\n",
+        static_cast<unsigned long long>(r.spans), static_cast<unsigned long long>(r.points), regions.size(),
+        seconds, build_seconds > 0 ? static_cast<double>(r.spans) / build_seconds : 0.0,
         static_cast<unsigned long long>(c.requests_sent), static_cast<unsigned long long>(c.retries),
-        static_cast<unsigned long long>(out.queued()), static_cast<unsigned long long>(c.requests_dropped),
+        out.queued(), static_cast<unsigned long long>(c.requests_dropped),
         static_cast<unsigned long long>(c.items_dropped), sent ? "" : "; ", sent ? "" : error.c_str());
     if (o.once) {
-      status = sent ? 0 : 1;
+      status = sent && (read_all || is_directory) ? 0 : 1;  // a directory skips what is not a region
       break;
     }
     const auto next = started + std::chrono::duration<double>(o.interval_s);

@@ -5,8 +5,10 @@ both encodings, decoded independently (protoc --decode for protobuf, json for JS
 
   - both encodings carry the same spans, and two exports give the same ids;
   - the span tree: every stage's parent is its statement's span, every transaction's
-    parent the demo's consume statement, statements are roots, children lie inside
-    their parent's time and trace; waits are at least --min-wait long;
+    parent the demo's consume statement, statements are roots but the producer's,
+    which join the trace of the traceparent the demo gives them (TRACE_ID,
+    PARENT_SPAN_ID), children lie inside their parent's time and trace; waits are at
+    least --min-wait long;
   - the statement histogram's bounds are MySQL's bucket bounds (recomputed here, in
     seconds), its counts add up to the statement counts of the summary;
   - a receiver answering 503 (Retry-After: 0) twice, then 200: sent on the third try;
@@ -53,7 +55,9 @@ def run_otlp(args, env=None):
 
 
 def demo(region, seconds):
-    return subprocess.Popen([PFS_DEMO, "--seconds=%d" % seconds], env=clean_env(PFS_REGION=region, PFS_REGION_GROUP=""),
+    # 5,000 statements: the producer, which stops first, still has some in the ring.
+    return subprocess.Popen([PFS_DEMO, "--seconds=%d" % seconds],
+                            env=clean_env(PFS_REGION=region, PFS_REGION_GROUP="", PFS_STATEMENTS_HISTORY_LONG_SIZE="5000"),
                             stdout=subprocess.DEVNULL)
 
 
@@ -106,8 +110,15 @@ def check_tree(spans, min_wait_ns):
             check(s["parentSpanId"] != "", "transaction has a parent")
             if parent:
                 check(parent["name"] == "statement/demo/consume", "transaction's parent is %s" % parent["name"])
-        if kind == "statement":
-            check(s["parentSpanId"] == "", "the demo's statements are roots")
+        if s["name"] == "statement/demo/produce":
+            # The producer gives each request the caller's traceparent
+            # 00-4bf92f3577b34da6a3ce929d<i as 8 hex>-00f067aa<i as 8 hex>-01 (tools/pfs_demo.cpp):
+            # its span is in that trace, under the caller's span.
+            i = int(s["attributes"]["db.query.text"].split("(")[1].rstrip(")"))
+            check(s["traceId"] == "4bf92f3577b34da6a3ce929d%08x" % i and s["parentSpanId"] == "00f067aa%08x" % i,
+                  "the caller's trace context of request %d: %s %s" % (i, s["traceId"], s["parentSpanId"]))
+        elif kind == "statement":
+            check(s["parentSpanId"] == "", "the demo's other statements are roots")
             # A consumer's last statement finds the queue closed and has no text.
             text = s["attributes"].get("db.query.text")
             check(text.split(" ")[0] in ("INSERT", "SELECT") if text else s["name"] == "statement/demo/consume",
@@ -146,6 +157,7 @@ def main():
         pb_metrics = metrics_of(pb_requests)
         kinds = check_tree(pb, 20_000)
         print("protobuf: %d spans %r, %d metrics" % (len(pb), kinds, len(pb_metrics)))
+        check(any(s["name"] == "statement/demo/produce" for s in pb), "the producer's traced statements exported")
         for k in ("statement", "stage", "transaction", "wait"):
             check(kinds.get(k, 0) > 0, "spans of kind %s exported" % k)
         # 2. JSON with gzip, by the environment; the service name from OTEL_SERVICE_NAME.

@@ -1,5 +1,6 @@
 #include "tools/otlp/otlp_events.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace pfs::otlp {
@@ -53,8 +54,10 @@ struct event_columns {
         start(reader::column_index(t, "timer_start")),
         end(reader::column_index(t, "timer_end")),
         wait(reader::column_index(t, "timer_wait")),
-        nesting(reader::column_index(t, "nesting_event_id")) {}
-  int thread, event, end_event, name, source, start, end, wait, nesting;
+        nesting(reader::column_index(t, "nesting_event_id")),
+        trace(reader::column_index(t, "trace_id")),
+        parent_span(reader::column_index(t, "parent_span_id")) {}
+  int thread, event, end_event, name, source, start, end, wait, nesting, trace, parent_span;
 
   void fill(const cell_view* c, event_kind kind, work_event& e) const {
     e.kind = kind;
@@ -66,6 +69,15 @@ struct event_columns {
     e.timer_end = integer(c, end, -1);
     e.name = text(c, name);
     e.source = text(c, source);
+    // 32 and 16 lower-case hex digits from the reader, NULL when none.
+    if (trace >= 0 && parent_span >= 0 && !c[trace].null && !c[parent_span].null && c[trace].s.size() == 32 &&
+        c[parent_span].s.size() == 16) {
+      const std::string t(c[trace].s), p(c[parent_span].s);
+      e.trace_high = std::strtoull(t.substr(0, 16).c_str(), nullptr, 16);
+      e.trace_low = std::strtoull(t.substr(16).c_str(), nullptr, 16);
+      e.parent_span = std::strtoull(p.c_str(), nullptr, 16);
+      e.has_trace = true;
+    }
   }
 };
 
@@ -171,7 +183,8 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
     auto err = scan(r, pass.current, [&](const cell_view* c) {
       work_event e;
       cur.fill(c, pass.kind, e);
-      out.ancestry[e.thread_id][e.event_id] = {e.nesting_event_id, pass.kind, false};
+      out.ancestry[e.thread_id][e.event_id] = {e.nesting_event_id, pass.kind,   false,        e.has_trace,
+                                               e.trace_high,       e.trace_low, e.parent_span};
     });
     if (err.code != region_errc::ok) return err;
 
@@ -186,7 +199,8 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
       const bool short_wait =
           pass.kind == event_kind::wait &&
           (!timed || static_cast<std::uint64_t>(e.timer_end - e.timer_start) < min_wait_ps);
-      out.ancestry[e.thread_id][e.event_id] = {e.nesting_event_id, pass.kind, short_wait};
+      out.ancestry[e.thread_id][e.event_id] = {e.nesting_event_id, pass.kind,   short_wait,   e.has_trace,
+                                               e.trace_high,       e.trace_low, e.parent_span};
       const cursor_key key{e.end_event_id, e.event_id};
       const auto slot = std::make_pair(e.thread_id, kind_index);
       if (auto it = where.find(slot); it != where.end() && !after(key, it->second)) return;

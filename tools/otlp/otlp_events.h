@@ -26,6 +26,10 @@ struct work_event {
   std::uint64_t nesting_event_id = 0;  // 0: none (a root)
   std::int64_t timer_start = -1;       // picoseconds since the region's creation; -1: not timed
   std::int64_t timer_end = -1;
+  // TRACE_ID and PARENT_SPAN_ID (statements and transactions): the caller's W3C
+  // trace context; has_trace false when the program gave none.
+  bool has_trace = false;
+  std::uint64_t trace_high = 0, trace_low = 0, parent_span = 0;
   std::string name;    // EVENT_NAME
   std::string source;  // SOURCE, "file:line"
   // statements
@@ -61,6 +65,8 @@ struct ancestry_link {
   std::uint64_t nesting_event_id = 0;
   event_kind kind = event_kind::statement;
   bool short_wait = false;  // a wait under --min-wait: no span, its children go to its parent
+  bool has_trace = false;   // the caller's trace context (work_event)
+  std::uint64_t trace_high = 0, trace_low = 0, parent_span = 0;
 };
 
 struct region_events {

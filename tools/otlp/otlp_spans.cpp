@@ -26,6 +26,13 @@ void store(std::uint8_t* out, std::uint64_t v) {  // big-endian: the hex reads a
   for (int i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
 }
 
+trace_id trace_from(std::uint64_t high, std::uint64_t low) {
+  trace_id id{};
+  store(id.data(), high);
+  store(id.data() + 8, low);
+  return id;
+}
+
 const ancestry_link* find_link(const region_events& events, std::uint64_t thread_id, std::uint64_t event_id) {
   auto t = events.ancestry.find(thread_id);
   if (t == events.ancestry.end()) return nullptr;
@@ -33,10 +40,13 @@ const ancestry_link* find_link(const region_events& events, std::uint64_t thread
   return e == t->second.end() ? nullptr : &e->second;
 }
 
-// The nearest ancestor that is a span (0: none), and the root of the chain.
+// The nearest ancestor that is a span (0: none), the root of the chain, and the
+// nearest event of the chain (itself included) that carries the caller's trace
+// context.
 struct lineage {
   std::uint64_t parent = 0;
   std::uint64_t root = 0;
+  const ancestry_link* traced = nullptr;
 };
 lineage find_lineage(const region_events& events, const work_event& e) {
   lineage l;
@@ -51,6 +61,7 @@ lineage find_lineage(const region_events& events, const work_event& e) {
       break;
     }
     if (l.parent == 0 && !link->short_wait) l.parent = id;
+    if (l.traced == nullptr && link->has_trace) l.traced = link;
     id = link->nesting_event_id;
   }
   return l;
@@ -142,11 +153,23 @@ void build_spans(const region_events& events, std::vector<span>& out) {
   for (const work_event& e : events.completed) {
     span s;
     const lineage l = find_lineage(events, e);
-    s.trace = make_trace_id(region, e.thread_id, l.root);
     s.id = make_span_id(region, e.thread_id, e.event_id);
     if (l.parent != 0) {
       s.has_parent = true;
       s.parent = make_span_id(region, e.thread_id, l.parent);
+    }
+    // The caller's trace context: of the event itself (a root then hangs under the
+    // caller's span) or of the nearest ancestor that has one.
+    if (e.has_trace) {
+      s.trace = trace_from(e.trace_high, e.trace_low);
+      if (!s.has_parent) {
+        s.has_parent = true;
+        store(s.parent.data(), e.parent_span);
+      }
+    } else if (l.traced != nullptr) {
+      s.trace = trace_from(l.traced->trace_high, l.traced->trace_low);
+    } else {
+      s.trace = make_trace_id(region, e.thread_id, l.root);
     }
     s.name = e.name;
     s.start_unix_ns = unix_ns(region, e.timer_start);

@@ -15,9 +15,9 @@ const char kUsage[] =
     "                [--per-thread] [--per-digest] [--max-series N] [--output FILE]\n"
     "                [--max-attempts N] [--initial-backoff MS]\n"
     "Exports a perfschema region (or a directory of regions) over OTLP/HTTP: the\n"
-    "history_long tables' transactions, "
-    "statements, stages and waits of at least --min-wait (default 1ms) as spans, the\n"
-    "summaries and histograms as metrics. Environment: OTEL_EXPORTER_OTLP_ENDPOINT,\n"
+    "history_long tables' transactions, statements, stages and waits of at least\n"
+    "--min-wait (default 1ms) as spans, the "
+    "summaries and histograms as metrics.\nEnvironment: OTEL_EXPORTER_OTLP_ENDPOINT,\n"
     "OTEL_EXPORTER_OTLP_{TRACES,METRICS}_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL,\n"
     "OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_COMPRESSION,\n"
     "OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES (options override them).\n";

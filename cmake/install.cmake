@@ -17,9 +17,10 @@ if(PFS_SHARED)  # perfschema::shared
 endif()
 
 # The tools: the interposer (LD_PRELOAD=<libdir>/perfschema/libpfs_preload.so), the
-# trace merger, the flame graph writer, pfs_top, and the demo program.
+# trace merger, the flame graph writer, the OpenTelemetry exporter, pfs_top, and the
+# demo program.
 install(TARGETS pfs_preload LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/perfschema)
-install(TARGETS pfs_trace_merge pfs_flamegraph pfs_demo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS pfs_trace_merge pfs_flamegraph pfs_otlp pfs_demo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(TARGET pfs_top)
   install(TARGETS pfs_top RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

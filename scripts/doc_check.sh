@@ -7,6 +7,6 @@
 source "$(dirname "$0")/../tests/live/lib.sh"
 
 # Everything the pages use: the tools, the interposer, the extension.
-live_session pfs_demo pfs_top pfs_trace_merge pfs_flamegraph pfs_preload pfs_prefork pfs_tls_openssl
+live_session pfs_demo pfs_top pfs_trace_merge pfs_flamegraph pfs_otlp pfs_preload pfs_prefork pfs_tls_openssl
 shift
 python3 scripts/doc_check.py "$@"

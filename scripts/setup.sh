@@ -16,6 +16,7 @@ packages=(
   prometheus-postgres-exporter curl
   debhelper lintian postgresql-server-dev-all
   libssl-dev openssl
+  zlib1g-dev protobuf-compiler
   debootstrap
 )
 # Installed with no service started or enabled: the tests run their own instances

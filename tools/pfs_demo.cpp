@@ -126,6 +126,12 @@ void producer(shared_state& s, const work_classes& w) {
   for (std::uint64_t i = 1; !s.stop.load(std::memory_order_relaxed); ++i) {
     pfs::statement q(w.produce, "demo");
     q.text("INSERT INTO queue VALUES (" + std::to_string(i) + ")");
+    // The request's W3C trace context, as a service gets it from its caller: the
+    // statement's spans (pfs_otlp) join that trace.
+    char traceparent[64];
+    std::snprintf(traceparent, sizeof traceparent, "00-4bf92f3577b34da6a3ce929d%08llx-00f067aa%08llx-01",
+                  static_cast<unsigned long long>(i), static_cast<unsigned long long>(i));
+    q.traceparent(traceparent);
     pfs::set_stage(w.computing);
     const std::uint64_t item = work(i, 300);
     pfs::set_stage(w.enqueueing);

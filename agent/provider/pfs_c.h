@@ -475,6 +475,11 @@ PFS_C_VOID(pfs_statement_set_rows, (uint64_t affected, uint64_t sent, uint64_t e
 /* An error (ERRORS + 1) with its number, SQLSTATE and message (any may be 0/NULL). */
 PFS_C_VOID(pfs_statement_set_error, (unsigned mysql_errno, const char* sqlstate, const char* message))
 PFS_C_VOID(pfs_statement_add_warnings, (unsigned count))
+/* The caller's W3C trace context, as the request carried it ("00-<32 hex trace id>-
+ * <16 hex parent span id>-<2 hex flags>"): TRACE_ID and PARENT_SPAN_ID of the running
+ * statement (beyond MySQL), so that exporters (pfs_otlp) put its spans in that trace
+ * under that parent. An invalid traceparent is ignored (W3C: start a new trace). */
+PFS_C_VOID(pfs_statement_set_traceparent, (const char* traceparent))
 PFS_C_VOID(pfs_statement_end, (int level))
 
 /* Stages: starting one ends the running one (MySQL's rule); the end of the
@@ -496,6 +501,8 @@ PFS_C_FN(int, pfs_transaction_start,
 PFS_C_VOID(pfs_transaction_set_gtid, (const char* gtid))
 PFS_C_VOID(pfs_transaction_set_trx_id, (uint64_t trx_id))
 PFS_C_VOID(pfs_transaction_set_xid, (long format_id, const char* gtrid, const char* bqual))
+/* The same for the running transaction (pfs_statement_set_traceparent). */
+PFS_C_VOID(pfs_transaction_set_traceparent, (const char* traceparent))
 #define PFS_SAVEPOINT 1
 #define PFS_ROLLBACK_TO_SAVEPOINT 2
 #define PFS_RELEASE_SAVEPOINT 3

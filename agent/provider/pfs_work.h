@@ -75,6 +75,12 @@ class statement {
   void warnings(unsigned count) {
     if (level_ != 0) pfs_statement_add_warnings(count);
   }
+  // The caller's W3C trace context as the request carried it ("00-<trace id>-<parent
+  // span id>-<flags>"): TRACE_ID and PARENT_SPAN_ID, beyond MySQL; an invalid one
+  // is ignored. Call it while this statement is the innermost running one.
+  void traceparent(const char* header) {
+    if (level_ != 0) pfs_statement_set_traceparent(header);
+  }
   void end() {
     if (level_ != 0) pfs_statement_end(level_);
     level_ = 0;
@@ -131,6 +137,10 @@ class transaction {
   }
   void trx_id(std::uint64_t id) {
     if (active_) pfs_transaction_set_trx_id(id);
+  }
+  // The caller's W3C trace context (statement::traceparent).
+  void traceparent(const char* header) {
+    if (active_) pfs_transaction_set_traceparent(header);
   }
   void savepoint() {
     if (active_) pfs_transaction_savepoint(PFS_SAVEPOINT);

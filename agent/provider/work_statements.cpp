@@ -195,6 +195,7 @@ int statement_start(pfs_key key, const char* schema, const char* file, unsigned 
   store_relaxed(r.statement_id, w->next_statement_id++);
   store_relaxed(r.max_controlled_memory, std::int64_t{0});
   store_relaxed(r.max_total_memory, std::int64_t{0});
+  store_trace_context(r.trace, trace_context{});
   for (std::uint32_t* f : {&r.errors, &r.warnings, &r.mysql_errno, &r.digest_index, &r.sql_text_length})
     store_relaxed(*f, 0u);
   store_relaxed(r.has_digest, std::uint8_t{0});
@@ -288,6 +289,18 @@ void statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined) {
   store_relaxed(r->rows_affected, affected);
   store_relaxed(r->rows_sent, sent);
   store_relaxed(r->rows_examined, examined);
+  end_record_write(*r, seq);
+}
+
+void statement_set_traceparent(const char* traceparent) {
+  thread_context* t = nullptr;
+  work_state* w = working_thread(t);
+  if (w == nullptr) return;
+  statement_record* r = top_statement(*w);
+  trace_context parsed{};
+  if (r == nullptr || !parse_traceparent(traceparent, parsed)) return;
+  const std::uint32_t seq = begin_record_write(*r);
+  store_trace_context(r->trace, parsed);
   end_record_write(*r, seq);
 }
 

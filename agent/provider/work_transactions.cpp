@@ -83,6 +83,7 @@ int transaction_start(int read_only, int isolation, int autocommit, const char* 
   store_relaxed(r.gtid[0], '\0');
   store_relaxed(r.xid_gtrid[0], '\0');
   store_relaxed(r.xid_bqual[0], '\0');
+  store_trace_context(r.trace, trace_context{});
   end_record_write(r, seq);
   w->transaction_running = true;
   w->transaction_flags = flags;
@@ -97,6 +98,17 @@ void transaction_set_gtid(const char* gtid) {
   transaction_record& r = *w->transaction;
   const std::uint32_t seq = begin_record_write(r);
   store_cstr(r.gtid, kGtidLen, gtid);
+  end_record_write(r, seq);
+}
+
+void transaction_set_traceparent(const char* traceparent) {
+  thread_context* t = nullptr;
+  work_state* w = working_thread(t);
+  trace_context parsed{};
+  if (w == nullptr || !w->transaction_running || !parse_traceparent(traceparent, parsed)) return;
+  transaction_record& r = *w->transaction;
+  const std::uint32_t seq = begin_record_write(r);
+  store_trace_context(r.trace, parsed);
   end_record_write(r, seq);
 }
 

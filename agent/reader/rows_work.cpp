@@ -160,6 +160,23 @@ bool digest_text_of(const region_reader::impl& r, std::uint32_t row, const std::
   return true;
 }
 
+// TRACE_ID (32 hex digits) and PARENT_SPAN_ID (16), lower case as W3C writes them;
+// both NULL when the program gave no trace context.
+template <class Row>
+void append_trace_context(scan_state& s, Row& x, const trace_context& t) {
+  if ((t.trace_id_high == 0 && t.trace_id_low == 0) || t.parent_span_id == 0) {
+    x.push_back(null_cell());
+    x.push_back(null_cell());
+    return;
+  }
+  char hex[33];
+  std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(t.trace_id_high),
+                static_cast<unsigned long long>(t.trace_id_low));
+  x.push_back(s.text_cell(std::string(hex, 32)));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(t.parent_span_id));
+  x.push_back(s.text_cell(std::string(hex, 16)));
+}
+
 void emit_statement(scan_state& s, const statement_record& c, std::string_view text) {
   const class_entry* cls = event_class(s, c.class_index, kKindStatement);
   if (cls == nullptr || s.head_rejected(c.thread_id, c.event_id, cls->name)) return;
@@ -204,6 +221,7 @@ void emit_statement(scan_state& s, const statement_record& c, std::string_view t
   x.push_back(int_cell_signed(c.max_controlled_memory));
   x.push_back(int_cell_signed(c.max_total_memory));
   x.push_back(stable_text(std::string_view("PRIMARY")));
+  append_trace_context(s, x, c.trace);
 }
 
 void emit_transaction(scan_state& s, const transaction_record& c) {
@@ -240,6 +258,7 @@ void emit_transaction(scan_state& s, const transaction_record& c) {
   x.push_back(int_cell(c.release_savepoint));
   x.push_back(null_cell());  // object_instance_begin
   append_nesting(x, c);
+  append_trace_context(s, x, c.trace);
 }
 
 }  // namespace

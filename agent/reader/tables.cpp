@@ -86,34 +86,22 @@ std::vector<column_def> statement_columns() {
                               I("nesting_event_level", true), I("statement_id", true), I("cpu_time"),
                               I("max_controlled_memory"), I("max_total_memory"), T("execution_engine", true)})
     c.push_back(d);
+  // Beyond MySQL: the caller's W3C trace context (pfs_statement_set_traceparent).
+  c.push_back(T("trace_id", true));
+  c.push_back(T("parent_span_id", true));
   return c;
 }
 
 std::vector<column_def> transaction_columns() {
-  return {I("thread_id"),
-          I("event_id"),
-          I("end_event_id", true),
-          T("event_name"),
-          T("state", true),
-          I("trx_id", true),
-          T("gtid", true),
-          I("xid_format_id", true),
-          T("xid_gtrid", true),
-          T("xid_bqual", true),
-          T("xa_state", true),
-          T("source", true),
-          I("timer_start", true),
-          I("timer_end", true),
-          I("timer_wait", true),
-          T("access_mode", true),
-          T("isolation_level", true),
-          T("autocommit"),
-          I("number_of_savepoints", true),
-          I("number_of_rollback_to_savepoint", true),
-          I("number_of_release_savepoint", true),
-          I("object_instance_begin", true),
-          I("nesting_event_id", true),
-          T("nesting_event_type", true)};
+  return {I("thread_id"), I("event_id"), I("end_event_id", true), T("event_name"), T("state", true),
+          I("trx_id", true), T("gtid", true), I("xid_format_id", true), T("xid_gtrid", true),
+          T("xid_bqual", true), T("xa_state", true), T("source", true), I("timer_start", true),
+          I("timer_end", true), I("timer_wait", true), T("access_mode", true), T("isolation_level", true),
+          T("autocommit"), I("number_of_savepoints", true), I("number_of_rollback_to_savepoint", true),
+          I("number_of_release_savepoint", true), I("object_instance_begin", true),
+          I("nesting_event_id", true), T("nesting_event_type", true),
+          // Beyond MySQL: the caller's W3C trace context (pfs_transaction_set_traceparent).
+          T("trace_id", true), T("parent_span_id", true)};
 }
 
 // The statement statistics after count_star ... max_timer_wait (MySQL 8.0.3x order).

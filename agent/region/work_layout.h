@@ -13,13 +13,13 @@
 
 namespace pfs::layout {
 
-inline constexpr std::size_t kMessageTextLen = 128;  // MESSAGE_TEXT
-inline constexpr std::size_t kSqlStateLen = 8;       // RETURNED_SQLSTATE (5 characters)
-inline constexpr std::size_t kDigestLen = 32;        // SHA-256, shown as 64 hex digits
-inline constexpr std::size_t kDigestTextLen = 1024;  // DIGEST_TEXT (MySQL's max_digest_length)
-inline constexpr std::size_t kSampleTextLen = 1024;  // QUERY_SAMPLE_TEXT
-inline constexpr std::size_t kGtidLen = 64;          // GTID
-inline constexpr std::size_t kXidPartLen = 72;       // XID_GTRID, XID_BQUAL (64 bytes of data + room)
+inline constexpr std::size_t kMessageTextLen = 128;          // MESSAGE_TEXT
+inline constexpr std::size_t kSqlStateLen = 8;               // RETURNED_SQLSTATE (5 characters)
+inline constexpr std::size_t kDigestLen = 32;                // SHA-256, shown as 64 hex digits
+inline constexpr std::size_t kDigestTextLen = 1024;          // DIGEST_TEXT (MySQL's max_digest_length)
+inline constexpr std::size_t kSampleTextLen = 1024;          // QUERY_SAMPLE_TEXT
+inline constexpr std::size_t kGtidLen = 64;                  // GTID
+inline constexpr std::size_t kXidPartLen = 72;               // XID_GTRID, XID_BQUAL (64 bytes of data + room)
 inline constexpr std::uint32_t kHistogramBuckets = 450;      // statements: MySQL's scale
 inline constexpr std::uint32_t kWaitHistogramBuckets = 552;  // waits: 1 ns to 100 s (histogram.h)
 inline constexpr std::uint32_t kMaxStatementStack = 16;      // statement_stack_depth cannot exceed this
@@ -104,6 +104,16 @@ enum xa_state_id : std::uint8_t {
 
 // One statement event. The record is followed, within its stride
 // (header.statement_stride), by SQL_TEXT: sql_text_length bytes and a NUL.
+// A W3C trace context (traceparent "00-<trace id>-<parent span id>-<flags>") that
+// the program gave a statement or transaction (beyond MySQL: the TRACE_ID and
+// PARENT_SPAN_ID columns, and pfs_otlp's spans join the caller's trace). The ids as
+// big-endian numbers (the hex digits read as one number); all zero: none.
+struct trace_context {
+  std::uint64_t trace_id_high;
+  std::uint64_t trace_id_low;
+  std::uint64_t parent_span_id;
+};
+
 struct statement_record {
   std::uint32_t seq;  // seqlock
   std::uint8_t state;
@@ -135,6 +145,7 @@ struct statement_record {
   // Layout 5: the thread's most memory while the statement ran (bytes; 0 while it runs).
   std::int64_t max_controlled_memory;
   std::int64_t max_total_memory;
+  trace_context trace;  // layout 6: the caller's W3C trace context (TRACE_ID, PARENT_SPAN_ID)
   char returned_sqlstate[kSqlStateLen];
   std::uint8_t digest[kDigestLen];
   char current_schema[kObjectSchemaLen];
@@ -174,6 +185,7 @@ struct transaction_record {
   std::uint8_t autocommit;   // 1 = YES
   std::uint8_t xa_state;     // xa_state_id
   std::uint8_t pad0[3];
+  trace_context trace;  // layout 6: the caller's W3C trace context (TRACE_ID, PARENT_SPAN_ID)
   char gtid[kGtidLen];  // '' = AUTOMATIC (MySQL shows AUTOMATIC when no GTID is assigned)
   char xid_gtrid[kXidPartLen];
   char xid_bqual[kXidPartLen];

@@ -119,7 +119,7 @@ TEST_F(Fork, WorkersRecordIntoRegionsOfTheirOwn) {
 // Issue 41: a region per process is sparse, and a child's copy holds only what the
 // parent wrote of what the child keeps (the header, classes, setup, instances, the
 // forking thread's slot), not the histories or other threads' slots: far less than
-// the file's size, which is the parent's. The default region is 25.8 MiB; a worker
+// the file's size, which is the parent's. The default region is 26.0 MiB; a worker
 // that locks a mutex and writes a file holds some 200 KiB (bench/fork_cost.sh).
 TEST_F(Fork, RegionsPerProcessAreSparse) {
   run_result r = run({prefork(), dir_}, env(dir_ + "/app.%p.pfs"));

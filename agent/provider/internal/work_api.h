@@ -14,6 +14,7 @@ void statement_set_digest_text(const char* normalized, size_t length);
 void statement_set_rows(uint64_t affected, uint64_t sent, uint64_t examined);
 void statement_set_error(unsigned mysql_errno, const char* sqlstate, const char* message);
 void statement_add_warnings(unsigned count);
+void statement_set_traceparent(const char* traceparent);
 void statement_end(int level);
 uint64_t stage_start(pfs_key key, const char* file, unsigned line);
 void stage_set_progress(uint64_t completed, uint64_t estimated);
@@ -23,6 +24,7 @@ int transaction_start(int read_only, int isolation, int autocommit, const char* 
 void transaction_set_gtid(const char* gtid);
 void transaction_set_trx_id(uint64_t trx_id);
 void transaction_set_xid(long format_id, const char* gtrid, const char* bqual);
+void transaction_set_traceparent(const char* traceparent);
 void transaction_savepoint(int kind);
 void transaction_end(int committed);
 int start_idle_wait(pfs_wait_locker* locker, const char* file, unsigned line);

@@ -268,6 +268,10 @@ void end_top_statement(thread_context& t, work_state& w);
 statement_record* top_statement(work_state& w);
 // Transactions (work_transactions.cpp).
 void end_transaction(thread_context& t, work_state& w, bool committed);
+// A W3C traceparent into a trace_context (work_trace_context.cpp); false (out
+// unchanged) when it is not a valid one.
+bool parse_traceparent(const char* text, trace_context& out);
+void store_trace_context(trace_context& field, const trace_context& value);
 // The wait histogram pool (work_histograms.cpp).
 std::uint32_t claim_pool_histogram(std::uint64_t thread_id, std::uint32_t class_index);
 void release_pool_histogram(thread_histogram& th, wait_histogram& into);

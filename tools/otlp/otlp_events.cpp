@@ -1,0 +1,222 @@
+#include "tools/otlp/otlp_events.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace pfs::otlp {
+
+namespace {
+
+using reader::cell_view;
+using reader::table_id;
+
+// The positions of named columns in a table (looked up once per scan).
+struct columns {
+  explicit columns(const reader::table_def& t) : table(t) {}
+  int operator()(const char* name) const { return reader::column_index(table, name); }
+  const reader::table_def& table;
+};
+
+std::string text(const cell_view* c, int i) {
+  return i < 0 || c[i].null ? std::string() : std::string(c[i].s);
+}
+std::int64_t integer(const cell_view* c, int i, std::int64_t null_value) {
+  return i < 0 || c[i].null ? null_value : c[i].i;
+}
+
+template <class F>
+class lambda_sink final : public reader::row_sink {
+ public:
+  explicit lambda_sink(F f) : f_(std::move(f)) {}
+  bool row(const cell_view* cells, std::size_t) override {
+    f_(cells);
+    return true;
+  }
+
+ private:
+  F f_;
+};
+
+template <class F>
+region_error scan(reader::region_reader& r, table_id id, F f) {
+  lambda_sink<F> sink(std::move(f));
+  return r.scan(reader::table(id), sink);
+}
+
+// The columns every event table has.
+struct event_columns {
+  explicit event_columns(const reader::table_def& t)
+      : thread(reader::column_index(t, "thread_id")),
+        event(reader::column_index(t, "event_id")),
+        end_event(reader::column_index(t, "end_event_id")),
+        name(reader::column_index(t, "event_name")),
+        source(reader::column_index(t, "source")),
+        start(reader::column_index(t, "timer_start")),
+        end(reader::column_index(t, "timer_end")),
+        wait(reader::column_index(t, "timer_wait")),
+        nesting(reader::column_index(t, "nesting_event_id")),
+        trace(reader::column_index(t, "trace_id")),
+        parent_span(reader::column_index(t, "parent_span_id")) {}
+  int thread, event, end_event, name, source, start, end, wait, nesting, trace, parent_span;
+
+  void fill(const cell_view* c, event_kind kind, work_event& e) const {
+    e.kind = kind;
+    e.thread_id = static_cast<std::uint64_t>(integer(c, thread, 0));
+    e.event_id = static_cast<std::uint64_t>(integer(c, event, 0));
+    e.end_event_id = static_cast<std::uint64_t>(integer(c, end_event, 0));
+    e.nesting_event_id = static_cast<std::uint64_t>(integer(c, nesting, 0));
+    e.timer_start = integer(c, start, -1);
+    e.timer_end = integer(c, end, -1);
+    e.name = text(c, name);
+    e.source = text(c, source);
+    // 32 and 16 lower-case hex digits from the reader, NULL when none.
+    if (trace >= 0 && parent_span >= 0 && !c[trace].null && !c[parent_span].null && c[trace].s.size() == 32 &&
+        c[parent_span].s.size() == 16) {
+      const std::string t(c[trace].s), p(c[parent_span].s);
+      e.trace_high = std::strtoull(t.substr(0, 16).c_str(), nullptr, 16);
+      e.trace_low = std::strtoull(t.substr(16).c_str(), nullptr, 16);
+      e.parent_span = std::strtoull(p.c_str(), nullptr, 16);
+      e.has_trace = true;
+    }
+  }
+};
+
+struct table_pass {
+  table_id history_long;
+  table_id current;
+  event_kind kind;
+};
+
+constexpr table_pass kPasses[] = {
+    {table_id::events_transactions_history_long, table_id::events_transactions_current,
+     event_kind::transaction},
+    {table_id::events_statements_history_long, table_id::events_statements_current, event_kind::statement},
+    {table_id::events_stages_history_long, table_id::events_stages_current, event_kind::stage},
+    {table_id::events_waits_history_long, table_id::events_waits_current, event_kind::wait},
+};
+
+// The columns of each kind beyond the common ones (-1 where the table has none).
+struct detail_columns {
+  explicit detail_columns(const reader::table_def& t)
+      : sql_text(reader::column_index(t, "sql_text")),
+        digest_text(reader::column_index(t, "digest_text")),
+        current_schema(reader::column_index(t, "current_schema")),
+        mysql_errno(reader::column_index(t, "mysql_errno")),
+        sqlstate(reader::column_index(t, "returned_sqlstate")),
+        message_text(reader::column_index(t, "message_text")),
+        rows_sent(reader::column_index(t, "rows_sent")),
+        state(reader::column_index(t, "state")),
+        isolation_level(reader::column_index(t, "isolation_level")),
+        access_mode(reader::column_index(t, "access_mode")),
+        object_type(reader::column_index(t, "object_type")),
+        object_schema(reader::column_index(t, "object_schema")),
+        object_name(reader::column_index(t, "object_name")),
+        operation(reader::column_index(t, "operation")),
+        number_of_bytes(reader::column_index(t, "number_of_bytes")) {}
+  int sql_text, digest_text, current_schema, mysql_errno, sqlstate, message_text, rows_sent;
+  int state, isolation_level, access_mode;
+  int object_type, object_schema, object_name, operation, number_of_bytes;
+
+  void fill(const cell_view* c, work_event& e) const {
+    switch (e.kind) {
+      case event_kind::statement:
+        e.sql_text = text(c, sql_text);
+        e.digest_text = text(c, digest_text);
+        e.current_schema = text(c, current_schema);
+        e.mysql_errno = integer(c, mysql_errno, 0);
+        e.sqlstate = text(c, sqlstate);
+        e.message_text = text(c, message_text);
+        e.rows_sent = integer(c, rows_sent, -1);
+        break;
+      case event_kind::transaction:
+        e.state = text(c, state);
+        e.isolation_level = text(c, isolation_level);
+        e.access_mode = text(c, access_mode);
+        break;
+      case event_kind::wait:
+        e.object_type = text(c, object_type);
+        e.object_schema = text(c, object_schema);
+        e.object_name = text(c, object_name);
+        e.operation = text(c, operation);
+        e.number_of_bytes = integer(c, number_of_bytes, -1);
+        break;
+      case event_kind::stage:
+        break;
+    }
+  }
+};
+
+}  // namespace
+
+bool after(const cursor_key& event, const cursor_key& cursor) {
+  if (event.end_event_id != cursor.end_event_id) return event.end_event_id > cursor.end_event_id;
+  return event.event_id < cursor.event_id;  // same END_EVENT_ID: the outer one ends later
+}
+
+region_identity read_identity(const reader::region_reader& r) {
+  const auto& h = r.region().header();
+  region_identity id;
+  id.pid = h.pid;
+  id.creation_time_ns = h.creation_time_ns;
+  id.program.assign(h.program, strnlen(h.program, sizeof h.program));
+  return id;
+}
+
+region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait_ps, cursors& where,
+                                region_events& out) {
+  out.identity = read_identity(r);
+  {
+    const columns col(reader::table(table_id::threads));
+    const int id = col("thread_id"), name = col("name"), thread_name = col("thread_name");
+    auto err = scan(r, table_id::threads, [&](const cell_view* c) {
+      std::string n = text(c, thread_name);
+      out.thread_names[static_cast<std::uint64_t>(integer(c, id, 0))] =
+          n.empty() ? text(c, name) : std::move(n);
+    });
+    if (err.code != region_errc::ok) return err;
+  }
+  cursors moved = where;
+  for (const table_pass& pass : kPasses) {
+    // Running events first: ancestry only.
+    const reader::table_def& current = reader::table(pass.current);
+    const event_columns cur(current);
+    auto err = scan(r, pass.current, [&](const cell_view* c) {
+      work_event e;
+      cur.fill(c, pass.kind, e);
+      out.ancestry[e.thread_id][e.event_id] = {e.nesting_event_id, pass.kind,   false,        e.has_trace,
+                                               e.trace_high,       e.trace_low, e.parent_span};
+    });
+    if (err.code != region_errc::ok) return err;
+
+    const reader::table_def& t = reader::table(pass.history_long);
+    const event_columns ev(t);
+    const detail_columns details(t);
+    const int kind_index = static_cast<int>(pass.kind);
+    err = scan(r, pass.history_long, [&](const cell_view* c) {
+      work_event e;
+      ev.fill(c, pass.kind, e);
+      const bool timed = e.timer_start >= 0 && e.timer_end >= e.timer_start;
+      const bool short_wait =
+          pass.kind == event_kind::wait &&
+          (!timed || static_cast<std::uint64_t>(e.timer_end - e.timer_start) < min_wait_ps);
+      out.ancestry[e.thread_id][e.event_id] = {e.nesting_event_id, pass.kind,   short_wait,   e.has_trace,
+                                               e.trace_high,       e.trace_low, e.parent_span};
+      const cursor_key key{e.end_event_id, e.event_id};
+      const auto slot = std::make_pair(e.thread_id, kind_index);
+      if (auto it = where.find(slot); it != where.end() && !after(key, it->second)) return;
+      if (auto [it, fresh] = moved.try_emplace(slot, key); !fresh && after(key, it->second)) it->second = key;
+      if (short_wait) return;
+      if (!timed) {
+        ++out.untimed_skipped;
+        return;
+      }
+      details.fill(c, e);
+      out.completed.push_back(std::move(e));
+    });
+    if (err.code != region_errc::ok) return err;
+  }
+  where = std::move(moved);
+  return {};
+}
+
+}  // namespace pfs::otlp

@@ -144,6 +144,9 @@ enum class table_id : std::uint32_t {
   metadata_locks,
   // POSIX semaphores (beyond MySQL: the shape of cond_instances).
   sem_instances,
+  // The program's own metrics (MySQL 8.4's telemetry tables).
+  setup_meters,
+  setup_metrics,
   count,
 };
 
@@ -207,7 +210,7 @@ struct write_rules {
 // The values a writable column (updatable, or set by INSERT) accepts, and MySQL's
 // default for an inserted row. Declared once per column name (tables.cpp): ENABLED
 // means the same in every setup table.
-enum class value_domain { any, yes_no, timer_name, object_type, key_text };
+enum class value_domain { any, yes_no, timer_name, object_type, key_text, meter_frequency };
 struct column_rule {
   const char* name;
   value_domain domain;

@@ -14,6 +14,7 @@
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
+#include "agent/region/meter_layout.h"
 #include "agent/region/tls_layout.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
@@ -115,6 +116,9 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayDataLockWaits, s.max_data_lock_waits, sizeof(data_lock_wait_record)},
       {kArrayTableLockStats, s.max_tables, sizeof(table_lock_stat)},
       {kArrayTlsProperties, s.max_tls_properties, sizeof(tls_property_record)},
+      {kArrayMeters, s.max_meters, sizeof(meter_record)},
+      {kArrayMetrics, s.max_metrics, sizeof(metric_record)},
+      {kArrayThreadMetricValues, threads * std::uint64_t{s.max_metrics}, sizeof(std::uint64_t)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -181,6 +185,12 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
       return sizeof(table_lock_stat);
     case kArrayTlsProperties:
       return sizeof(tls_property_record);
+    case kArrayMeters:
+      return sizeof(meter_record);
+    case kArrayMetrics:
+      return sizeof(metric_record);
+    case kArrayThreadMetricValues:
+      return sizeof(std::uint64_t);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -245,6 +255,8 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.max_data_locks = s.max_data_locks;
   h.max_data_lock_waits = s.max_data_lock_waits;
   h.max_tls_properties = s.max_tls_properties;
+  h.max_meters = s.max_meters;
+  h.max_metrics = s.max_metrics;
   h.max_statement_classes = s.max_statement_classes;
   h.stages_history_size = s.stages_history_size;
   h.statement_stack_depth = s.statement_stack_depth;

@@ -118,6 +118,10 @@ enum array_id : std::uint32_t {
   kArrayTlsProperties = 50,   // tls_property_record[max_tls_properties]
   // Layout 6: POSIX semaphores (sem_instances, beyond MySQL), the shape of conds.
   kArraySems = 51,  // sync_instance[max_sems]
+  // Layout 6: the program's own metrics (meter_layout.h, MySQL 8.4's setup_meters/_metrics).
+  kArrayMeters = 52,              // meter_record[max_meters]
+  kArrayMetrics = 53,             // metric_record[max_metrics]
+  kArrayThreadMetricValues = 54,  // std::uint64_t[max_threads * max_metrics]: per-thread cells
   kArrayCount = 56,
 };
 
@@ -195,6 +199,8 @@ enum lost_id : std::uint32_t {
   kLostTlsProperties,  // TLS channel properties without a record
   kLostSemClasses,     // layout 6: semaphore classes and instances (beyond MySQL)
   kLostSemInstances,
+  kLostMeters,   // layout 6: meters declared beyond max_meters
+  kLostMetrics,  // metrics declared beyond max_metrics
   kLostCount,
   kLostSlots = 48,
 };
@@ -750,6 +756,13 @@ struct region_header {
   // lowered). Readers walk the slots below it only; 0 (a region of an older agent):
   // all of them.
   std::uint32_t thread_slots_used;
+  // The program's metrics (meter_layout.h).
+  std::uint32_t max_meters;
+  std::uint32_t max_metrics;
+  // Folds of an ending thread's cells into the records, started and finished: a
+  // reader sums again when they differ or changed while it summed.
+  std::uint64_t metric_folds_started;
+  std::uint64_t metric_folds_finished;
 };
 
 static_assert(sizeof(region_header) <= kHeaderSize);

@@ -67,6 +67,8 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_MAX_DATA_LOCKS", &max_data_locks},
       {"PFS_MAX_DATA_LOCK_WAITS", &max_data_lock_waits},
       {"PFS_MAX_TLS_PROPERTIES", &max_tls_properties},
+      {"PFS_MAX_METERS", &max_meters},
+      {"PFS_MAX_METRICS", &max_metrics},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);

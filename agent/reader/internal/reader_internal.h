@@ -15,6 +15,7 @@
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
+#include "agent/region/meter_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/tls_layout.h"
 #include "agent/region/work_layout.h"
@@ -171,25 +172,54 @@ inline constexpr known_array kKnownArrays[] = {
     {kArrayTableLockStats, sizeof(table_lock_stat), "table_lock_waits_summary_by_table"},
     {kArrayTlsProperties, sizeof(tls_property_record), "tls_channel_status"},
     {kArraySems, sizeof(sync_instance), "sem_instances"},
+    {kArrayMeters, sizeof(meter_record), "setup_meters"},
+    {kArrayMetrics, sizeof(metric_record), "setup_metrics"},
+    {kArrayThreadMetricValues, sizeof(std::uint64_t), "metric_values_by_thread"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
 // a missing name would be a null pointer). trace_errors is the slot after
 // sources_lost (kTraceErrors, trace files); only the first kLostCount are shown.
 inline constexpr const char* kLostNames[] = {
-    "mutex_classes_lost",    "rwlock_classes_lost",    "cond_classes_lost",
-    "thread_classes_lost",   "file_classes_lost",      "table_classes_lost",
-    "mutex_instances_lost",  "rwlock_instances_lost",  "cond_instances_lost",
-    "thread_instances_lost", "file_instances_lost",    "file_handles_lost",
-    "table_instances_lost",  "table_handles_lost",     "index_stats_lost",
-    "locker_lost",           "sources_lost",           "trace_errors",
-    "region_faults",         "stage_classes_lost",     "statement_classes_lost",
-    "digest_lost",           "nested_statement_lost",  "work_call_errors",
-    "sql_text_truncated",    "wait_histograms_shared", "lock_contention_lost",
-    "socket_classes_lost",   "socket_instances_lost",  "memory_classes_lost",
-    "errors_lost",           "metadata_locks_lost",    "data_locks_lost",
-    "data_lock_waits_lost",  "tls_properties_lost",    "sem_classes_lost",
+    "mutex_classes_lost",
+    "rwlock_classes_lost",
+    "cond_classes_lost",
+    "thread_classes_lost",
+    "file_classes_lost",
+    "table_classes_lost",
+    "mutex_instances_lost",
+    "rwlock_instances_lost",
+    "cond_instances_lost",
+    "thread_instances_lost",
+    "file_instances_lost",
+    "file_handles_lost",
+    "table_instances_lost",
+    "table_handles_lost",
+    "index_stats_lost",
+    "locker_lost",
+    "sources_lost",
+    "trace_errors",
+    "region_faults",
+    "stage_classes_lost",
+    "statement_classes_lost",
+    "digest_lost",
+    "nested_statement_lost",
+    "work_call_errors",
+    "sql_text_truncated",
+    "wait_histograms_shared",
+    "lock_contention_lost",
+    "socket_classes_lost",
+    "socket_instances_lost",
+    "memory_classes_lost",
+    "errors_lost",
+    "metadata_locks_lost",
+    "data_locks_lost",
+    "data_lock_waits_lost",
+    "tls_properties_lost",
+    "sem_classes_lost",
     "sem_instances_lost",
+    "meters_lost",
+    "metrics_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -504,6 +534,9 @@ void rows_lock_contention(scan_state& s);
 void rows_memory_summary(scan_state& s, summary_kind which);
 // rows_errors.cpp: events_errors_summary_global_by_error, _by_thread_by_error.
 void rows_error_summary(scan_state& s, summary_kind which);
+// rows_meters.cpp: setup_meters, setup_metrics (MySQL 8.4's telemetry tables).
+void rows_setup_meters(scan_state& s);
+void rows_setup_metrics(scan_state& s);
 // rows_tls.cpp: tls_channel_status.
 void rows_tls_channel_status(scan_state& s);
 // rows_data_locks.cpp: data_locks, data_lock_waits.

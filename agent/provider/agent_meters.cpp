@@ -251,4 +251,10 @@ void pfs_metric_set_double(pfs_metric metric, double value) {
   if (r != nullptr) store_relaxed(r->value, std::bit_cast<std::uint64_t>(value));
 }
 
+std::uint64_t* pfs_metric_gauge_cell(pfs_metric metric) {
+  if ((metric & kHandleSharded) != 0) return nullptr;
+  metric_record* r = record_of(metric);
+  return r != nullptr && load_relaxed(r->type) == kMetricGauge ? &r->value : nullptr;
+}
+
 }  // extern "C"

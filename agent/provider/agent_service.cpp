@@ -126,6 +126,7 @@ constexpr pfs_service_v6 make_service_v6() {
   t.metric_add_double = pfs_metric_add_double;
   t.metric_set = pfs_metric_set;
   t.metric_set_double = pfs_metric_set_double;
+  t.metric_gauge_cell = pfs_metric_gauge_cell;
   return t;
 }
 constexpr pfs_service_v6 kServiceV6 = make_service_v6();

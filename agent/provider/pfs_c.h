@@ -589,6 +589,12 @@ PFS_C_VOID(pfs_metric_add, (pfs_metric metric, int64_t delta))
 PFS_C_VOID(pfs_metric_add_double, (pfs_metric metric, double delta))
 PFS_C_VOID(pfs_metric_set, (pfs_metric metric, int64_t value))
 PFS_C_VOID(pfs_metric_set_double, (pfs_metric metric, double value))
+/* For inline updates (the C++ API's, pfs_meter.h): the 1-based index of a metric
+ * is the low 24 bits of its handle, and pfs_metric_gauge_cell gives the cell a gauge
+ * stores its value in (int64_t or the bits of a double, in the region, which stays
+ * mapped as long as the process runs); NULL for a metric that is not a gauge. */
+#define PFS_METRIC_INDEX(metric) ((metric) & 0x00FFFFFFu)
+PFS_C_FN(uint64_t*, pfs_metric_gauge_cell, (pfs_metric metric), NULL)
 
 /* clang-format on */
 #if defined(PFS_NO_INSTRUMENTATION) && defined(__GNUC__)

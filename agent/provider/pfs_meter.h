@@ -11,20 +11,25 @@
 //                                           [] { return jobs_waiting(); }};
 //
 // Meters and metrics are declared on their first use (the first declaration starts
-// the agent from PFS_REGION, as any registration does); an observed gauge when it is
-// made, and its callback runs on the agent's meter thread every FREQUENCY seconds
+// the agent from PFS_REGION, as any registration does; if the agent is not running
+// then, the metric records nothing, and costs one load and branch per update); an
+// observed gauge when it is made, and its callback runs on the agent's meter thread every FREQUENCY seconds
 // while the meter is ENABLED, until the object is destroyed. Updates count whether
 // the meter is ENABLED or not. Sits on the C ABI (pfs_c.h), so it compiles to
 // nothing under PFS_NO_INSTRUMENTATION.
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <type_traits>
 #include <utility>
 
 #include "agent/provider/pfs_c.h"
+#ifndef PFS_NO_INSTRUMENTATION
+#include "agent/provider/event_path.h"  // the thread's context: its metric cells
+#endif
 
 namespace pfs {
 
@@ -36,11 +41,13 @@ class meter {
   meter(const meter&) = delete;
   meter& operator=(const meter&) = delete;
 
-  // The meter's handle, declaring it first; 0 when it cannot be.
+  // The meter's handle, declaring it first; kNone when it could not be.
+  static constexpr pfs_meter kNone = UINT32_MAX;  // no metric registers in it
   pfs_meter id() const {
     pfs_meter m = id_.load(std::memory_order_acquire);
     if (m == 0) [[unlikely]] {
       m = pfs_register_meter(name_, description_, frequency_);
+      if (m == 0) m = kNone;  // tried once: updates do not try again
       id_.store(m, std::memory_order_release);
     }
     return m;
@@ -72,28 +79,59 @@ class metric {
   metric(const metric&) = delete;
   metric& operator=(const metric&) = delete;
 
-  // The metric's handle, declaring it first; 0 when it cannot be.
+  // The metric's handle, declaring it first; kNone when it could not be (a handle
+  // of index 0 that every call ignores).
+  static constexpr pfs_metric kNone = 1u << 24;
   pfs_metric id() const {
     pfs_metric h = id_.load(std::memory_order_relaxed);
     if (h == 0) [[unlikely]] {
       h = pfs_register_metric(meter_.id(), name_, Type, num_type_of<T>(), unit_, description_);
+      if (h == 0) h = kNone;                    // tried once: updates do not try again
       id_.store(h, std::memory_order_relaxed);  // the same value from every thread
     }
     return h;
   }
 
  protected:
+  // Counters and up-down counters: inline, the thread's own cell (one relaxed load
+  // and store); otherwise (a thread without a slot yet, no agent) the C ABI.
   void add_value(T v) const {
+    const pfs_metric h = id();
+#ifndef PFS_NO_INSTRUMENTATION
+    const std::uint32_t i = PFS_METRIC_INDEX(h) - 1;
+    const pfs::detail::thread_context* t = pfs::detail::tls_context;
+    if (t != nullptr && i < t->metric_count && (Type != PFS_METRIC_COUNTER || v >= 0)) [[likely]] {
+      std::uint64_t& c = t->metric_cells[i];
+      const std::uint64_t old = __atomic_load_n(&c, __ATOMIC_RELAXED);
+      std::uint64_t now;
+      if constexpr (std::is_same_v<T, double>)
+        now = std::bit_cast<std::uint64_t>(std::bit_cast<double>(old) + v);
+      else
+        now = old + static_cast<std::uint64_t>(v);
+      __atomic_store_n(&c, now, __ATOMIC_RELAXED);
+      return;
+    }
+#endif
     if constexpr (std::is_same_v<T, double>)
-      pfs_metric_add_double(id(), v);
+      pfs_metric_add_double(h, v);
     else
-      pfs_metric_add(id(), v);
+      pfs_metric_add(h, v);
   }
+  // Gauges: inline, one relaxed store in the metric's record (its cell, looked up once).
   void set_value(T v) const {
-    if constexpr (std::is_same_v<T, double>)
-      pfs_metric_set_double(id(), v);
-    else
-      pfs_metric_set(id(), v);
+    std::uint64_t* c = cell_.load(std::memory_order_relaxed);
+    if (c == nullptr) [[unlikely]] {
+      c = pfs_metric_gauge_cell(id());
+      if (c == nullptr) {
+        if constexpr (std::is_same_v<T, double>)
+          pfs_metric_set_double(id(), v);
+        else
+          pfs_metric_set(id(), v);
+        return;
+      }
+      cell_.store(c, std::memory_order_relaxed);
+    }
+    __atomic_store_n(c, std::bit_cast<std::uint64_t>(v), __ATOMIC_RELAXED);
   }
 
  private:
@@ -102,6 +140,7 @@ class metric {
   const char* unit_;
   const char* description_;
   mutable std::atomic<pfs_metric> id_{0};
+  mutable std::atomic<std::uint64_t*> cell_{nullptr};  // a gauge's value cell
 };
 
 }  // namespace detail

@@ -185,6 +185,7 @@ typedef struct pfs_service_v6 {
   void (*metric_add_double)(pfs_metric metric, double delta);
   void (*metric_set)(pfs_metric metric, int64_t value);
   void (*metric_set_double)(pfs_metric metric, double value);
+  uint64_t* (*metric_gauge_cell)(pfs_metric metric);
 } pfs_service_v6;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's

@@ -108,7 +108,8 @@ TEST(Service, VersionSixIsVersionFivePlusTheProgramsMetrics) {
   EXPECT_EQ(v6->metric_add, &pfs_metric_add);
   EXPECT_EQ(v6->metric_add_double, &pfs_metric_add_double);
   EXPECT_EQ(v6->metric_set, &pfs_metric_set);
-  EXPECT_EQ(v6->metric_set_double, &pfs_metric_set_double);  // the last member
+  EXPECT_EQ(v6->metric_set_double, &pfs_metric_set_double);
+  EXPECT_EQ(v6->metric_gauge_cell, &pfs_metric_gauge_cell);  // the last member
 }
 
 TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {

@@ -83,11 +83,15 @@ void rows_setup_metrics(scan_state& s) {
     const char* type = metric_type_name(load_relaxed(r->type));
     const std::uint8_t num = load_relaxed(r->num_type);
     const char* num_name = metric_num_type_name(num);
+    // A record no agent writes (a damaged file): not shown.
+    if (m == nullptr || (load_acquire(m->lock) & kStateMask) != kStateAllocated || type == nullptr ||
+        num_name == nullptr)
+      continue;
     auto& x = s.add_row();
     x.push_back(field_text(s, r->name));
-    x.push_back(m != nullptr ? field_text(s, m->name) : null_cell());
-    x.push_back(type != nullptr ? stable_text(type) : null_cell());
-    x.push_back(num_name != nullptr ? stable_text(num_name) : null_cell());
+    x.push_back(field_text(s, m->name));
+    x.push_back(stable_text(type));
+    x.push_back(stable_text(num_name));
     x.push_back(num == kMetricDouble
                     ? double_cell(std::bit_cast<double>(values[i]))
                     : double_cell(static_cast<double>(static_cast<std::int64_t>(values[i]))));

@@ -40,7 +40,9 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::data_lock_waits), 52);
   EXPECT_EQ(static_cast<int>(table_id::metadata_locks), 53);
   EXPECT_EQ(static_cast<int>(table_id::sem_instances), 54);
-  EXPECT_EQ(static_cast<int>(table_id::count), 55);
+  EXPECT_EQ(static_cast<int>(table_id::setup_meters), 55);
+  EXPECT_EQ(static_cast<int>(table_id::setup_metrics), 56);
+  EXPECT_EQ(static_cast<int>(table_id::count), 57);
   EXPECT_EQ(names_of(T(table_id::tls_channel_status)),
             (std::vector<std::string>{"channel", "property", "value"}));
 

@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/region/meter_layout.h"
 #include "agent/region/setup.h"
 #include "fdw/core_internal.h"
 #include "timers/timer.h"

@@ -253,6 +253,12 @@ static void apply(const region_map& m, const mapped_region& region, const pendin
                          timers::timer_from_name(text_at(op, t, "timer_name")));
       break;
     }
+    case table_id::setup_meters: {
+      const value* f = find_set(op, reader::column_index(t, "frequency"));
+      setup::set_meter(m, setup::find_meter(m, op.key[0].s), flag_of(op, t, "enabled"),
+                       f != nullptr && !f->null ? f->i : -1);
+      break;
+    }
     case table_id::threads:
       setup::set_thread(m, static_cast<std::uint64_t>(op.key[0].i), flag_of(op, t, "instrumented"),
                         flag_of(op, t, "history"));

@@ -137,6 +137,16 @@ static bool check_value(const reader::table_def& t, int column, PfsCoreValue& v,
         return false;
       }
       return true;
+    case domain::meter_frequency:
+      // MySQL 8.4: seconds, MEDIUMINT UNSIGNED; at least one second here.
+      if (v.value < layout::kMinMeterFrequency || v.value > layout::kMaxMeterFrequency) {
+        write_error(err, kInvalidParameterValue,
+                    "invalid value for column " + dq(name) + ": " + std::to_string(v.value), {},
+                    "FREQUENCY is in seconds, from " + std::to_string(layout::kMinMeterFrequency) + " to " +
+                        std::to_string(layout::kMaxMeterFrequency) + ".");
+        return false;
+      }
+      return true;
     case domain::any:
       break;
   }

@@ -15,7 +15,7 @@
 // table fetch), per-thread and per-instance statistics, sources, setup_actors rows,
 // lost counters, two files, a table with two indexes, setup_objects rows, declared
 // errors and their counts, the table's lock waits, TLS channels' properties, data locks
-// and their waits, metadata locks. Timers: the
+// and their waits, metadata locks, the program's meters and metrics. Timers: the
 // NANOSECOND converter maps raw value r to (r - 1000) * 1000 picoseconds, so raw times
 // below are chosen to give exact picoseconds. pid and creation time are fixed values.
 //
@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +39,7 @@
 #include "agent/region/error_layout.h"
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
+#include "agent/region/meter_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/region_builder.h"
 #include "agent/region/region_layout.h"
@@ -475,6 +477,56 @@ class writer {
                                                                                   1700000002};
   }
 
+  // The program's metrics: meters shop (FREQUENCY 10) and pool (5, disabled), a
+  // third being declared (not shown); metrics whose VALUE is the record's value
+  // plus the cells of the live threads (slots 0..2): orders 100 + 7 + 5 = 112
+  // (slot 3 is free: its 1000 is not counted), revenue 10.25 + 2.5 = 12.75,
+  // open_carts -3 + 5 = 2, the gauges load 0.5 and queue 42 (their cells are not
+  // added); a sixth metric being declared. Two metrics were declared beyond the array.
+  void meters() {
+    auto* meters = m_.array<meter_record>(kArrayMeters);
+    const auto meter = [](meter_record& r, const char* name, std::uint32_t frequency, bool enabled,
+                          const char* description) {
+      copy_name(r.name, name);
+      copy_name(r.description, description);
+      r.frequency = frequency;
+      r.enabled = enabled ? 1 : 0;
+      r.lock = kVersionInc | kStateAllocated;
+    };
+    meter(meters[0], "shop", 10, true, "the shop's numbers");
+    meter(meters[1], "pool", 5, false, "the worker pool");
+    copy_name(meters[2].name, "unpublished");
+    auto* metrics = m_.array<metric_record>(kArrayMetrics);
+    const auto metric = [](metric_record& r, std::uint32_t meter_index, const char* name, std::uint8_t type,
+                           std::uint8_t num, std::uint64_t value, const char* unit, const char* description) {
+      r.meter_index = meter_index;
+      copy_name(r.name, name);
+      copy_name(r.unit, unit);
+      copy_name(r.description, description);
+      r.type = type;
+      r.num_type = num;
+      r.value = value;
+      r.lock = kVersionInc | kStateAllocated;
+    };
+    const auto bits = [](double d) { return std::bit_cast<std::uint64_t>(d); };
+    metric(metrics[0], 1, "orders", kMetricCounter, kMetricInteger, 100, "{order}", "orders taken");
+    metric(metrics[1], 1, "revenue", kMetricCounter, kMetricDouble, bits(10.25), "EUR", "money taken");
+    metric(metrics[2], 1, "open_carts", kMetricUpdownCounter, kMetricInteger, static_cast<std::uint64_t>(-3),
+           "{cart}", "carts not checked out");
+    metric(metrics[3], 2, "load", kMetricGauge, kMetricDouble, bits(0.5), "1", "share of the workers busy");
+    metric(metrics[4], 2, "queue", kMetricAsyncGauge, kMetricInteger, 42, "{job}", "jobs waiting");
+    copy_name(metrics[5].name, "unpublished");
+    const std::uint64_t per = h_.max_metrics;
+    auto* cells = m_.array<std::uint64_t>(kArrayThreadMetricValues);
+    cells[0 * per + 0] = 7;
+    cells[1 * per + 0] = 5;
+    cells[3 * per + 0] = 1000;  // a free slot
+    cells[1 * per + 1] = bits(2.5);
+    cells[0 * per + 2] = 5;
+    cells[2 * per + 3] = bits(9.0);  // a gauge's cell: not added
+    h_.lost[kLostMetrics] = 2;
+  }
+
   // TLS channels: mysql_main (channel 1) with three properties in records 1..3,
   // mysql_admin (channel 2, registered after it) with one in record 0, so the rows
   // read in registration order, not record order; record 4 is being taken (dirty:
@@ -741,6 +793,8 @@ int main(int argc, char** argv) {
   s.max_accounts = 3;
   s.max_users = 2;
   s.max_hosts = 2;
+  s.max_meters = 3;
+  s.max_metrics = 6;
 
   region_error err;  // create replaces an earlier file, unless a live provider owns it
   region_map m = region_map::create(o.path, s, o.mode, err);
@@ -770,6 +824,7 @@ int main(int argc, char** argv) {
   w.tls();
   w.data_locks();
   w.metadata_locks();
+  w.meters();
   if (o.kind == "huge-sums") w.huge_sums();
   corrupt_file(o, m);
   const auto size = static_cast<off_t>(m.size());

@@ -15,6 +15,11 @@
 //                   --burst-threads threads that each lock live/burst_lock
 //                   --burst-ops times and exit (their trace files are complete
 //                   then), and writes "<file>.done"
+//   metrics         meter "live" (FREQUENCY 1): the counter hot_bursts (one per
+//                   burst of a hot thread), the gauge hot_threads, and the observed
+//                   gauge observations, whose value is the number of times the
+//                   agent's meter thread read it (it stops growing while the meter
+//                   is disabled from SQL)
 //   deadlocks       (--deadlocks=2,3) for each length N, N threads each lock
 //                   their own live/deadlockN_lock and then the next one's: a
 //                   cycle in the wait-for graph that lasts until the process is
@@ -48,6 +53,7 @@
 #include <vector>
 
 #include "agent/provider/pfs.h"
+#include "agent/provider/pfs_meter.h"
 
 namespace {
 
@@ -143,6 +149,12 @@ struct objects {
   std::atomic<std::uint64_t> hot_ops{0};
 };
 
+constinit pfs::meter g_live_meter{"live", "pfs_live's own numbers", 1};
+constinit pfs::counter<std::int64_t> g_hot_bursts{g_live_meter, "hot_bursts", "{burst}",
+                                                  "bursts of lock operations of the hot threads"};
+constinit pfs::gauge<std::int64_t> g_hot_threads{g_live_meter, "hot_threads", "{thread}",
+                                                 "hot threads started"};
+
 void hot_worker(objects& o, int ops_per_ms) {
   pfs::register_thread("live", "hot");
   std::uint64_t x = 1;
@@ -157,6 +169,7 @@ void hot_worker(objects& o, int ops_per_ms) {
       }
     }
     o.hot_ops.fetch_add(static_cast<std::uint64_t>(ops_per_ms), std::memory_order_relaxed);
+    g_hot_bursts.add(1);
     sleep_for_us(1000);
   }
   if (x == 0) std::puts("");  // keep x alive
@@ -283,6 +296,11 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
   pfs::register_thread("live", "main");
+  g_hot_threads.set(s.hot_threads);
+  std::atomic<std::int64_t> observations{0};
+  pfs::observed_gauge<std::int64_t> observed{g_live_meter, "observations", "{call}",
+                                             "times the meter thread read this gauge",
+                                             [&observations] { return ++observations; }};
   {
     objects obj;
     std::vector<std::thread> threads;

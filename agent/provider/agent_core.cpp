@@ -398,6 +398,7 @@ bool init(const options& opts) {
   init_work(*a);
   init_memory(*a);
   init_errors(*a);
+  init_meters(*a);
   init_tls(*a);
   init_data_locks(*a);
   init_metadata(*a);

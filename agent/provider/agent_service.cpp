@@ -112,6 +112,25 @@ constexpr pfs_service_v5 kServiceV5 = {
     pfs_unload_plugin,
 };
 
+// Version 6: version 5's table with its own version and size, then the metrics.
+constexpr pfs_service_v6 make_service_v6() {
+  pfs_service_v6 t{};
+  t.base = kServiceV5;
+  t.base.base.base.base.base.version = PFS_SERVICE_VERSION_6;
+  t.base.base.base.base.base.size = sizeof(pfs_service_v6);
+  t.register_meter = pfs_register_meter;
+  t.register_metric = pfs_register_metric;
+  t.register_observed_metric = pfs_register_observed_metric;
+  t.unregister_observer = pfs_unregister_observer;
+  t.metric_add = pfs_metric_add;
+  t.metric_add_double = pfs_metric_add_double;
+  t.metric_set = pfs_metric_set;
+  t.metric_set_double = pfs_metric_set_double;
+  t.metric_gauge_cell = pfs_metric_gauge_cell;
+  return t;
+}
+constexpr pfs_service_v6 kServiceV6 = make_service_v6();
+
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const void* pfs_get_interface(int version) {
@@ -126,6 +145,8 @@ extern "C" __attribute__((visibility("default"))) const void* pfs_get_interface(
       return &kServiceV4;
     case PFS_SERVICE_VERSION_5:
       return &kServiceV5;
+    case PFS_SERVICE_VERSION_6:
+      return &kServiceV6;
     default:
       return nullptr;  // a newer plugin than this agent: it runs uninstrumented
   }

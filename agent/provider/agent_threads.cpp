@@ -78,6 +78,7 @@ void release_thread(thread_context& context) {
   release_work(*g_agent, *t);
   release_memory(*g_agent, *t);
   release_errors(*g_agent, *t);
+  release_meters(*g_agent, *t);
   // The thread's part of events_waits_summary_global_by_event_name moves to its
   // classes' buckets (its per-thread summaries leave with it, as in MySQL).
   for (std::uint32_t i = 0; t->global_stats != nullptr && i < g_agent->max_classes; ++i) {

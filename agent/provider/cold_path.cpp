@@ -78,6 +78,7 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     attach_memory(*a, t);
     attach_errors(*a, t);
     join_holders(*a, t, nullptr, nullptr);
+    attach_meters(*a, t);
     store_relaxed(r.derived, setup::thread_derived(a->region, r));
     store_relaxed(r.work_derived, setup::work_derived(a->region, r));
     store_release(r.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);

@@ -113,6 +113,10 @@ struct alignas(64) thread_context {
   // completion. Nothing writes the slot before: every slot write (claim_slot,
   // finish_slot, a table io's reset_wait_frame) completes the deferred first.
   const wait_record* deferred_slot = nullptr;
+  // The program's metrics (agent_meters.cpp): the thread's cells of counters and
+  // up-down counters, metric_count of them; nullptr for threads without a slot.
+  std::uint64_t* metric_cells = nullptr;
+  std::uint32_t metric_count = 0;
 };
 inline constexpr std::uint8_t kDeferredTimed = 1;
 inline constexpr std::uint8_t kDeferredEventNameStats = 2;

@@ -5,7 +5,7 @@
 // Copied, where the parent's file holds data (its region is sparse too, and
 // region_map::data_map lists its data with lseek SEEK_DATA): the header; what the child
 // inherits (classes, setup, instances, files, sockets, tables, errors, locks, TLS
-// properties, memory) and the class-level summaries it resets; of the per-thread
+// properties, memory, meters and metrics) and the class-level summaries it resets; of the per-thread
 // arrays only the forking thread's slot. Not copied (holes: zeros, which is their
 // reset state, as in a new region): every history and long history, the other
 // threads' slots, digests, the global statement histogram, the class wait
@@ -21,6 +21,7 @@
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
+#include "agent/region/meter_layout.h"
 #include "agent/region/setup.h"
 #include "agent/region/work_layout.h"
 
@@ -63,6 +64,8 @@ constexpr array_id kCopied[] = {
     kArrayDataLockWaits,
     kArrayTableLockStats,
     kArrayTlsProperties,
+    kArrayMeters,
+    kArrayMetrics,
 };
 // Per-thread arrays of which the forking thread's slot is copied (the other slots
 // are free in the child; a thread that registers there initializes its slot).
@@ -157,6 +160,9 @@ void reset_summaries(const region_map& r, const copied_ranges& c, const thread_c
   each_copied<table_lock_stat>(r, c, kArrayTableLockStats, [](table_lock_stat& t, std::uint64_t) {
     for (wait_stat& s : t.kinds) zero_stat(s);
   });
+  // The program's metrics start at zero, as in a new region (the threads' cells are holes).
+  each_copied<metric_record>(
+      r, c, kArrayMetrics, [](metric_record& m, std::uint64_t) { store_relaxed(m.value, std::uint64_t{0}); });
   // Stages, statements, transactions: by class and by thread.
   zero_copied<wait_stat>(r, c, kArrayClassStageStats);
   zero_copied<statement_stat>(r, c, kArrayClassStatementStats);

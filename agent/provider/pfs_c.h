@@ -547,6 +547,62 @@ PFS_C_VOID(pfs_set_thread_parent, (uint64_t parent_thread_id))
  * the same classes. Returns the number of instances that went. */
 PFS_C_FN(unsigned, pfs_unload_plugin, (const char* plugin_name), 0)
 
+/* ---------------------------------------------------------------------------
+ * The program's own metrics (MySQL 8.4's telemetry meters and metrics: tables
+ * setup_meters and setup_metrics). A meter is a named group with an export
+ * FREQUENCY in seconds (0: MySQL's default, 10) and ENABLED; a metric of a meter
+ * is a counter, an up-down counter or a gauge of integers or doubles, with a unit
+ * and a description. Registering a name again returns the same handle.
+ *
+ *   pfs_meter m = pfs_register_meter("shop", "the shop's numbers", 0);
+ *   pfs_metric orders = pfs_register_metric(m, "orders", PFS_METRIC_COUNTER,
+ *                                           PFS_METRIC_INTEGER, "{order}", "orders taken");
+ *   pfs_metric_add(orders, 1);   // one relaxed load and store in the thread's own cell
+ *
+ * pfs_metric_add adds to an integer counter or up-down counter (a counter ignores a
+ * negative delta) and pfs_metric_set sets an integer gauge (or, from its callback,
+ * an observed metric); the _double forms do the same for DOUBLE metrics. A call of
+ * the wrong kind does nothing. Updates count whether the meter is ENABLED or not:
+ * ENABLED and FREQUENCY say what is exported and when callbacks run.
+ *
+ * An observed metric (PFS_METRIC_ASYNC_*) is read by a callback that the agent calls
+ * from its meter thread every FREQUENCY seconds while the meter is ENABLED, never
+ * on the program's threads and never under a lock of the agent; the callback calls
+ * pfs_metric_set / pfs_metric_set_double with the metric it is given.
+ * pfs_unregister_observer stops the calls (when it returns, no call is running), so
+ * that the callback's data may go. A handle of 0 (agent off, a name too long, the
+ * table full: counted as meters_lost / metrics_lost) makes every call do nothing. */
+typedef uint32_t pfs_meter;  /* 1-based meter; 0 = none */
+typedef uint32_t pfs_metric; /* a metric (its index and kind); 0 = none */
+typedef void (*pfs_observe_fn)(pfs_metric metric, void* arg);
+#define PFS_METRIC_COUNTER 1              /* "COUNTER" */
+#define PFS_METRIC_UPDOWN_COUNTER 2       /* "UPDOWN COUNTER" */
+#define PFS_METRIC_GAUGE 3                /* "GAUGE COUNTER" */
+#define PFS_METRIC_ASYNC_COUNTER 4        /* "ASYNC COUNTER" (MySQL 8.4) */
+#define PFS_METRIC_ASYNC_UPDOWN_COUNTER 5 /* "ASYNC UPDOWN COUNTER" */
+#define PFS_METRIC_ASYNC_GAUGE 6          /* "ASYNC GAUGE COUNTER" */
+#define PFS_METRIC_INTEGER 1
+#define PFS_METRIC_DOUBLE 2
+PFS_C_FN(pfs_meter, pfs_register_meter, (const char* name, const char* description, unsigned frequency), 0)
+PFS_C_FN(pfs_metric, pfs_register_metric,
+         (pfs_meter meter, const char* name, int type, int num_type, const char* unit, const char* description),
+         0)
+PFS_C_FN(pfs_metric, pfs_register_observed_metric,
+         (pfs_meter meter, const char* name, int type, int num_type, const char* unit, const char* description,
+          pfs_observe_fn callback, void* arg),
+         0)
+PFS_C_VOID(pfs_unregister_observer, (pfs_metric metric))
+PFS_C_VOID(pfs_metric_add, (pfs_metric metric, int64_t delta))
+PFS_C_VOID(pfs_metric_add_double, (pfs_metric metric, double delta))
+PFS_C_VOID(pfs_metric_set, (pfs_metric metric, int64_t value))
+PFS_C_VOID(pfs_metric_set_double, (pfs_metric metric, double value))
+/* For inline updates (the C++ API's, pfs_meter.h): the 1-based index of a metric
+ * is the low 24 bits of its handle, and pfs_metric_gauge_cell gives the cell a gauge
+ * stores its value in (int64_t or the bits of a double, in the region, which stays
+ * mapped as long as the process runs); NULL for a metric that is not a gauge. */
+#define PFS_METRIC_INDEX(metric) ((metric) & 0x00FFFFFFu)
+PFS_C_FN(uint64_t*, pfs_metric_gauge_cell, (pfs_metric metric), NULL)
+
 /* clang-format on */
 #if defined(PFS_NO_INSTRUMENTATION) && defined(__GNUC__)
 #pragma GCC diagnostic pop

@@ -1,7 +1,8 @@
 // The C++ API with the agent compiled out (PFS_NO_INSTRUMENTATION; included by
 // pfs.h): the instrumented types reduced to the plain std types (same
 // constructors, same calls, nothing recorded, no agent to link), start-up that
-// says the instrumentation is not there. pfs_io.h and pfs_work.h need nothing
+// says the instrumentation is not there. pfs_io.h, pfs_work.h, pfs_error.h and
+// pfs_meter.h (the program's metrics: updates then do nothing) need nothing
 // more: they sit on the C ABI, whose functions then do nothing (pfs_c.h declares
 // each once, with its value without the agent).
 #pragma once

@@ -27,6 +27,7 @@ extern "C" {
 #define PFS_SERVICE_VERSION_4 4 /* version 3 + errors */
 #define PFS_SERVICE_VERSION_5 \
   5 /* version 4 + metadata locks, table locks, data locks, TLS channels, plugin unload */
+#define PFS_SERVICE_VERSION_6 6 /* version 5 + the program's metrics */
 
 typedef struct pfs_service_v1 {
   uint32_t version; /* PFS_SERVICE_VERSION_1 */
@@ -168,6 +169,24 @@ typedef struct pfs_service_v5 {
   /* Plugin unload */
   unsigned (*unload_plugin)(const char* plugin_name);
 } pfs_service_v5;
+
+/* Version 6: version 5's members (its size sizeof(pfs_service_v6)), then the
+ * program's metrics. */
+typedef struct pfs_service_v6 {
+  pfs_service_v5 base;
+  pfs_meter (*register_meter)(const char* name, const char* description, unsigned frequency);
+  pfs_metric (*register_metric)(pfs_meter meter, const char* name, int type, int num_type, const char* unit,
+                                const char* description);
+  pfs_metric (*register_observed_metric)(pfs_meter meter, const char* name, int type, int num_type,
+                                         const char* unit, const char* description, pfs_observe_fn callback,
+                                         void* arg);
+  void (*unregister_observer)(pfs_metric metric);
+  void (*metric_add)(pfs_metric metric, int64_t delta);
+  void (*metric_add_double)(pfs_metric metric, double delta);
+  void (*metric_set)(pfs_metric metric, int64_t value);
+  void (*metric_set_double)(pfs_metric metric, double value);
+  uint64_t* (*metric_gauge_cell)(pfs_metric metric);
+} pfs_service_v6;
 
 /* The table of a version, NULL if unknown. Exported by the agent (the program's
  * executable when it links libpfs_agent.a with -rdynamic, or libpfs_preload.so). */

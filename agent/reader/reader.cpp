@@ -100,6 +100,7 @@ region_error region_reader::impl::load_geometry() {
       u128{threads} * memory_classes == count(kArrayThreadMemoryStats) &&
       u128{threads} * error_rows == count(kArrayThreadErrorStats) &&
       (error_rows == 0 || error_rows == count(kArrayErrors) + 1) &&
+      u128{threads} * count(kArrayMetrics) == count(kArrayThreadMetricValues) &&
       (count(kArrayTableLockStats) == 0 || count(kArrayTableLockStats) == count(kArrayTables)) &&
       u128{threads} * statement_classes == count(kArrayThreadStatementStats) &&
       (count(kArrayThreadTransactionStats) == 0 || count(kArrayThreadTransactionStats) == threads) &&

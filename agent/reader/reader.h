@@ -166,6 +166,9 @@ enum class table_id : std::uint32_t {
   events_errors_summary_by_account_by_error,
   events_errors_summary_by_user_by_error,
   events_errors_summary_by_host_by_error,
+  // The program's own metrics (MySQL 8.4's telemetry tables).
+  setup_meters,
+  setup_metrics,
   count,
 };
 
@@ -251,7 +254,7 @@ struct write_rules {
 // The values a writable column (updatable, or set by INSERT) accepts, and MySQL's
 // default for an inserted row. Declared once per column name (tables.cpp): ENABLED
 // means the same in every setup table.
-enum class value_domain { any, yes_no, timer_name, object_type, key_text };
+enum class value_domain { any, yes_no, timer_name, object_type, key_text, meter_frequency };
 struct column_rule {
   const char* name;
   value_domain domain;

@@ -348,6 +348,7 @@ constexpr column_rule kColumnRules[] = {
     {"role", value_domain::key_text, "%", kUserLen - 1},
     {"object_schema", value_domain::key_text, "%", kObjectSchemaLen - 1},
     {"object_name", value_domain::key_text, "%", kTableNameLen - 1},
+    {"frequency", value_domain::meter_frequency, nullptr, 0},
 };
 
 const column_rule* column_rule_of(std::string_view name) noexcept {
@@ -802,6 +803,18 @@ const std::vector<table_entry>& registry() noexcept {
         [](scan_state& s) { rows_error_summary(s, summary_kind::by_host); },
         [](const impl& r) { return r.count(kArrayAccounts) * r.error_rows; },
         truncatable(kResetErrorsByHost, kResetErrorsByHost | kResetErrors));
+    // MySQL 8.4: ENABLED and FREQUENCY updatable; VALUE is beyond MySQL (which exports
+    // the values only), and so are the synchronous METRIC_TYPEs.
+    add(table_id::setup_meters, "setup_meters", {T("name"), I("frequency"), T("enabled"), T("description")},
+        "PFS_MAX_METERS",
+        rows_setup_meters,
+        [](const impl& r) { return r.count(kArrayMeters); },
+        keyed({"name"}, {"frequency", "enabled"}));
+    add(table_id::setup_metrics, "setup_metrics",
+        {T("name"), T("meter"), T("metric_type"), T("num_type"), F("value"), T("unit"), T("description")},
+        "PFS_MAX_METRICS",
+        rows_setup_metrics,
+        [](const impl& r) { return r.count(kArrayMetrics); });
     // clang-format on
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i].def.id != i) std::abort();  // the order is table_id's: a registry bug, found by every test

@@ -318,6 +318,8 @@ region_error region_map::validate(const void* base, std::size_t size) {
       h.arrays[kArrayAccountTransactionStats].count != holders ||
       h.arrays[kArrayAccountMemoryStats].count != holders * h.max_memory_classes ||
       h.arrays[kArrayAccountErrorStats].count != holders * (std::uint64_t{h.max_errors} + 1) ||
+      h.arrays[kArrayMeters].count != h.max_meters || h.arrays[kArrayMetrics].count != h.max_metrics ||
+      h.arrays[kArrayThreadMetricValues].count != threads * std::uint64_t{h.max_metrics} ||
       h.arrays[kArrayDigests].count != (h.digest_size == 0 ? 0 : std::uint64_t{h.digest_size} + 1) ||
       (h.history_long_size != 0 &&
        (h.history_long_batch == 0 ||

@@ -58,6 +58,8 @@ struct region_sizes {
   std::uint32_t max_accounts = 32;  // accounts, users, hosts rows (MySQL's performance_schema_*_size)
   std::uint32_t max_users = 16;
   std::uint32_t max_hosts = 16;
+  std::uint32_t max_meters = 64;    // setup_meters rows: the program's meters
+  std::uint32_t max_metrics = 512;  // setup_metrics rows (each with a cell per thread slot)
 
   // Reads PFS_MAX_CLASSES, PFS_MAX_THREADS, PFS_WAITS_STACK_DEPTH,
   // PFS_WAITS_HISTORY_SIZE, PFS_WAITS_HISTORY_LONG_SIZE, PFS_MAX_MUTEXES,
@@ -70,7 +72,7 @@ struct region_sizes {
   // PFS_MAX_SQL_TEXT_LENGTH, PFS_DIGESTS_SIZE, PFS_WAIT_HISTOGRAMS,
   // PFS_LOCK_CONTENTION_SIZE, PFS_MAX_SOCKETS, PFS_MAX_ERRORS,
   // PFS_MAX_METADATA_LOCKS, PFS_MAX_DATA_LOCKS, PFS_MAX_DATA_LOCK_WAITS,
-  // PFS_MAX_TLS_PROPERTIES over the
+  // PFS_MAX_TLS_PROPERTIES, PFS_MAX_METERS, PFS_MAX_METRICS over the
   // current values. A malformed value leaves the field alone and is reported in
   // *bad (name=value) if bad is not null.
   void apply_environment(std::string* bad = nullptr);

@@ -15,6 +15,7 @@
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
+#include "agent/region/meter_layout.h"
 #include "agent/region/tls_layout.h"
 #include "agent/region/work_layout.h"
 #include "timers/timer.h"
@@ -124,6 +125,9 @@ std::uint64_t plan_layout(const region_sizes& s, array_desc (&arrays)[kArrayCoun
       {kArrayAccountTransactionStats, holders, sizeof(transaction_stat)},
       {kArrayAccountMemoryStats, holders * s.max_memory_classes, sizeof(memory_stat)},
       {kArrayAccountErrorStats, holders * (std::uint64_t{s.max_errors} + 1), sizeof(error_stat)},
+      {kArrayMeters, s.max_meters, sizeof(meter_record)},
+      {kArrayMetrics, s.max_metrics, sizeof(metric_record)},
+      {kArrayThreadMetricValues, threads * std::uint64_t{s.max_metrics}, sizeof(std::uint64_t)},
   };
   std::memset(arrays, 0, sizeof(arrays));
   std::uint64_t offset = kHeaderSize;
@@ -203,6 +207,12 @@ std::uint64_t known_stride(std::uint32_t id, std::uint32_t max_sql_text_length) 
       return sizeof(memory_stat);
     case kArrayAccountErrorStats:
       return sizeof(error_stat);
+    case kArrayMeters:
+      return sizeof(meter_record);
+    case kArrayMetrics:
+      return sizeof(metric_record);
+    case kArrayThreadMetricValues:
+      return sizeof(std::uint64_t);
     case kArrayClasses:
       return sizeof(class_record);
     case kArrayThreads:
@@ -270,6 +280,8 @@ void init_header(region_header& h, const region_sizes& s, std::uint64_t file_siz
   h.max_accounts = s.max_accounts;
   h.max_users = s.max_users;
   h.max_hosts = s.max_hosts;
+  h.max_meters = s.max_meters;
+  h.max_metrics = s.max_metrics;
   h.max_statement_classes = s.max_statement_classes;
   h.stages_history_size = s.stages_history_size;
   h.statement_stack_depth = s.statement_stack_depth;

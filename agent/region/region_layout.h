@@ -127,6 +127,10 @@ enum array_id : std::uint32_t {
   kArrayAccountTransactionStats = 60,  // transaction_stat[holders]
   kArrayAccountMemoryStats = 61,       // memory_stat[holders * max_memory_classes]
   kArrayAccountErrorStats = 62,        // error_stat[holders * (max_errors + 1)]
+  // Layout 6: the program's own metrics (meter_layout.h, MySQL 8.4's setup_meters/_metrics).
+  kArrayMeters = 52,              // meter_record[max_meters]
+  kArrayMetrics = 53,             // metric_record[max_metrics]
+  kArrayThreadMetricValues = 54,  // std::uint64_t[max_threads * max_metrics]: per-thread cells
   kArrayCount = 64,
 };
 
@@ -207,6 +211,8 @@ enum lost_id : std::uint32_t {
   kLostAccounts,  // layout 6: threads whose account, user or host found its array full
   kLostUsers,
   kLostHosts,
+  kLostMeters,   // layout 6: meters declared beyond max_meters
+  kLostMetrics,  // metrics declared beyond max_metrics
   kLostCount,
   kLostSlots = 48,
 };
@@ -771,6 +777,13 @@ struct region_header {
   std::uint32_t max_accounts;
   std::uint32_t max_users;
   std::uint32_t max_hosts;
+  // The program's metrics (meter_layout.h).
+  std::uint32_t max_meters;
+  std::uint32_t max_metrics;
+  // Folds of an ending thread's cells into the records, started and finished: a
+  // reader sums again when they differ or changed while it summed.
+  std::uint64_t metric_folds_started;
+  std::uint64_t metric_folds_finished;
 };
 
 static_assert(sizeof(region_header) <= kHeaderSize);

@@ -70,6 +70,8 @@ void region_sizes::apply_environment(std::string* bad) {
       {"PFS_ACCOUNTS_SIZE", &max_accounts},
       {"PFS_USERS_SIZE", &max_users},
       {"PFS_HOSTS_SIZE", &max_hosts},
+      {"PFS_MAX_METERS", &max_meters},
+      {"PFS_MAX_METRICS", &max_metrics},
   };
   for (const auto& v : vars) {
     const char* text = std::getenv(v.name);

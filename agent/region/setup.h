@@ -175,4 +175,11 @@ void reset_wait_histograms(const region_map& region);      // events_waits_histo
 void reset_lock_contention(const region_map& region);      // lock_contention_by_instance
 void reset_digests(const region_map& region);  // events_statements_summary_by_digest (+ its histograms)
 
+// setup_meters (setup_meters.cpp): the 1-based index of a meter by NAME (0: none),
+// and its ENABLED / FREQUENCY (-1 leaves a value alone). False, and nothing
+// changes, when there is no such meter or the frequency is outside
+// [kMinMeterFrequency, kMaxMeterFrequency].
+std::uint32_t find_meter(const region_map& region, std::string_view name);
+bool set_meter(const region_map& region, std::uint32_t meter_index, int enabled, std::int64_t frequency);
+
 }  // namespace pfs::setup

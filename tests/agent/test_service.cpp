@@ -15,7 +15,7 @@ namespace {
 
 TEST(Service, VersionOneIsTheCAbiAndUnknownVersionsAreNull) {
   EXPECT_EQ(pfs_get_interface(0), nullptr);
-  EXPECT_EQ(pfs_get_interface(6), nullptr);
+  EXPECT_EQ(pfs_get_interface(7), nullptr);
   EXPECT_EQ(pfs_get_interface(-1), nullptr);
   const auto* v1 = static_cast<const pfs_service_v1*>(pfs_get_interface(PFS_SERVICE_VERSION_1));
   ASSERT_NE(v1, nullptr);
@@ -89,7 +89,27 @@ TEST(Service, VersionFiveIsVersionFourPlusTheLockTlsAndPluginFamilies) {
   EXPECT_EQ(v5->start_metadata_wait, &pfs_start_metadata_wait);
   EXPECT_EQ(v5->end_metadata_wait, &pfs_end_metadata_wait);
   EXPECT_EQ(v5->unload_plugin, &pfs_unload_plugin);  // the last member
-  EXPECT_EQ(pfs_get_interface(6), nullptr);
+}
+
+TEST(Service, VersionSixIsVersionFivePlusTheProgramsMetrics) {
+  const auto* v6 = static_cast<const pfs_service_v6*>(pfs_get_interface(PFS_SERVICE_VERSION_6));
+  ASSERT_NE(v6, nullptr);
+  const auto* v5 = static_cast<const pfs_service_v5*>(pfs_get_interface(PFS_SERVICE_VERSION_5));
+  ASSERT_NE(v5, nullptr);
+  EXPECT_EQ(v6->base.base.base.base.base.version, 6u);
+  EXPECT_EQ(v6->base.base.base.base.base.size, sizeof(pfs_service_v6));
+  EXPECT_EQ(v6->base.base.base.base.base.register_mutex, &pfs_register_mutex);
+  EXPECT_EQ(v6->base.base.base.register_memory, &pfs_register_memory);
+  EXPECT_EQ(v6->base.unload_plugin, v5->unload_plugin);
+  EXPECT_EQ(v6->register_meter, &pfs_register_meter);
+  EXPECT_EQ(v6->register_metric, &pfs_register_metric);
+  EXPECT_EQ(v6->register_observed_metric, &pfs_register_observed_metric);
+  EXPECT_EQ(v6->unregister_observer, &pfs_unregister_observer);
+  EXPECT_EQ(v6->metric_add, &pfs_metric_add);
+  EXPECT_EQ(v6->metric_add_double, &pfs_metric_add_double);
+  EXPECT_EQ(v6->metric_set, &pfs_metric_set);
+  EXPECT_EQ(v6->metric_set_double, &pfs_metric_set_double);
+  EXPECT_EQ(v6->metric_gauge_cell, &pfs_metric_gauge_cell);  // the last member
 }
 
 TEST(Service, APluginLoadedAtRunTimeRecordsItsWaits) {

@@ -99,6 +99,29 @@ for attempt in 1 2 3; do
 done
 check "summaries reset: $hot count restarts ($before -> $g)" "[ $g -lt $before ]"
 
+# --- the program's metrics (setup_meters, setup_metrics): pfs_live's meter "live"
+# (FREQUENCY 1) has a counter of its hot threads' bursts and an observed gauge whose
+# value is how often the agent's meter thread called it. UPDATE of ENABLED stops the
+# calls in the running process and enables them again; FREQUENCY spaces them out.
+metric() { q "SELECT value::bigint FROM ps.setup_metrics WHERE meter = 'live' AND name = '$1'"; }
+b1=$(metric hot_bursts); sleep 0.3; b2=$(metric hot_bursts)
+check "the counter hot_bursts grows ($b1 -> $b2)" "[ $b2 -gt $b1 ]"
+check "the gauge hot_threads is the number of hot threads" "[ \"$(metric hot_threads)\" = 2 ]"
+o1=$(metric observations); sleep 2.2; o2=$(metric observations)
+check "FREQUENCY 1: the observed gauge is read about every second ($o1 -> $o2)" \
+  "[ $o2 -ge $((o1 + 1)) ] && [ $o2 -le $((o1 + 3)) ]"
+q "UPDATE ps.setup_meters SET enabled = 'NO' WHERE name = 'live'"
+sleep 0.3
+o3=$(metric observations); sleep 2.2; o4=$(metric observations)
+check "ENABLED NO: the program stops calling the observed gauge ($o3 -> $o4)" "[ $o4 -eq $o3 ]"
+b3=$(metric hot_bursts)
+check "ENABLED NO: updates still count ($b2 -> $b3)" "[ $b3 -gt $b2 ]"
+q "UPDATE ps.setup_meters SET enabled = 'YES', frequency = 3 WHERE name = 'live'"
+sleep 2.5
+o5=$(metric observations)
+check "ENABLED YES, FREQUENCY 3: calls again, one or two in 2.5 s (FREQUENCY 1: three) ($o4 -> $o5)" \
+  "[ $o5 -ge $((o4 + 1)) ] && [ $o5 -le $((o4 + 2)) ]"
+
 # --- the delay until the process sees a committed change, measured in C++ on libpq
 # (tools/latency/pfs_commit_delay.cpp): the time just before each COMMIT is sent
 # against the moment the probe thread logged the change, on one clock

@@ -4,7 +4,9 @@
 # program (sysbench fileio, unmodified, under the interposer: mutex waits and file
 # io). curl reads /metrics and finds the program's waits, its file io bytes, its
 # heap and the agent's own memory, the wait latency histograms, the status counters, and the
-# number of perfschema series stays bounded.
+# number of perfschema series stays bounded. Then the program's own metrics, of
+# tools/pfs_live (sysbench has none): a counter as a counter, a gauge as a gauge,
+# with their meter, name and unit, and none of a disabled meter.
 # Usage (as root): bash tests/live/prometheus_test.sh    (about 20 s)
 source "$(dirname "$0")/lib.sh"
 
@@ -13,7 +15,7 @@ live_session pfs_preload
 live_workdir
 sysbench_pid=
 trap '[ -n "$sysbench_pid" ] && kill "$sysbench_pid" 2>/dev/null;
-      wait 2>/dev/null; rm -rf "$WORK"' EXIT
+      live_stop_provider; wait 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$WORK"
 sysbench fileio --file-num=4 --file-total-size=16M prepare >/dev/null
 LD_PRELOAD="$OLDPWD/build/agent/libpfs_preload.so" PFS_REGION="$REGION" PFS_REGION_MODE=0644 PFS_INSTRUMENT='%=ON' \
@@ -56,9 +58,34 @@ classes=$(q "SELECT count(*) FROM ps.setup_instruments")
 # waits: 3 series per instrument, memory: 5 per memory instrument, files: 6 per file
 memory_classes=$(q "SELECT count(*) FROM ps.setup_instruments WHERE name LIKE 'memory/%'")
 # + 26 per wait histogram (24 buckets, sum, count), 8 per digest of the top 20,
-# 26 for the statement histogram, 2 per error
+# 26 for the statement histogram, 2 per error, 1 per metric of the program
 errors=$(q "SELECT count(*) FROM ps.events_errors_summary_global_by_error")
+program_metrics=$(q "SELECT count(*) FROM ps.setup_metrics")
 check "the series are bounded ($series series, $classes instruments)" \
-  "[ $series -le $((29 * classes + 2 * memory_classes + 6 * 20 + 8 * 20 + 26 + 2 * errors + 60)) ]"
+  "[ $series -le $((29 * classes + 2 * memory_classes + 6 * 20 + 8 * 20 + 26 + 2 * errors + program_metrics + 60)) ]"
 echo "$metrics" | grep -q '^pg_exporter_last_scrape_error 0' || fail "the exporter reports a scrape error: $(grep -i error "$WORK/exporter.log" | tail -3)"
+
+# --- the program's own metrics: tools/pfs_live's meter "live"
+kill "$sysbench_pid" 2>/dev/null || true
+wait "$sysbench_pid" 2>/dev/null || true
+sysbench_pid=
+q "DROP SCHEMA ps CASCADE" >/dev/null
+q "DROP SERVER live" >/dev/null
+REGION="$WORK/meters.pfs"
+live_start_provider --slow=0
+live_import
+sleep 0.5
+metrics=$(scrape_exporter tools/prometheus/queries.yaml "$WORK/exporter_meters.log") ||
+  fail "no /metrics: $(grep -v "^\s" "$WORK/exporter_meters.log" | head -20)"
+echo "$metrics" | grep '^perfschema_metric_' || true
+check "a counter of the program is a Prometheus counter with its meter, name and unit" \
+  "echo \"\$metrics\" | grep -q '^# TYPE perfschema_metric_counters_value counter' &&
+   echo \"\$metrics\" | grep -Eq '^perfschema_metric_counters_value\{meter=\"live\",name=\"hot_bursts\",server=\"[^\"]*\",unit=\"\{burst\}\"\} [1-9]'"
+check "a gauge of the program is a Prometheus gauge with its value" \
+  "echo \"\$metrics\" | grep -q '^# TYPE perfschema_metric_gauges_value gauge' &&
+   echo \"\$metrics\" | grep -Eq '^perfschema_metric_gauges_value\{meter=\"live\",name=\"hot_threads\",server=\"[^\"]*\",unit=\"\{thread\}\"\} 2$'"
+q "UPDATE ps.setup_meters SET enabled = 'NO' WHERE name = 'live'" >/dev/null
+metrics=$(scrape_exporter tools/prometheus/queries.yaml "$WORK/exporter_meters.log") || fail "no /metrics"
+check "a disabled meter's metrics are not exported" "! echo \"\$metrics\" | grep -q '^perfschema_metric_'"
+live_stop_provider
 echo "=== prometheus_test: all checks passed"

@@ -12,6 +12,7 @@
 #include "agent/provider/pfs.h"
 #include "agent/provider/pfs_data_lock.h"
 #include "agent/provider/pfs_io.h"
+#include "agent/provider/pfs_meter.h"
 #include "agent/provider/pfs_tls.h"
 #include "agent/provider/pfs_work.h"
 
@@ -63,6 +64,14 @@ int main(int argc, char** argv) {
   pfs::data_lock wanted{d};
   pfs::data_lock_wait w{wanted, held};
   if (held.recorded() || w.recorded()) return 6;  // compiled out: nothing is recorded
+  static constinit pfs::meter meter{"app", "the program's numbers"};
+  static constinit pfs::counter<std::int64_t> orders{meter, "orders"};
+  static constinit pfs::gauge<double> load{meter, "load"};
+  orders.add(1);  // compiled out: nothing is declared or counted
+  load.set(0.5);
+  pfs::observed_gauge<std::int64_t> queue{meter, "queue", "{job}", "", [] { return std::int64_t{1}; }};
+  if (meter.id() != pfs::meter::kNone || orders.id() != pfs::counter<std::int64_t>::kNone || queue.id() != 0)
+    return 7;
   std::printf("locks=%d\nthread_id=%llu\nactive=%d\n", locks,
               static_cast<unsigned long long>(pfs::thread_id()), pfs::active() ? 1 : 0);
   return locks == 1000 ? 0 : 3;

@@ -42,12 +42,14 @@ TEST(ReaderCatalog, IoTablesColumns) {
   EXPECT_EQ(static_cast<int>(table_id::sem_instances), 54);
   EXPECT_EQ(static_cast<int>(table_id::accounts), 55);
   EXPECT_EQ(static_cast<int>(table_id::events_errors_summary_by_host_by_error), 75);
-  EXPECT_EQ(static_cast<int>(table_id::count), 76);
   EXPECT_EQ(names_of(T(table_id::accounts)),
             (std::vector<std::string>{"user", "host", "current_connections", "total_connections",
                                       "max_session_controlled_memory", "max_session_total_memory"}));
   EXPECT_EQ(names_of(T(table_id::memory_summary_by_user_by_event_name))[0], "user");
   EXPECT_EQ(names_of(T(table_id::events_errors_summary_by_host_by_error))[1], "error_number");
+  EXPECT_EQ(static_cast<int>(table_id::setup_meters), 76);
+  EXPECT_EQ(static_cast<int>(table_id::setup_metrics), 77);
+  EXPECT_EQ(static_cast<int>(table_id::count), 78);
   EXPECT_EQ(names_of(T(table_id::tls_channel_status)),
             (std::vector<std::string>{"channel", "property", "value"}));
 

@@ -18,6 +18,7 @@
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
+#include "agent/region/meter_layout.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/tls_layout.h"
 #include "agent/region/work_layout.h"
@@ -438,6 +439,25 @@ std::string layout_text() {
   PFS_FIELD(tls_property_record, channel);
   PFS_FIELD(tls_property_record, property);
   PFS_FIELD(tls_property_record, value);
+  PFS_FIELD(region_header, max_meters);
+  PFS_FIELD(region_header, max_metrics);
+  PFS_FIELD(region_header, metric_folds_started);
+  PFS_FIELD(region_header, metric_folds_finished);
+  PFS_RECORD(meter_record);
+  PFS_FIELD(meter_record, lock);
+  PFS_FIELD(meter_record, frequency);
+  PFS_FIELD(meter_record, enabled);
+  PFS_FIELD(meter_record, name);
+  PFS_FIELD(meter_record, description);
+  PFS_RECORD(metric_record);
+  PFS_FIELD(metric_record, value);
+  PFS_FIELD(metric_record, lock);
+  PFS_FIELD(metric_record, meter_index);
+  PFS_FIELD(metric_record, type);
+  PFS_FIELD(metric_record, num_type);
+  PFS_FIELD(metric_record, name);
+  PFS_FIELD(metric_record, unit);
+  PFS_FIELD(metric_record, description);
 #undef PFS_FIELD
 #undef PFS_RECORD
   // The numbering of arrays, lost counters, consumers and kinds is layout too.
@@ -464,6 +484,10 @@ std::string layout_text() {
       << "\n";
   out << "kArraySems " << kArraySems << " kLostSemClasses " << kLostSemClasses << " kLostSemInstances "
       << kLostSemInstances << " kKindSem " << int{kKindSem} << " kOpTryWait " << int{kOpTryWait} << "\n";
+  out << "kArrayMeters " << kArrayMeters << " kArrayMetrics " << kArrayMetrics << " kArrayThreadMetricValues "
+      << kArrayThreadMetricValues << " kLostMeters " << kLostMeters << " kLostMetrics " << kLostMetrics
+      << " kMetricCounter " << int{kMetricCounter} << " kMetricAsyncGauge " << int{kMetricAsyncGauge}
+      << " kMetricInteger " << int{kMetricInteger} << " kMetricDouble " << int{kMetricDouble} << "\n";
   out << "kLostSlots " << kLostSlots << "\n";
   out << "kConsumerSlots " << kConsumerSlots << "\n";
   out << "kHeaderSize " << kHeaderSize << "\n";

@@ -176,6 +176,11 @@ void init_errors(agent_state& a);
 void register_error_class(agent_state& a);
 void attach_errors(agent_state& a, thread_context& t);
 void release_errors(agent_state& a, thread_context& t);
+// The program's metrics (agent_meters.cpp): the arrays at init, a thread's cells
+// zeroed when it takes its slot and folded into the metrics' records when it leaves.
+void init_meters(agent_state& a);
+void attach_meters(agent_state& a, thread_context& t);
+void release_meters(agent_state& a, thread_context& t);
 // A statement's MYSQL_ERRNO counted as a raised error (statement_set_error).
 void count_statement_error(unsigned mysql_errno);
 // TLS channels (agent_tls.cpp): the records at init.

@@ -16,6 +16,7 @@
 #include "agent/region/io_layout.h"
 #include "agent/region/lock_layout.h"
 #include "agent/region/memory_layout.h"
+#include "agent/region/meter_layout.h"
 #include "agent/region/region.h"
 #include "agent/region/tls_layout.h"
 #include "agent/region/work_layout.h"
@@ -182,6 +183,9 @@ inline constexpr known_array kKnownArrays[] = {
      "events_transactions_summary_by_account_by_event_name"},
     {kArrayAccountMemoryStats, sizeof(memory_stat), "memory_summary_by_account_by_event_name"},
     {kArrayAccountErrorStats, sizeof(error_stat), "events_errors_summary_by_account_by_error"},
+    {kArrayMeters, sizeof(meter_record), "setup_meters"},
+    {kArrayMetrics, sizeof(metric_record), "setup_metrics"},
+    {kArrayThreadMetricValues, sizeof(std::uint64_t), "metric_values_by_thread"},
 };
 
 // Status names of the lost counters, by lost_id (every id below kLostCount needs one:
@@ -228,6 +232,8 @@ inline constexpr const char* kLostNames[] = {
     "accounts_lost",
     "users_lost",
     "hosts_lost",
+    "meters_lost",
+    "metrics_lost",
 };
 static_assert(std::size(kLostNames) >= kLostCount, "a lost counter without a status name");
 
@@ -553,6 +559,9 @@ void rows_error_summary(scan_state& s, summary_kind which);
 void rows_waits_summary_by_holder(scan_state& s, summary_kind which);
 // accounts, users, hosts (rows_accounts.cpp): kind is a holder_kind.
 void rows_holders(scan_state& s, std::uint8_t kind);
+// rows_meters.cpp: setup_meters, setup_metrics (MySQL 8.4's telemetry tables).
+void rows_setup_meters(scan_state& s);
+void rows_setup_metrics(scan_state& s);
 // rows_tls.cpp: tls_channel_status.
 void rows_tls_channel_status(scan_state& s);
 // rows_data_locks.cpp: data_locks, data_lock_waits.

@@ -192,6 +192,21 @@ def main():
                   "%s cumulative points start at the region's creation" % name)
             check("perfschema.lost" in metrics and metrics["perfschema.lost"]["type"] == "gauge", "lost gauges")
 
+        # The program's own metrics (setup_metrics) of the fixture's known values: the
+        # enabled meter "shop" only.
+        fixture = os.path.join(work, "fixture.pfs")
+        check(subprocess.run([os.path.join(BUILD, "tools", "pfs_fixture"), fixture]).returncode == 0, "pfs_fixture ran")
+        rc, err = run_otlp(["--region", fixture, "--once", "--signals", "metrics", "--endpoint", receiver.endpoint])
+        check(rc == 0, "fixture metrics export: %s" % err)
+        fm = metrics_of(receiver.take())
+        orders, carts = fm.get("shop.orders"), fm.get("shop.open_carts")
+        check(orders and orders["type"] == "sum" and orders["monotonic"] and orders["points"][0]["value"] == 112,
+              "the program's counter shop.orders = 112: %r" % orders)
+        check(carts and carts["type"] == "sum" and not carts["monotonic"] and carts["points"][0]["value"] == 2,
+              "the program's up-down counter shop.open_carts = 2: %r" % carts)
+        check(fm.get("shop.revenue", {}).get("points", [{}])[0].get("value") == 12.75, "shop.revenue = 12.75")
+        check(not any(k.startswith("pool.") for k in fm), "a disabled meter's metrics are not exported")
+
         # 4. Retries: 503 twice (Retry-After: 0), then 200.
         receiver.fail_first, receiver.fail_status = 2, 503
         rc, err = run_otlp(["--region", region, "--once", "--signals", "metrics", "--endpoint", receiver.endpoint])

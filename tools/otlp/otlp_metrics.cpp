@@ -152,6 +152,39 @@ region_error histogram(reader::region_reader& r, const context& cx, table_id t, 
 }
 
 // SUM_TIMER_WAIT by EVENT_NAME of a global summary ("" for their total too).
+// The program's own metrics (setup_metrics) of its enabled meters (setup_meters):
+// named <meter>.<name> with the program's unit and description; counters as
+// monotonic Sums, up-down counters as non-monotonic Sums, gauges as Gauges (the
+// observed ones, ASYNC ..., as their kind), integers or doubles as NUM_TYPE says.
+region_error program_metrics(reader::region_reader& r, const context& cx, std::vector<metric>& out) {
+  std::map<std::string, bool> enabled;
+  {
+    const table_id t = table_id::setup_meters;
+    const int name = col(t, "name"), on = col(t, "enabled");
+    if (auto err =
+            scan(r, t, [&](const cell_view* c) { enabled[as_text(c[name])] = as_text(c[on]) == "YES"; }))
+      return err;
+  }
+  const table_id t = table_id::setup_metrics;
+  const int name = col(t, "name"), meter = col(t, "meter"), type = col(t, "metric_type"),
+            num = col(t, "num_type"), value = col(t, "value"), unit = col(t, "unit"),
+            description = col(t, "description");
+  return scan(r, t, [&](const cell_view* c) {
+    const std::string m = as_text(c[meter]), kind = as_text(c[type]);
+    if (!enabled[m] || c[value].null) return;
+    const bool gauge = kind.ends_with("GAUGE COUNTER"), updown = kind.ends_with("UPDOWN COUNTER");
+    metric x = make_metric(gauge ? metric::kind::gauge : metric::kind::sum, m + "." + as_text(c[name]),
+                           as_text(c[unit]), as_text(c[description]));
+    x.monotonic = !updown;
+    number_point p = as_text(c[num]) == "DOUBLE"
+                         ? double_point(cx, {}, c[value].d)
+                         : int_point(cx, {}, static_cast<std::int64_t>(c[value].d), !gauge);
+    if (gauge) p.start_unix_ns = 0;
+    x.points.push_back(std::move(p));
+    out.push_back(std::move(x));
+  });
+}
+
 region_error sums_by_name(reader::region_reader& r, table_id t, std::map<std::string, double>& out) {
   const int name = col(t, "event_name"), sum = col(t, "sum_timer_wait");
   return scan(r, t, [&](const cell_view* c) {
@@ -247,6 +280,7 @@ region_error build_metrics(reader::region_reader& r, const metric_options& o, co
       return err;
   }
   if (!memory.points.empty()) out.push_back(std::move(memory));
+  if (auto err = program_metrics(r, cx, out)) return err;
   // The exporter's own losses (queue overflow), so the collector sees them.
   metric dropped = make_metric(metric::kind::sum, "perfschema.otlp.dropped", "{item}",
                                "Spans and metric points pfs_otlp dropped (its queue overflowed)");

@@ -8,6 +8,7 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 
 #include "agent/provider/pfs_meter.h"
@@ -31,6 +32,24 @@ constinit pfs::counter<std::int64_t> g_disabled_counter{g_disabled, "counter"};
 
 void BM_RawAtomicAdd(benchmark::State& state) {
   for (auto _ : state) g_raw.value.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The floors of a double counter's add: a relaxed atomic add of a double
+// (std::atomic<double>::fetch_add, a compare-and-swap loop), and the relaxed load,
+// add and store on a cell of the thread's own that the counter does, without the
+// agent. Back to back on one cell, each add waits for the previous store (store to
+// load forwarding) and the floating-point add: their latency, not the agent's work.
+alignas(64) std::atomic<double> g_raw_double{0};
+void BM_RawAtomicDoubleAdd(benchmark::State& state) {
+  for (auto _ : state) g_raw_double.fetch_add(0.5, std::memory_order_relaxed);
+}
+
+void BM_RawOwnCellDoubleAdd(benchmark::State& state) {
+  alignas(64) static thread_local std::uint64_t cell = 0;
+  for (auto _ : state) {
+    const double v = std::bit_cast<double>(__atomic_load_n(&cell, __ATOMIC_RELAXED)) + 0.5;
+    __atomic_store_n(&cell, std::bit_cast<std::uint64_t>(v), __ATOMIC_RELAXED);
+  }
 }
 
 void BM_RawAtomicStore(benchmark::State& state) {
@@ -80,6 +99,9 @@ const bool registered = [] {
     benchmark::RegisterBenchmark("BM_Meter/raw_atomic_add", BM_RawAtomicAdd)->Threads(threads);
     benchmark::RegisterBenchmark("BM_Meter/counter_add", BM_CounterAdd)->Threads(threads);
     benchmark::RegisterBenchmark("BM_Meter/counter_add_double", BM_CounterAddDouble)->Threads(threads);
+    benchmark::RegisterBenchmark("BM_Meter/raw_atomic_double_add", BM_RawAtomicDoubleAdd)->Threads(threads);
+    benchmark::RegisterBenchmark("BM_Meter/raw_own_cell_double_add", BM_RawOwnCellDoubleAdd)
+        ->Threads(threads);
     benchmark::RegisterBenchmark("BM_Meter/counter_add_disabled_meter", BM_CounterAddDisabledMeter)
         ->Threads(threads);
     benchmark::RegisterBenchmark("BM_Meter/raw_atomic_store", BM_RawAtomicStore)->Threads(threads);

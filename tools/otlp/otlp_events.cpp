@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tools/otlp/otlp_scan.h"
+
 namespace pfs::otlp {
 
 namespace {
@@ -22,25 +24,6 @@ std::string text(const cell_view* c, int i) {
 }
 std::int64_t integer(const cell_view* c, int i, std::int64_t null_value) {
   return i < 0 || c[i].null ? null_value : c[i].i;
-}
-
-template <class F>
-class lambda_sink final : public reader::row_sink {
- public:
-  explicit lambda_sink(F f) : f_(std::move(f)) {}
-  bool row(const cell_view* cells, std::size_t) override {
-    f_(cells);
-    return true;
-  }
-
- private:
-  F f_;
-};
-
-template <class F>
-region_error scan(reader::region_reader& r, table_id id, F f) {
-  lambda_sink<F> sink(std::move(f));
-  return r.scan(reader::table(id), sink);
 }
 
 // The columns every event table has.
@@ -87,12 +70,19 @@ struct table_pass {
   event_kind kind;
 };
 
+// Innermost kind first, and each kind's running events before its ended ones: an
+// event's ancestors started before it, so when a completed event is read, each of its
+// ancestors is either running then (seen in a later current scan) or ends before the
+// later history scan. Read outermost first, a statement that starts between the
+// statement scans and whose stage ends before the stage scan would be missing from the
+// stage's chain, and the stage would get a trace id of its own (a child in another
+// trace than its parent's span in the next export).
 constexpr table_pass kPasses[] = {
+    {table_id::events_waits_history_long, table_id::events_waits_current, event_kind::wait},
+    {table_id::events_stages_history_long, table_id::events_stages_current, event_kind::stage},
+    {table_id::events_statements_history_long, table_id::events_statements_current, event_kind::statement},
     {table_id::events_transactions_history_long, table_id::events_transactions_current,
      event_kind::transaction},
-    {table_id::events_statements_history_long, table_id::events_statements_current, event_kind::statement},
-    {table_id::events_stages_history_long, table_id::events_stages_current, event_kind::stage},
-    {table_id::events_waits_history_long, table_id::events_waits_current, event_kind::wait},
 };
 
 // The columns of each kind beyond the common ones (-1 where the table has none).

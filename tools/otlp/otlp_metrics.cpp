@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tools/otlp/otlp_events.h"
+#include "tools/otlp/otlp_scan.h"
 
 namespace pfs::otlp {
 
@@ -13,25 +14,6 @@ namespace {
 
 using reader::cell_view;
 using reader::table_id;
-
-template <class F>
-class lambda_sink final : public reader::row_sink {
- public:
-  explicit lambda_sink(F f) : f_(std::move(f)) {}
-  bool row(const cell_view* cells, std::size_t) override {
-    f_(cells);
-    return true;
-  }
-
- private:
-  F f_;
-};
-
-template <class F>
-region_error scan(reader::region_reader& r, table_id id, F f) {
-  lambda_sink<F> sink(std::move(f));
-  return r.scan(reader::table(id), sink);
-}
 
 int col(table_id t, const char* name) { return reader::column_index(reader::table(t), name); }
 

@@ -76,4 +76,11 @@ inline std::vector<named_row> scan_columns(const char* table, std::initializer_l
 inline std::int64_t I(const named_row& r, const char* c) { return r.at(c).null ? -1 : r.at(c).i; }
 inline std::string S(const named_row& r, const char* c) { return r.at(c).null ? "<NULL>" : r.at(c).s; }
 
+// A status variable's value (the lost counters), -1 when the table has no such row.
+inline std::int64_t status_value(const char* name) {
+  for (const auto& r : scan("status"))
+    if (S(r, "variable_name") == name) return I(r, "variable_value");
+  return -1;
+}
+
 }  // namespace pfs::test

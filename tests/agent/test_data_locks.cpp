@@ -28,6 +28,7 @@ using pfs::test::in_child;
 using pfs::test::named_row;
 using pfs::test::S;
 using pfs::test::scan;
+using pfs::test::status_value;
 using pfs::test::small_options;
 
 options lock_options(const char* tag, std::uint32_t max_locks = 16, std::uint32_t max_waits = 8) {
@@ -103,12 +104,6 @@ std::vector<std::string> wait_rows() {
   for (const auto& r : scan("data_lock_waits"))
     out.push_back(S(r, "requesting_engine_lock_id") + "->" + S(r, "blocking_engine_lock_id"));
   return out;
-}
-
-std::int64_t lost(const char* name) {
-  for (const auto& r : scan("status"))
-    if (S(r, "variable_name") == name) return I(r, "variable_value");
-  return -1;
 }
 
 using V = std::vector<std::string>;
@@ -202,8 +197,8 @@ TEST(DataLocks, AScriptedLockManagerIsReadBackExactlyAtEachStep) {
     });
     EXPECT_EQ(lock_rows(), V{});
     EXPECT_EQ(wait_rows(), V{});
-    EXPECT_EQ(lost("data_locks_lost"), 0);
-    EXPECT_EQ(lost("data_lock_waits_lost"), 0);
+    EXPECT_EQ(status_value("data_locks_lost"), 0);
+    EXPECT_EQ(status_value("data_lock_waits_lost"), 0);
   });
 }
 
@@ -302,7 +297,7 @@ TEST(DataLocks, BadArgumentsAreIgnoredAndLockDataIsCut) {
     EXPECT_EQ(S(rows[0], "lock_data"), std::string(255, 'd'));  // cut at kDataLockDataLen - 1
     pfs_data_lock_destroy(l);
     pfs_data_lock_destroy(l);  // twice: nothing
-    EXPECT_EQ(lost("data_locks_lost"), 0);
+    EXPECT_EQ(status_value("data_locks_lost"), 0);
   });
 }
 
@@ -328,8 +323,8 @@ TEST(DataLocks, FullTablesAreCountedLost) {
     EXPECT_EQ(w2, nullptr);
     EXPECT_EQ(pfs_data_lock_wait_create(three, one), nullptr);  // not counted: no lock to wait with
     pfs_data_lock_wait_destroy(w2);
-    EXPECT_EQ(lost("data_locks_lost"), 2);
-    EXPECT_EQ(lost("data_lock_waits_lost"), 1);
+    EXPECT_EQ(status_value("data_locks_lost"), 2);
+    EXPECT_EQ(status_value("data_lock_waits_lost"), 1);
     EXPECT_EQ(lock_rows().size(), 2u);
     EXPECT_EQ(wait_rows(), (V{"2->1"}));
     // Freed records are taken again.
@@ -337,7 +332,7 @@ TEST(DataLocks, FullTablesAreCountedLost) {
     pfs_data_lock_destroy(one);
     d.engine_lock_id = "5";
     EXPECT_NE(pfs_data_lock_create(&d), nullptr);
-    EXPECT_EQ(lost("data_locks_lost"), 2);
+    EXPECT_EQ(status_value("data_locks_lost"), 2);
   });
 }
 
@@ -403,8 +398,8 @@ TEST(DataLocks, AReaderScansWhileThreadsCreateAndDestroyLocks) {
     for (auto& th : threads) th.join();
     EXPECT_EQ(lock_rows(), V{});
     EXPECT_EQ(wait_rows(), V{});
-    EXPECT_EQ(lost("data_locks_lost"), 0);
-    EXPECT_EQ(lost("data_lock_waits_lost"), 0);
+    EXPECT_EQ(status_value("data_locks_lost"), 0);
+    EXPECT_EQ(status_value("data_lock_waits_lost"), 0);
     std::printf("%d scans saw %llu locks and %llu waits\n", scans, static_cast<unsigned long long>(rows_seen),
                 static_cast<unsigned long long>(waits_seen));
   });

@@ -26,6 +26,7 @@ using pfs::test::in_child;
 using pfs::test::named_row;
 using pfs::test::S;
 using pfs::test::scan;
+using pfs::test::status_value;
 using pfs::test::small_options;
 
 constexpr const char* kMdlClass = "wait/lock/metadata/sql/mdl";
@@ -54,12 +55,6 @@ std::int64_t count_star(const char* table, std::uint64_t thread = 0) {
     if (S(r, "event_name") == kMdlClass &&
         (thread == 0 || I(r, "thread_id") == static_cast<std::int64_t>(thread)))
       return I(r, "count_star");
-  return -1;
-}
-
-std::int64_t lost_locks() {
-  for (const auto& r : scan("status"))
-    if (S(r, "variable_name") == "metadata_locks_lost") return I(r, "variable_value");
   return -1;
 }
 
@@ -270,11 +265,11 @@ TEST(MetadataLocks, AFullTableIsCountedLostAndAReusedRecordNoLongerNamesTheOldWa
     ASSERT_EQ(waits.size(), 1u);
     EXPECT_EQ(S(waits[0], "object_type"), "<NULL>");
     EXPECT_EQ(S(waits[0], "object_name"), "<NULL>");
-    EXPECT_EQ(lost_locks(), 0);
+    EXPECT_EQ(status_value("metadata_locks_lost"), 0);
     pfs_metadata_lock* z = pfs_create_metadata_lock(&t3, "TABLE", "s", "z", nullptr, PFS_MDL_SHARED,
                                                     PFS_MDL_STATEMENT, PFS_MDL_PENDING, __FILE__, __LINE__);
     EXPECT_EQ(z, nullptr);
-    EXPECT_EQ(lost_locks(), 1);
+    EXPECT_EQ(status_value("metadata_locks_lost"), 1);
     // Every call on the NULL handle does nothing.
     EXPECT_EQ(pfs_start_metadata_wait(&w, z, __FILE__, __LINE__), 0);
     pfs_set_metadata_lock_status(z, PFS_MDL_GRANTED);
@@ -307,7 +302,7 @@ TEST(MetadataLocks, BadArgumentsRecordNothing) {
     EXPECT_EQ(make("TABLE", "t", PFS_MDL_SHARED, PFS_MDL_STATEMENT, PFS_MDL_POST_RELEASE_NOTIFY + 1),
               nullptr);
     EXPECT_TRUE(locks().empty());
-    EXPECT_EQ(lost_locks(), 0);
+    EXPECT_EQ(status_value("metadata_locks_lost"), 0);
     pfs_wait_locker w;
     EXPECT_EQ(pfs_start_metadata_wait(&w, nullptr, __FILE__, __LINE__), 0);
     pfs_end_metadata_wait(nullptr, 0);

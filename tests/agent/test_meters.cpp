@@ -28,6 +28,7 @@ using pfs::test::in_child;
 using pfs::test::named_row;
 using pfs::test::S;
 using pfs::test::scan;
+using pfs::test::status_value;
 using pfs::test::small_options;
 
 options meter_options(const char* tag, std::uint32_t max_meters = 8, std::uint32_t max_metrics = 16) {
@@ -47,12 +48,6 @@ named_row metric_row(const char* name) {
 double value_of(const char* name) {
   const named_row r = metric_row(name);
   return r.empty() || r.at("value").null ? -1e300 : r.at("value").d;
-}
-
-std::int64_t status_value(const char* name) {
-  for (const auto& r : scan("status"))
-    if (S(r, "variable_name") == name) return I(r, "variable_value");
-  return -1;
 }
 
 constinit pfs::meter shop{"shop", "the shop's numbers", 5};

@@ -25,6 +25,7 @@ using pfs::test::I;
 using pfs::test::in_child;
 using pfs::test::S;
 using pfs::test::scan;
+using pfs::test::status_value;
 using pfs::test::small_options;
 
 options tls_options(const char* tag, std::uint32_t max_properties = 16) {
@@ -41,12 +42,6 @@ std::vector<std::string> rows() {
   return out;
 }
 using L = std::vector<std::string>;
-
-std::int64_t lost_properties() {
-  for (const auto& r : scan("status"))
-    if (S(r, "variable_name") == "tls_properties_lost") return I(r, "variable_value");
-  return -1;
-}
 
 TEST(Tls, PropertiesAreShownInRegistrationOrderAndRewrittenInPlace) {
   in_child([] {
@@ -66,7 +61,7 @@ TEST(Tls, PropertiesAreShownInRegistrationOrderAndRewrittenInPlace) {
     EXPECT_EQ(rows(), (L{"mysql_main/Ssl_accepts=12", "mysql_main/Current_tls_version=TLSv1.2,TLSv1.3",
                          "mysql_main/Ssl_ctx_verify_depth=", "mysql_main/Ssl_accepts=7",
                          "mysql_admin/Current_tls_cipher="}));
-    EXPECT_EQ(lost_properties(), 0);
+    EXPECT_EQ(status_value("tls_properties_lost"), 0);
     pfs_unregister_tls_channel(main_channel);
     EXPECT_EQ(rows(), (L{"mysql_main/Ssl_accepts=7", "mysql_admin/Current_tls_cipher="}));
     // The records freed are taken again, the newer channel's rows after the older's.
@@ -104,7 +99,7 @@ TEST(Tls, PropertiesBeyondTheTableAreLostAndNotShown) {
     EXPECT_FALSE(a.set("P3", "5"));
     EXPECT_TRUE(a.set("P1", "one"));  // an existing row is still rewritten
     EXPECT_EQ(rows(), (L{"a/P1=one", "a/P2=2", "b/P1=3"}));
-    EXPECT_EQ(lost_properties(), 2);
+    EXPECT_EQ(status_value("tls_properties_lost"), 2);
   });
 }
 
@@ -127,7 +122,7 @@ TEST(Tls, LongValuesAreCutAndBadArgumentsIgnored) {
     ASSERT_EQ(r.size(), 1u);
     EXPECT_EQ(S(r[0], "channel"), longest_name);
     EXPECT_EQ(S(r[0], "value"), std::string(layout::kTlsValueLen - 1, 'v'));
-    EXPECT_EQ(lost_properties(), 0);  // refused arguments are not lost rows
+    EXPECT_EQ(status_value("tls_properties_lost"), 0);  // refused arguments are not lost rows
     // A shorter value over a long one: the old bytes past it are not shown.
     EXPECT_TRUE(c.set("Current_tls_ca", "ca.pem"));
     EXPECT_EQ(S(scan("tls_channel_status")[0], "value"), "ca.pem");

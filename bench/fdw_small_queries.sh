@@ -18,6 +18,10 @@
 #
 # Usage (as root): bash bench/fdw_small_queries.sh
 #   ROUNDS=3 SECONDS_EACH=4 REGIONS=100
+#   PROFILE=current|top10|thread: instead, where that query's backend spends its time
+#   (perf record -g of the backend while pgbench runs the FDW's side for 8 s; perf
+#   report by symbol, callers folded; Debian's linux-perf), and its system calls
+#   (strace -c, 3 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
@@ -64,6 +68,35 @@ SQL
       sed -n 's/^tps = \([0-9.]*\) .*/\1/p'
   }
   median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+  if [ -n "${PROFILE:-}" ]; then
+    for entry in "${queries[@]}"; do
+      [ "${entry%%|*}" = "$PROFILE" ] && printf "${entry#*|};\n" ps >"$workdir/profile.sql"
+    done
+    [ -f "$workdir/profile.sql" ] || { echo "PROFILE: no query $PROFILE" >&2; exit 2; }
+    pgbench -n -M prepared -c 1 -T 14 -f "$workdir/profile.sql" >"$workdir/profile.pgbench" 2>&1 &
+    bench=$!
+    sleep 1
+    backend=$(psql_q -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'")
+    perf record -q -F 4000 --call-graph dwarf,16384 -o "$workdir/perf.data" -p "$backend" -- sleep 8 2>/dev/null
+    # the system calls of 3 s of it, per transaction (pgbench's tps of the unprofiled
+    # second after: strace slows the backend)
+    timeout -s INT 3 strace -c -p "$backend" -o "$workdir/strace.txt" 2>/dev/null || true
+    wait "$bench"
+    echo "system calls in 3 s under strace:"
+    head -25 "$workdir/strace.txt"
+    sed -n 's/^tps = \([0-9.]*\) .*/tps (profiled) \1/p' "$workdir/profile.pgbench"
+    perf report -i "$workdir/perf.data" --no-children --sort dso,symbol --percent-limit 0.7 --stdio -g none 2>/dev/null |
+      grep -v '^#' | grep -v '^$' | head -70
+    echo "with callees (perf report --children), the FDW's and the executor's entry points:"
+    perf report -i "$workdir/perf.data" --children --sort symbol --stdio -g none 2>/dev/null |
+      grep -E 'pfs[A-Z]|pfs_|exec_|Exec|planner|GetCachedPlan|PortalRun|pg_plan|standard_|Transaction|pfs::' |
+      head -40
+    if [ -n "${PROFILE_CALLERS:-}" ]; then  # e.g. PROFILE_CALLERS=__strlen_evex,malloc
+      perf report -i "$workdir/perf.data" --no-children --symbols "$PROFILE_CALLERS" --stdio -G \
+        --percent-limit 0.2 2>/dev/null | grep -v '^#' | grep -v '^$' | head -120
+    fi
+    exit 0
+  fi
   printf '%-8s %10s %10s %9s\n' query fdw_tps heap_tps fdw/heap
   for entry in "${queries[@]}"; do
     name=${entry%%|*}

@@ -57,6 +57,9 @@ bool same_file(const mapped_region& r, const std::string& path) noexcept {
 std::shared_ptr<mapped_region> open_region(const std::string& path, region_error& e) {
   auto reader = reader::region_reader::open(path, false, e, follows_symlinks(path));
   if (reader == nullptr) return nullptr;
+  // same_file checks the file's identity and size at each transaction's first use,
+  // before its scans: the reader's own fstat at every scan would repeat it.
+  reader->check_size_at_each_scan(false);
   auto r = std::make_shared<mapped_region>();
   // The identity of the file actually mapped (it may have been replaced since path
   // was resolved by the open).

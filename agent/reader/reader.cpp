@@ -225,7 +225,8 @@ region_error region_reader::scan(const table_def& t, row_sink& out, scan_cursor&
     if (r.map.lost()) return changed_while_read(r.map.path());
     // A file shrunk under the mapping would fault on access: refuse to read it.
     struct stat st {};
-    if (fstat(r.map.fd(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) < r.map.size()) {
+    if (r.check_size_at_each_scan && fstat(r.map.fd(), &st) == 0 &&
+        static_cast<std::uint64_t>(st.st_size) < r.map.size()) {
       region_error e = changed_while_read(r.map.path());
       e.detail = "The file has " + std::to_string(st.st_size) + " bytes, " + std::to_string(r.map.size()) +
                  " were mapped: it was truncated.";
@@ -284,5 +285,7 @@ std::uint32_t region_reader::find_class(std::string_view name) const noexcept {
 }
 
 const region_map& region_reader::region() const noexcept { return impl_->map; }
+
+void region_reader::check_size_at_each_scan(bool on) noexcept { impl_->check_size_at_each_scan = on; }
 
 }  // namespace pfs::reader

@@ -482,6 +482,13 @@ class region_reader {
 
   const region_map& region() const noexcept;
 
+  // Each scan first checks with fstat that the file was not shrunk under the mapping
+  // (a clean error rather than a scan of zeros after the fault). A caller that checks
+  // the file's identity and size itself before its scans (the FDW, once per
+  // transaction: fdw/core_region.cpp) turns that off; a file shrunk after its check
+  // still ends the scan with "changed while it was read" through the fault guard.
+  void check_size_at_each_scan(bool on) noexcept;
+
   struct impl;  // implementation detail (reader.cpp)
 
  private:

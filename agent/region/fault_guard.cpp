@@ -39,27 +39,46 @@ struct sigaction g_previous {};
 
 void on_sigbus(int sig, siginfo_t* info, void* context);
 
-bool ours_installed() {
-  struct sigaction cur {};
-  if (sigaction(SIGBUS, nullptr, &cur) != 0) return false;
-  return (cur.sa_flags & SA_SIGINFO) != 0 && cur.sa_sigaction == on_sigbus;
+bool is_ours(const struct sigaction& a) {
+  return (a.sa_flags & SA_SIGINFO) != 0 && a.sa_sigaction == on_sigbus;
 }
 
-void install_locked() {
-  if (ours_installed()) return;
+struct sigaction our_action() {
   struct sigaction ours {};
   ours.sa_sigaction = on_sigbus;
   ours.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
   sigemptyset(&ours.sa_mask);
+  return ours;
+}
+
+// For good (a provider, many threads): g_previous is written before ours is
+// installed, so a handler running in another thread never reads it half-written.
+// Two system calls.
+void install_ordered_locked() {
   struct sigaction prev {};
-  if (sigaction(SIGBUS, nullptr, &prev) != 0) return;
+  if (sigaction(SIGBUS, nullptr, &prev) != 0 || is_ours(prev)) return;
   g_previous = prev;
+  const struct sigaction ours = our_action();
   sigaction(SIGBUS, &ours, nullptr);
 }
 
+// For a scope (a reader; a PostgreSQL backend is single-threaded and takes one per
+// transaction): ours in, the previous out, in one system call. A SIGBUS can reach
+// the handler before g_previous is written only from another thread, whose fault
+// outside a region mapping would then take the default action.
+void install_swapped_locked() {
+  const struct sigaction ours = our_action();
+  struct sigaction prev {};
+  if (sigaction(SIGBUS, &ours, &prev) != 0) return;
+  if (!is_ours(prev)) g_previous = prev;
+}
+
+// The previous handler back in one system call, or two when someone replaced ours
+// meanwhile: they keep theirs.
 void uninstall_locked() {
-  // Someone who replaced ours after us keeps their handler.
-  if (ours_installed()) sigaction(SIGBUS, &g_previous, nullptr);
+  struct sigaction cur {};
+  if (sigaction(SIGBUS, &g_previous, &cur) != 0) return;
+  if (!is_ours(cur)) sigaction(SIGBUS, &cur, nullptr);
 }
 
 // What would have happened without us: the previous handler, or the default action.
@@ -160,7 +179,7 @@ std::uint64_t fault_count() noexcept { return g_faults.load(std::memory_order_re
 
 scope::scope() noexcept {
   std::lock_guard<std::mutex> g(g_install_mutex);
-  if (g_scopes++ == 0 && !g_permanent) install_locked();
+  if (g_scopes++ == 0 && !g_permanent) install_swapped_locked();
 }
 
 scope::~scope() {
@@ -171,7 +190,7 @@ scope::~scope() {
 void install_permanently() noexcept {
   std::lock_guard<std::mutex> g(g_install_mutex);
   g_permanent = true;
-  install_locked();
+  install_ordered_locked();
 }
 
 }  // namespace pfs::fault_guard

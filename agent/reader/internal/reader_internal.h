@@ -37,6 +37,7 @@ struct region_reader::impl {
   };
 
   region_map map;
+  bool check_size_at_each_scan = true;  // region_reader::check_size_at_each_scan
   array_view arrays[kArrayCount];
   std::uint64_t threads = 0;      // thread slots
   std::uint64_t classes = 0;      // class slots (= max_classes)

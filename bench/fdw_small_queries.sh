@@ -46,7 +46,7 @@ CREATE SERVER fleet FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region_director
 CREATE SCHEMA fleet;
 IMPORT FOREIGN SCHEMA performance_schema
   LIMIT TO (events_waits_summary_global_by_event_name, events_statements_summary_global_by_event_name,
-            file_summary_by_event_name, status)
+            events_waits_histogram_global_by_event_name, file_summary_by_event_name, status)
   FROM SERVER fleet INTO fleet;
 CREATE SCHEMA ps;
 IMPORT FOREIGN SCHEMA performance_schema FROM SERVER live INTO ps;

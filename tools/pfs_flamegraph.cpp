@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include "tools/format/pico_time.h"
+
 namespace {
 
 struct frame {
@@ -58,19 +60,6 @@ std::string xml_escape(std::string_view s) {
   return out;
 }
 
-// "1.23 ms" for picoseconds, as format_pico_time.
-std::string pico_text(double ps) {
-  const char* units[] = {"ps", "ns", "us", "ms", "s"};
-  int u = 0;
-  while (u < 4 && ps >= 1000) {
-    ps /= 1000;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", ps, units[u]);
-  return buf;
-}
-
 // Warm colours, stable per name (FNV-1a), as flamegraph.pl's "hot" palette.
 std::string colour(std::string_view name) {
   std::uint32_t h = 2166136261u;
@@ -95,8 +84,8 @@ void write_frames(const frame& f, double x, double y, double scale, double total
       const double top = y - kFrameHeight;
       char pct[32];
       std::snprintf(pct, sizeof pct, "%.2f%%", 100.0 * child->value / total);
-      std::printf("<g><title>%s (%s, %s)</title>", xml_escape(name).c_str(), pico_text(child->value).c_str(),
-                  pct);
+      std::printf("<g><title>%s (%s, %s)</title>", xml_escape(name).c_str(),
+                  pfs::tools::format_pico(child->value).c_str(), pct);
       std::printf("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" rx=\"2\"/>", x, top,
                   w, kFrameHeight - 1, colour(name).c_str());
       // As many characters as fit (about 7 px each at font size 12).
@@ -173,7 +162,8 @@ int main(int argc, char** argv) {
   std::printf("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"16\">%s</text>\n", kWidth / 2,
               kMargin + 14, xml_escape(title).c_str());
   std::printf("<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">%llu stacks, %s in all</text>\n", kMargin,
-              height - kMargin, static_cast<unsigned long long>(lines), pico_text(root.value).c_str());
+              height - kMargin, static_cast<unsigned long long>(lines),
+              pfs::tools::format_pico(root.value).c_str());
   if (root.value > 0) {
     const double scale = (kWidth - 2 * kMargin) / root.value;
     write_frames(root, kMargin, height - kMargin - 20, scale, root.value);

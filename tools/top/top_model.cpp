@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <set>
 
+#include "tools/format/pico_time.h"
+
 namespace pfs::top {
 
 namespace {
@@ -36,17 +38,7 @@ void mark_cycles(shown& s) {
 
 }  // namespace
 
-std::string format_pico(double picoseconds) {
-  static const char* const kUnits[] = {"ps", "ns", "us", "ms", "s"};
-  std::size_t unit = 0;
-  while (unit < 4 && picoseconds >= 1000) {
-    picoseconds /= 1000;
-    ++unit;
-  }
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, unit == 0 ? "%.0f %s" : "%.2f %s", picoseconds, kUnits[unit]);
-  return buffer;
-}
+std::string format_pico(double picoseconds) { return pfs::tools::format_pico(picoseconds); }
 
 table merge_by_key(const view& v, const table& read) {
   // Only views of counters: the lock waits' rows repeat a lock for each waiter.

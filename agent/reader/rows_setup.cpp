@@ -237,7 +237,8 @@ void scan_state::load_classes() {
   if (r.class_names.size() < n) r.class_names.resize(r.classes);  // once: its strings never move after
   for (std::uint64_t i = 0; i < n; ++i) {
     class_copy c;
-    if (!accept(read_class(*r.at<class_record>(kArrayClasses, i), c))) continue;
+    std::string& name = r.class_names[i];
+    if (!accept(read_class(*r.at<class_record>(kArrayClasses, i), c, name.empty()))) continue;
     class_entry& e = classes[i];
     e.valid = true;
     e.kind = c.kind;
@@ -245,7 +246,6 @@ void scan_state::load_classes() {
     e.traits = c.traits;
     e.stat = c.stat;
     e.kind_index = c.kind_index;
-    std::string& name = r.class_names[i];
     if (name.empty()) name = c.name.str();
     e.name = name;
   }

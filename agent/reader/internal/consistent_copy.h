@@ -89,14 +89,16 @@ struct actor_copy {
   fixed_str<kUserLen> role;
 };
 
-inline rd read_class(const class_record& r, class_copy& c) {
-  return read_versioned(r, [&c](const class_record& s) {
+// with_name false: c.name is left empty (a class's name never changes once it is
+// registered, so a reader that has it does not copy it again).
+inline rd read_class(const class_record& r, class_copy& c, bool with_name = true) {
+  return read_versioned(r, [&c, with_name](const class_record& s) {
     c.kind = load_relaxed(s.kind);
     c.kind_index = load_relaxed(s.kind_index);
     c.flags = load_relaxed(s.flags);
     c.traits = load_relaxed(s.traits);
     c.stat = load_stat(s.stat);
-    c.name.load(s.name);
+    if (with_name) c.name.load(s.name);
   });
 }
 

@@ -189,6 +189,10 @@ bool heap_resolved() {
 constinit std::atomic<const pfs::layout::class_record*> g_heap_class{nullptr};
 constinit std::atomic<pfs_key> g_heap_key{0};
 constinit std::atomic<bool> g_heap_failed{false};
+// The same record when its traits are the interposer's (0: counted per thread, not
+// controlled), as always unless the program registered the name itself with
+// others; the inline path counts with those traits as constants.
+constinit std::atomic<const pfs::layout::class_record*> g_heap_plain{nullptr};
 
 __attribute__((noinline)) const pfs::layout::class_record* register_heap_class() {
   if (g_heap_failed.load(std::memory_order_relaxed)) return nullptr;
@@ -200,6 +204,7 @@ __attribute__((noinline)) const pfs::layout::class_record* register_heap_class()
     return nullptr;
   }
   g_heap_key.store(k, std::memory_order_relaxed);
+  if (c->traits == 0) g_heap_plain.store(c, std::memory_order_release);
   g_heap_class.store(c, std::memory_order_release);
   return c;
 }
@@ -215,19 +220,13 @@ inline const pfs::layout::class_record* heap_class() {
   return register_heap_class();
 }
 
-// The class to count a block in now: nullptr while the agent is off or busy on this
-// thread, or the class is disabled. Frees too are counted only while the class is
-// enabled, as the allocations: a free cannot tell whether its block was counted.
-inline const pfs::layout::class_record* counted_class() {
-  const pfs::layout::class_record* c = heap_class();
-  if (c == nullptr || !(pfs::detail::load_relaxed(c->derived) & pfs::layout::kFlagEnabled)) return nullptr;
-  return c;
+inline bool class_enabled(const pfs::layout::class_record& c) {
+  return pfs::detail::load_relaxed(c.derived) & pfs::layout::kFlagEnabled;
 }
 
-// Counted in the thread's own row inline (memory_path.h), with no call when the
-// usable size is read inline; a thread not registered yet, or without a row,
-// through the C ABI out of line, marked busy: the agent may register the thread
-// (and allocate) first.
+// Counted through the C ABI out of line, marked busy: a thread not registered yet
+// (the agent may register it, and allocate, first), one without rows, a class with
+// traits of its own.
 __attribute__((noinline)) void count_alloc_slow(void* p) {
   busy_scope busy;
   pfs_memory_owner owner;
@@ -238,23 +237,40 @@ __attribute__((noinline)) void count_free_slow(void* p) {
   pfs_memory_free(g_heap_key.load(std::memory_order_relaxed), usable(p), 0);
 }
 
-inline void count_alloc(const pfs::layout::class_record* c, void* p) {
-  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]]
-    pfs::detail::count_thread_alloc(*t, *c, usable(p));
-  else
-    count_alloc_slow(p);
-}
-inline void count_free(const pfs::layout::class_record* c, void* p) {
-  if (pfs::detail::thread_context* t = pfs::detail::memory_thread_of(*c)) [[likely]]
-    pfs::detail::count_thread_free(*t, *c, usable(p));
-  else
-    count_free_slow(p);
+// An allocating call's block p (nullptr: none). Counted in the thread's own row
+// inline (memory_path.h), with no call when the usable size is read inline, while
+// the class is enabled; frees too are counted only while it is enabled, as the
+// allocations: a free cannot tell whether its block was counted.
+inline void count_alloc(void* p) {
+  if (p == nullptr || tls.busy) return;
+  const pfs::layout::class_record* c = g_heap_plain.load(std::memory_order_acquire);
+  if (c != nullptr) [[likely]] {
+    if (!class_enabled(*c)) return;
+    if (pfs::detail::thread_context* t = pfs::detail::memory_thread()) [[likely]] {
+      pfs::detail::count_thread_alloc(*t, *c, usable(p), 0);
+      return;
+    }
+  } else {
+    c = heap_class();
+    if (c == nullptr || !class_enabled(*c)) return;
+  }
+  count_alloc_slow(p);
 }
 
-// An allocating call's block: counted when there is one and counting is on.
-inline void count_alloc(void* p) {
-  if (p == nullptr) return;
-  if (const pfs::layout::class_record* c = counted_class()) count_alloc(c, p);
+inline void count_free(void* p) {
+  if (tls.busy) return;
+  const pfs::layout::class_record* c = g_heap_plain.load(std::memory_order_acquire);
+  if (c != nullptr) [[likely]] {
+    if (!class_enabled(*c)) return;
+    if (pfs::detail::thread_context* t = pfs::detail::memory_thread()) [[likely]] {
+      pfs::detail::count_thread_free(*t, *c, usable(p), 0);
+      return;
+    }
+  } else {
+    c = heap_class();
+    if (c == nullptr || !class_enabled(*c)) return;
+  }
+  count_free_slow(p);
 }
 
 // realloc: one free of the old size and one allocation of the new (MySQL's
@@ -305,7 +321,7 @@ __attribute__((visibility("default"))) void* malloc(size_t n) {
 __attribute__((visibility("default"))) void free(void* p) {
   if (p == nullptr || in_arena(p)) return;
   if (!heap_resolved()) return;  // cannot happen: p came from the real allocator
-  if (const pfs::layout::class_record* c = counted_class()) count_free(c, p);
+  count_free(p);
   call_real(g_real.free.load(std::memory_order_relaxed), p);
 }
 
@@ -332,7 +348,7 @@ __attribute__((visibility("default"))) void* realloc(void* p, size_t n) {
   if (!heap_resolved()) return arena_alloc(n);
   if (p == nullptr) return malloc(n);
   const pfs::layout::class_record* c = heap_class();
-  if (c != nullptr && !(pfs::detail::load_relaxed(c->derived) & pfs::layout::kFlagEnabled)) c = nullptr;
+  if (c != nullptr && !class_enabled(*c)) c = nullptr;
   const std::size_t old = c != nullptr ? usable(p) : 0;
   void* q = call_real(g_real.realloc.load(std::memory_order_relaxed), p, n);
   if (c != nullptr) count_realloc(c, old, q, n);

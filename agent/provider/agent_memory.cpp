@@ -124,7 +124,9 @@ void register_memory_classes(agent_state& a) {
 }
 
 void attach_memory(agent_state&, thread_context& t) {
-  if (t.slot >= g_memory.thread_count) return;
+  t.memory_rows = nullptr;
+  t.memory_state = nullptr;
+  if (t.slot >= g_memory.thread_count || t.thread_id == 0) return;
   memory_stat* rows = g_memory.thread_rows + std::uint64_t{t.slot} * g_memory.per_thread;
   for (std::uint32_t i = 0; i < g_memory.per_thread; ++i) {
     memory_stat& s = rows[i];
@@ -140,11 +142,16 @@ void attach_memory(agent_state&, thread_context& t) {
   store_relaxed(r.total_memory, std::int64_t{0});
   store_relaxed(r.max_total_memory, std::int64_t{0});
   g_memory.states[t.slot] = memory_thread_state{};
+  // Last: the memory path counts in the rows from here on.
+  t.memory_state = &g_memory.states[t.slot];
+  t.memory_rows = rows;
 }
 
 // An exiting thread's rows join its classes' global part (MySQL aggregates them
 // into the thread's account, user and host, or the global rows).
 void release_memory(agent_state&, thread_context& t) {
+  t.memory_rows = nullptr;
+  t.memory_state = nullptr;
   if (t.slot >= g_memory.thread_count) return;
   const memory_stat* rows = g_memory.thread_rows + std::uint64_t{t.slot} * g_memory.per_thread;
   for (std::uint32_t i = 0; i < g_memory.per_thread; ++i) {

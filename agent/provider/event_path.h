@@ -19,6 +19,7 @@
 #include "agent/provider/pfs_c.h"
 #include "agent/region/histogram.h"
 #include "agent/region/io_layout.h"
+#include "agent/region/memory_layout.h"
 #include "agent/region/region_layout.h"
 #include "agent/region/wide_sum.h"
 #include "agent/region/work_layout.h"
@@ -55,7 +56,8 @@ struct trace_file {
   std::size_t used = 0;
 };
 
-struct work_state;  // stages, statements, transactions in progress (agent_work.cpp)
+struct work_state;           // stages, statements, transactions in progress (agent_work.cpp)
+struct memory_thread_state;  // its running statements' memory peaks (memory_path.h)
 
 // wait_histogram_of entries: 0 = none claimed yet; this = none left in the pool,
 // the class's shared histogram takes the thread's waits (atomic adds).
@@ -65,6 +67,12 @@ inline constexpr std::uint32_t kSharedHistogram = UINT32_MAX;
 // a cache line of its own (contexts are a vector; neighbours shared lines).
 struct alignas(64) thread_context {
   thread_record* rec = nullptr;
+  // The memory path's (memory_path.h), next to rec so that a counted malloc reads
+  // one line of the context: the thread's rows of memory_summary_by_thread_by_event_name
+  // (max_memory_classes of them) and its statements' peaks; nullptr for threads
+  // without a slot or without memory rows (attach_memory, release_memory).
+  memory_stat* memory_rows = nullptr;
+  memory_thread_state* memory_state = nullptr;
   // events_waits_current: the thread's wait_stack_depth slots start at stack_base;
   // running waits nest from stack on, with room for stack_room of them. stack is
   // stack_base + 1 while the latest completed table io is kept in slot 0 (WL#4895's

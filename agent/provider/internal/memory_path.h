@@ -52,18 +52,21 @@ inline const class_record* memory_class_of(pfs_key key) {
 
 // The calling thread's context when the thread has a row for class c; nullptr when
 // the block is counted in the class row (a global-only class, a thread without a
-// slot, or one not registered yet: the caller may register it first).
+// slot or without rows, or one not registered yet: the caller may register it
+// first). A thread without a slot (array full, agent stopping, thread exiting) has
+// a context of its own with no rows.
+inline thread_context* memory_thread() {
+  thread_context* t = tls_context;
+  if (t == nullptr || t->memory_rows == nullptr) return nullptr;
+  return t;
+}
 inline thread_context* memory_thread_of(const class_record& c) {
   if (c.traits & kMemoryGlobalOnly) return nullptr;
-  thread_context* t = tls_context;
-  // A thread without a slot (array full, agent stopping, thread exiting) has a
-  // context of its own with THREAD_ID 0.
-  if (t == nullptr || t->thread_id == 0 || t->slot >= g_memory.thread_count) return nullptr;
-  return t;
+  return memory_thread();
 }
 
 inline memory_stat& memory_row_of(const thread_context& t, const class_record& c) {
-  return g_memory.thread_rows[std::uint64_t{t.slot} * g_memory.per_thread + c.kind_index];
+  return t.memory_rows[c.kind_index];
 }
 
 // The thread's own row: one writer, relaxed loads and stores; the marks follow the
@@ -100,7 +103,7 @@ inline void account_thread_memory(thread_context& t, const class_record& c, std:
   if (delta <= 0) return;
   if (total > load_relaxed(r.max_total_memory)) store_relaxed(r.max_total_memory, total);
   if (controlled > load_relaxed(r.max_controlled_memory)) store_relaxed(r.max_controlled_memory, controlled);
-  memory_thread_state& m = g_memory.states[t.slot];
+  memory_thread_state& m = *t.memory_state;
   if (m.depth == 0) return;
   statement_peaks& p = m.peaks[m.depth - 1];
   if (total > p.total) p.total = total;
@@ -111,8 +114,10 @@ inline void account_thread_memory(thread_context& t, const class_record& c, std:
 // (memory_thread_of). An allocation is counted only while the thread is enabled (the
 // caller looked at the class); a free always (a block counted at allocation is
 // counted at free). Each stores only what it changes: an allocation cannot lower
-// the current values, nor a free raise them.
-inline bool count_thread_alloc(thread_context& t, const class_record& c, std::size_t size) {
+// the current values, nor a free raise them. traits: c's, or a constant where the
+// caller knows them (the interposer's heap class), so that its tests fold away.
+inline bool count_thread_alloc(thread_context& t, const class_record& c, std::size_t size,
+                               std::uint8_t traits) {
   thread_record& r = *t.rec;
   if (!(load_relaxed(r.derived) & kThreadEnabled)) return false;
   memory_stat& s = memory_row_of(t, c);
@@ -131,23 +136,24 @@ inline bool count_thread_alloc(thread_context& t, const class_record& c, std::si
   store_relaxed(r.total_memory, total);
   if (total > load_relaxed(r.max_total_memory)) store_relaxed(r.max_total_memory, total);
   std::int64_t controlled = 0;
-  if (c.traits & kMemoryControlled) {
+  if (traits & kMemoryControlled) {
     controlled = load_relaxed(r.controlled_memory) + delta;
     store_relaxed(r.controlled_memory, controlled);
     if (controlled > load_relaxed(r.max_controlled_memory))
       store_relaxed(r.max_controlled_memory, controlled);
   }
-  memory_thread_state& m = g_memory.states[t.slot];
+  memory_thread_state& m = *t.memory_state;
   if (m.depth != 0) [[unlikely]] {
     statement_peaks& p = m.peaks[m.depth - 1];
     if (total > p.total) p.total = total;
-    if (!(c.traits & kMemoryControlled)) controlled = load_relaxed(r.controlled_memory);
+    if (!(traits & kMemoryControlled)) controlled = load_relaxed(r.controlled_memory);
     if (controlled > p.controlled) p.controlled = controlled;
   }
   return true;
 }
 
-inline void count_thread_free(thread_context& t, const class_record& c, std::size_t size) {
+inline void count_thread_free(thread_context& t, const class_record& c, std::size_t size,
+                              std::uint8_t traits) {
   thread_record& r = *t.rec;
   memory_stat& s = memory_row_of(t, c);
   const std::uint64_t cf = load_relaxed(s.count_free) + 1;
@@ -162,8 +168,15 @@ inline void count_thread_free(thread_context& t, const class_record& c, std::siz
   if (used_bytes < load_relaxed(s.low_bytes)) store_relaxed(s.low_bytes, used_bytes);
   const auto delta = static_cast<std::int64_t>(size);
   store_relaxed(r.total_memory, load_relaxed(r.total_memory) - delta);
-  if (c.traits & kMemoryControlled)
+  if (traits & kMemoryControlled)
     store_relaxed(r.controlled_memory, load_relaxed(r.controlled_memory) - delta);
+}
+
+inline bool count_thread_alloc(thread_context& t, const class_record& c, std::size_t size) {
+  return count_thread_alloc(t, c, size, c.traits);
+}
+inline void count_thread_free(thread_context& t, const class_record& c, std::size_t size) {
+  count_thread_free(t, c, size, c.traits);
 }
 
 }  // namespace pfs::detail

@@ -31,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 field() { sed -n "s/^$1=//p" <<<"$2"; }
 
-declare -A times private
+declare -A times cpu private
 run_setting() {  # name: one run of N forks, its median appended to times[name]
   local out
   rm -rf "$work/regions" && mkdir "$work/regions"
@@ -44,6 +44,7 @@ run_setting() {  # name: one run of N forks, its median appended to times[name]
       "$prog" "$n_pid" "$work/regions/app.%p.pfs") ;;
   esac
   times[$1]+="$(field median_us "$out") "
+  cpu[$1]+="$(field cpu_us "$out") "
   private[$1]+="$(field child_private_kb "$out") "
   if [ "$1" = pid ]; then
     last="$work/regions/app.$(field last_child "$out").pfs"
@@ -60,6 +61,7 @@ for ((r = 0; r < rounds; r++)); do
 done
 m() { tr ' ' '\n' <<<"${times[$1]}" | grep . | median; }
 p() { tr ' ' '\n' <<<"${private[$1]}" | grep . | median; }
+c() { tr ' ' '\n' <<<"${cpu[$1]}" | grep . | median; }
 plain=$(m plain) one=$(m one) pid=$(m pid)
 echo "CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 echo "=== fork + child's lock + exit + wait, us (median of $rounds rounds of the median of $n)"
@@ -71,6 +73,10 @@ if [ -n "${BEFORE:-}" ]; then
   printf '  %-44s %9.1f us  x%.2f  (after/before x%.2f)\n' "the same under BEFORE" "$before" \
     "$(awk -v a="$before" -v b="$plain" 'BEGIN {print a / b}')" "$(awk -v a="$pid" -v b="$before" 'BEGIN {print a / b}')"
 fi
+echo "=== CPU time (user + system) of parent and children per fork, us (median of $rounds rounds)"
+for s in plain one pid ${BEFORE:+before}; do
+  printf '  %-44s %9.1f us  x%.2f\n' "$s" "$(c $s)" "$(awk -v a="$(c $s)" -v b="$(c plain)" 'BEGIN {print a / b}')"
+done
 echo "=== one child's region (%p)"
 printf '  %-44s %9d KiB\n' "file size" "$((child_size / 1024))"
 printf '  %-44s %9d KiB\n' "on disk (du)" "$child_disk_kb"

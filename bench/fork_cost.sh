@@ -24,7 +24,7 @@ n_pid=${N_PID:-$n}  # fewer for %p when each child copies a whole region
 rounds=${ROUNDS:-3}
 preload="$build/agent/libpfs_preload.so"
 prog="$build/bench/fork_cost"
-[ -f "$preload" ] && [ -x "$prog" ] || cmake --build "$build" -j2 --target pfs_preload fork_cost
+cmake --build "$build" -j2 --target pfs_preload fork_cost >/dev/null
 work=$(mktemp -d /tmp/pfs_fork_cost.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 

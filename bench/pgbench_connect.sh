@@ -6,7 +6,9 @@
 #   %p      postgres started under LD_PRELOAD with PFS_REGION=<dir>/pg.%p.pfs,
 #           every instrument on (PFS_INSTRUMENT='%=ON'): each backend records into
 #           a region of its own, made in its fork
-# and with BEFORE=<an older libpfs_preload.so> a third, %p under that library. The
+#   one     (with ONE=1) the same with one region, no %p: the backends record nothing,
+#           so the difference to %p is what their regions cost
+# and with BEFORE=<an older libpfs_preload.so> %p under that library too. The
 # settings alternate, ROUNDS rounds of SECONDS_EACH seconds each; prints the median tps of each
 # and its ratio to raw (the issue's target: >= 0.8), and what the regions
 # directory holds after (retention keeps it bounded).
@@ -22,6 +24,7 @@ clusters_init "$work"
 # The server user reads the libraries from the work directory.
 cp "$build/agent/libpfs_preload.so" "$work/after.so"
 settings=(raw pid)
+[ -n "${ONE:-}" ] && settings+=(one)
 if [ -n "${BEFORE:-}" ]; then
   cp "$BEFORE" "$work/before.so"
   settings+=(before)
@@ -33,6 +36,7 @@ for s in "${settings[@]}"; do
   case $s in
     raw) cluster_start "$s" ;;
     pid) cluster_start "$s" LD_PRELOAD="$work/after.so" PFS_REGION="$work/regions_$s/pg.%p.pfs" PFS_INSTRUMENT='%=ON' ;;
+    one) cluster_start "$s" LD_PRELOAD="$work/after.so" PFS_REGION="$work/regions_$s/pg.pfs" PFS_INSTRUMENT='%=ON' ;;
     before) cluster_start "$s" LD_PRELOAD="$work/before.so" PFS_REGION="$work/regions_$s/pg.%p.pfs" \
       PFS_INSTRUMENT='%=ON' ;;
   esac
@@ -59,6 +63,7 @@ printf '  %-44s %9.1f tps\n' "no interposer" "$raw"
 for s in "${settings[@]:1}"; do
   label="interposer, a region per backend (%p)"
   [ "$s" = before ] && label="the same under BEFORE"
+  [ "$s" = one ] && label="interposer, one region (no %p)"
   printf '  %-44s %9.1f tps  x%.2f of raw  (rounds: %s)\n' "$label" "$(m "$s")" \
     "$(awk -v a="$(m "$s")" -v b="$raw" 'BEGIN {print a / b}')" "${tps[$s]}"
   printf '  %-44s %9d files, %d KiB (du)\n' "  its regions directory" \

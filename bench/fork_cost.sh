@@ -12,6 +12,8 @@
 # page cache (fincore), and the child's memory beyond its parent (Private_Clean +
 # Private_Dirty of its smaps_rollup, less the same for a plain child).
 # The settings alternate, ROUNDS rounds, each figure the median of the rounds'.
+# With BEFORE=<an older libpfs_preload.so> a fourth setting, %p under that library,
+# runs in the same rounds (before/after side by side on a shared machine).
 # Usage: bash bench/fork_cost.sh [build-dir]   (N=200 ROUNDS=3 by default, N_PID=N; ~1 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,14 +24,14 @@ n_pid=${N_PID:-$n}  # fewer for %p when each child copies a whole region
 rounds=${ROUNDS:-3}
 preload="$build/agent/libpfs_preload.so"
 prog="$build/bench/fork_cost"
-[ -f "$preload" ] && [ -x "$prog" ] || cmake --build "$build" -j2 --target pfs_preload fork_cost
+cmake --build "$build" -j2 --target pfs_preload fork_cost >/dev/null
 work=$(mktemp -d /tmp/pfs_fork_cost.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 field() { sed -n "s/^$1=//p" <<<"$2"; }
 
-declare -A times private
+declare -A times cpu private
 run_setting() {  # name: one run of N forks, its median appended to times[name]
   local out
   rm -rf "$work/regions" && mkdir "$work/regions"
@@ -38,8 +40,11 @@ run_setting() {  # name: one run of N forks, its median appended to times[name]
     one) out=$(env LD_PRELOAD="$preload" PFS_REGION="$work/regions/app.pfs" PFS_INSTRUMENT='%=ON' "$prog" "$n") ;;
     pid) out=$(env LD_PRELOAD="$preload" PFS_REGION="$work/regions/app.%p.pfs" PFS_INSTRUMENT='%=ON' \
       "$prog" "$n_pid" "$work/regions/app.%p.pfs") ;;
+    before) out=$(env LD_PRELOAD="$BEFORE" PFS_REGION="$work/regions/app.%p.pfs" PFS_INSTRUMENT='%=ON' \
+      "$prog" "$n_pid" "$work/regions/app.%p.pfs") ;;
   esac
   times[$1]+="$(field median_us "$out") "
+  cpu[$1]+="$(field cpu_us "$out") "
   private[$1]+="$(field child_private_kb "$out") "
   if [ "$1" = pid ]; then
     last="$work/regions/app.$(field last_child "$out").pfs"
@@ -52,15 +57,26 @@ run_setting() {  # name: one run of N forks, its median appended to times[name]
   fi
 }
 for ((r = 0; r < rounds; r++)); do
-  for s in plain one pid; do run_setting "$s"; done
+  for s in plain one pid ${BEFORE:+before}; do run_setting "$s"; done
 done
 m() { tr ' ' '\n' <<<"${times[$1]}" | grep . | median; }
 p() { tr ' ' '\n' <<<"${private[$1]}" | grep . | median; }
+c() { tr ' ' '\n' <<<"${cpu[$1]}" | grep . | median; }
 plain=$(m plain) one=$(m one) pid=$(m pid)
+echo "CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 echo "=== fork + child's lock + exit + wait, us (median of $rounds rounds of the median of $n)"
 printf '  %-44s %9.1f us\n' "no interposer" "$plain"
 printf '  %-44s %9.1f us  x%.2f\n' "interposer, one region (no %p)" "$one" "$(awk -v a="$one" -v b="$plain" 'BEGIN {print a / b}')"
 printf '  %-44s %9.1f us  x%.2f\n' "interposer, a region per child (%p)" "$pid" "$(awk -v a="$pid" -v b="$plain" 'BEGIN {print a / b}')"
+if [ -n "${BEFORE:-}" ]; then
+  before=$(m before)
+  printf '  %-44s %9.1f us  x%.2f  (after/before x%.2f)\n' "the same under BEFORE" "$before" \
+    "$(awk -v a="$before" -v b="$plain" 'BEGIN {print a / b}')" "$(awk -v a="$pid" -v b="$before" 'BEGIN {print a / b}')"
+fi
+echo "=== CPU time (user + system) of parent and children per fork, us (median of $rounds rounds)"
+for s in plain one pid ${BEFORE:+before}; do
+  printf '  %-44s %9.1f us  x%.2f\n' "$s" "$(c $s)" "$(awk -v a="$(c $s)" -v b="$(c plain)" 'BEGIN {print a / b}')"
+done
 echo "=== one child's region (%p)"
 printf '  %-44s %9d KiB\n' "file size" "$((child_size / 1024))"
 printf '  %-44s %9d KiB\n' "on disk (du)" "$child_disk_kb"

@@ -28,7 +28,7 @@ void store_view(char* dst, std::size_t cap, std::string_view v) {
 // holders, claimed if there is none: its 1-based slot, 0 when the array is full
 // (counted as lost). Under accounts_mutex: one claimer at a time.
 std::uint32_t find_or_claim(agent_state& a, holder_kind kind, std::uint64_t first, std::uint64_t count,
-                            std::string_view user, std::string_view host) {
+                            std::string_view user, std::string_view host, bool rows_are_zero) {
   auto* holders = a.region.array<account_record>(kArrayAccounts);
   if (holders == nullptr || first + count > a.region.count(kArrayAccounts)) return 0;
   for (std::uint64_t i = first; i < first + count; ++i) {
@@ -49,7 +49,7 @@ std::uint32_t find_or_claim(agent_state& a, holder_kind kind, std::uint64_t firs
     store_relaxed(h.max_total_memory, std::int64_t{0});
     store_relaxed(h.user_slot, 0u);
     store_relaxed(h.host_slot, 0u);
-    setup::clear_holder(a.region, static_cast<std::uint32_t>(i + 1));
+    if (!rows_are_zero) setup::clear_holder(a.region, static_cast<std::uint32_t>(i + 1));
     store_release(h.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
     return static_cast<std::uint32_t>(i + 1);
   }
@@ -66,16 +66,16 @@ account_record* holder(agent_state& a, std::uint32_t slot) {
 
 }  // namespace
 
-void join_holders(agent_state& a, thread_context& t, const char* user, const char* host) {
+void join_holders(agent_state& a, thread_context& t, const char* user, const char* host, bool rows_are_zero) {
   const std::string_view u = user != nullptr ? field(user, kUserLen - 1) : std::string_view{};
   const std::string_view h = host != nullptr ? field(host, kHostLen - 1) : std::string_view{};
   std::uint32_t slots[3] = {};
   {
     std::lock_guard<std::mutex> guard(a.accounts_mutex);
     const std::uint64_t accounts = a.max_accounts, users = a.max_users, hosts = a.max_hosts;
-    slots[1] = find_or_claim(a, kHolderUser, accounts, users, u, {});
-    slots[2] = find_or_claim(a, kHolderHost, accounts + users, hosts, {}, h);
-    slots[0] = find_or_claim(a, kHolderAccount, 0, accounts, u, h);
+    slots[1] = find_or_claim(a, kHolderUser, accounts, users, u, {}, rows_are_zero);
+    slots[2] = find_or_claim(a, kHolderHost, accounts + users, hosts, {}, h, rows_are_zero);
+    slots[0] = find_or_claim(a, kHolderAccount, 0, accounts, u, h, rows_are_zero);
     if (account_record* acc = holder(a, slots[0])) {
       store_relaxed(acc->user_slot, slots[1]);
       store_relaxed(acc->host_slot, slots[2]);

@@ -64,7 +64,7 @@ void* watch_main(void* arg) {
   }
 }
 
-bool spawn_watch(region_header& h) {
+bool spawn_watch(region_header& h, bool wait_started) {
   pthread_attr_t attr;
   if (pthread_attr_init(&attr) != 0) return false;
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -83,7 +83,7 @@ bool spawn_watch(region_header& h) {
   // a thread still starting up may hold its runtime's locks (AddressSanitizer's
   // allocator takes them for a new thread's state), and a program that forks right
   // after init would leave them held in the child.
-  for (int i = 0; ok && i < 10000 && load_acquire(g_watch_started) == 0; ++i) {
+  for (int i = 0; ok && wait_started && i < 10000 && load_acquire(g_watch_started) == 0; ++i) {
     const timespec pause{0, 100000};
     clock_nanosleep(CLOCK_MONOTONIC, 0, &pause, nullptr);
   }
@@ -99,7 +99,7 @@ void start_cycle_watch(region_header& h, unsigned interval_ms) {
       dlsym(RTLD_DEFAULT, "__asan_init") != nullptr || dlsym(RTLD_DEFAULT, "__tsan_init") != nullptr ||
       dlsym(RTLD_DEFAULT, "__msan_init") != nullptr || dlsym(RTLD_DEFAULT, "__hwasan_init") != nullptr;
   store_relaxed(h.cycle_watch_interval_ms, interval_ms);
-  store_relaxed(h.cycle_watch, spawn_watch(h) ? 1u : 0u);
+  store_relaxed(h.cycle_watch, spawn_watch(h, true) ? 1u : 0u);
 }
 
 void restart_cycle_watch_in_child(region_header& h) {
@@ -112,7 +112,10 @@ void restart_cycle_watch_in_child(region_header& h) {
     store_relaxed(h.cycle_watch, 0u);
     return;
   }
-  store_relaxed(h.cycle_watch, spawn_watch(h) ? 1u : 0u);
+  // Not waiting for it: only a sanitizer's runtime (not here) holds locks while a
+  // thread starts (glibc's fork takes its own), and the wait, sleeps of 100 us,
+  // was the largest part of a child's fork (bench/fork_cost.sh).
+  store_relaxed(h.cycle_watch, spawn_watch(h, false) ? 1u : 0u);
 }
 
 }  // namespace pfs::detail

@@ -267,12 +267,12 @@ void make_region_the_childs(agent_state& a, thread_context* me, const byte_range
   for (std::uint64_t& lost : h.lost) store_relaxed(lost, std::uint64_t{0});
   if (me != nullptr) store_relaxed(me->rec->os_thread_id, static_cast<std::uint64_t>(syscall(SYS_gettid)));
   // The accounts, users and hosts are holes (not copied): the forking thread joins
-  // its own again, the child's first connection.
+  // its own again, the child's first connection; their rows are holes (zeros) too.
   if (me != nullptr) {
     store_relaxed(me->rec->account_slot, 0u);
     store_relaxed(me->rec->user_slot, 0u);
     store_relaxed(me->rec->host_slot, 0u);
-    join_holders(a, *me, me->rec->user, me->rec->host);
+    join_holders(a, *me, me->rec->user, me->rec->host, true);
   }
   // creation_time_ns stays: the timers' bases are the parent's, and with them the
   // wall clock time their values start from.

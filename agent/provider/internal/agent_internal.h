@@ -203,7 +203,11 @@ void statement_memory_end(const thread_context& t, std::uint32_t level, std::int
 // Accounts, users and hosts (agent_accounts.cpp): a thread joins the holders of
 // (user, host) (nullptr or empty: NULL) and leaves them, its statistics moved into
 // its account (moving: it changes actor and lives on) or folded (it ends).
-void join_holders(agent_state& a, thread_context& t, const char* user, const char* host);
+// rows_are_zero: every free holder's rows are zeros already (a forked child's are
+// holes), so a holder claimed is not cleared (clearing would write, and so
+// allocate, every page of its rows in the child's sparse file).
+void join_holders(agent_state& a, thread_context& t, const char* user, const char* host,
+                  bool rows_are_zero = false);
 void leave_holders(agent_state& a, thread_context& t, bool moving);
 // Plugin unload (agent_plugins.cpp): the instances whose class is one of the
 // plugin's (plugin_class[class index - 1]) leave their tables, their statistics

@@ -28,8 +28,8 @@ using pfs::test::in_child;
 using pfs::test::named_row;
 using pfs::test::S;
 using pfs::test::scan;
-using pfs::test::status_value;
 using pfs::test::small_options;
+using pfs::test::status_value;
 
 options lock_options(const char* tag, std::uint32_t max_locks = 16, std::uint32_t max_waits = 8) {
   options o = small_options(tag);

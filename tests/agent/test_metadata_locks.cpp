@@ -26,8 +26,8 @@ using pfs::test::in_child;
 using pfs::test::named_row;
 using pfs::test::S;
 using pfs::test::scan;
-using pfs::test::status_value;
 using pfs::test::small_options;
+using pfs::test::status_value;
 
 constexpr const char* kMdlClass = "wait/lock/metadata/sql/mdl";
 

@@ -28,8 +28,8 @@ using pfs::test::in_child;
 using pfs::test::named_row;
 using pfs::test::S;
 using pfs::test::scan;
-using pfs::test::status_value;
 using pfs::test::small_options;
+using pfs::test::status_value;
 
 options meter_options(const char* tag, std::uint32_t max_meters = 8, std::uint32_t max_metrics = 16) {
   options o = small_options(tag);

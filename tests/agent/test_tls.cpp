@@ -25,8 +25,8 @@ using pfs::test::I;
 using pfs::test::in_child;
 using pfs::test::S;
 using pfs::test::scan;
-using pfs::test::status_value;
 using pfs::test::small_options;
+using pfs::test::status_value;
 
 options tls_options(const char* tag, std::uint32_t max_properties = 16) {
   options o = small_options(tag);

@@ -186,6 +186,8 @@ const bool registered = [] {
   // Fixed iterations: each writes about 460 bytes of trace.
   benchmark::RegisterBenchmark("BM_Mutex/traced", BM_MutexTraced)->Iterations(200000);
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw)->Threads(2);
+  benchmark::RegisterBenchmark("BM_Mutex/counted", BM_MutexCounted)->Threads(2);
+  benchmark::RegisterBenchmark("BM_Mutex/timed", BM_MutexTimed)->Threads(2);
   benchmark::RegisterBenchmark("BM_Mutex/timed_history", BM_MutexTimedHistory)->Threads(2);
   benchmark::RegisterBenchmark("BM_Mutex/contended_path_base", BM_MutexContendedPathBase);
   benchmark::RegisterBenchmark("BM_Mutex/contended_path", BM_MutexContendedPath);

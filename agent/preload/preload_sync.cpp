@@ -126,6 +126,15 @@ template <sync_kind Kind, class Obj, class Try, class Block>
   const std::uint64_t start = timer != 0 ? read_timer(timer) : 0;
   int rc = try_fn(object);
   tls.busy = true;
+  if constexpr (Kind == kMutex) {
+    // Not timed, taken, and nothing but counts recorded: no locker (event_path.h).
+    if (timer == 0 && rc == 0 && count_mutex_acquired(s)) {
+      tls.last_locked = object;
+      tls.last_locked_instance = s;
+      tls.busy = false;
+      return 0;
+    }
+  }
   wait_locker l;
   if (!begin_wait(l, s, op)) [[unlikely]] {
     tls.busy = false;

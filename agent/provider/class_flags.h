@@ -11,5 +11,8 @@ namespace pfs::detail {
 inline bool class_enabled(const volatile unsigned char* flags) {
   return (__atomic_load_n(flags, __ATOMIC_RELAXED) & PFS_ENABLED) != 0;
 }
+inline bool class_timed(const volatile unsigned char* flags) {
+  return (__atomic_load_n(flags, __ATOMIC_RELAXED) & PFS_TIMED) != 0;
+}
 
 }  // namespace pfs::detail

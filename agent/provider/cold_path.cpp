@@ -162,8 +162,10 @@ bool claim_batch(thread_context& t) {
   t.has_batch = false;
   // A few tries: a batch still being filled by a slow thread is skipped.
   for (int attempt = 0; attempt < 4; ++attempt) {
-    const std::uint64_t b =
-        __atomic_fetch_add(&a.header->history_long_next_batch, 1, __ATOMIC_RELAXED) % a.batch_count;
+    const std::uint64_t n = __atomic_fetch_add(&a.next_batch.value, 1, __ATOMIC_RELAXED);
+    if (load_relaxed(a.header->history_long_next_batch) < a.batch_count)
+      __atomic_fetch_add(&a.header->history_long_next_batch, 1, __ATOMIC_RELAXED);
+    const std::uint64_t b = n % a.batch_count;
     std::uint64_t expected = 0;
     if (__atomic_compare_exchange_n(&a.batches[b].owner, &expected, t.thread_id, false, __ATOMIC_ACQUIRE,
                                     __ATOMIC_RELAXED)) {

@@ -219,7 +219,7 @@ static_assert(offsetof(wait_record, class_index) == 8 && offsetof(wait_record, s
 static_assert(offsetof(wait_record, object_kind) == 80 && offsetof(wait_record, object_index) == 84 &&
               offsetof(wait_record, object_version) == 88 && offsetof(wait_record, index_number) == 92 &&
               offsetof(wait_record, flags) == 96 && offsetof(wait_record, blocking_thread_id) == 104 &&
-              offsetof(wait_record, blocking_event_id) == 112 && sizeof(wait_record) == 120);
+              offsetof(wait_record, blocking_event_id) == 112 && sizeof(wait_record) == 128);
 
 inline void store_word32(void* at, std::uint32_t v) {
   __atomic_store_n(static_cast<word32*>(at), v, __ATOMIC_RELAXED);
@@ -714,6 +714,33 @@ inline void rwlock_instant(wait_locker& l, bool acquired, const char* file, unsi
     else
       set_owner(l, *l.instance);
   }
+}
+
+// A mutex taken at the first try, for a class that is not timed, by a thread that
+// does not record events_waits_current: no event is numbered, nothing is timed,
+// so the acquisition is its counts and its owner, written here without a locker
+// (the full path writes the same values: the owner's EVENT_ID and SOURCE stay
+// unknown). False when the full path is needed (the thread records current
+// events, or the class is timed now); nothing was written then. Call with the
+// mutex held.
+[[gnu::always_inline]] inline bool count_mutex_acquired(sync_instance* s) {
+  if (s == nullptr || !load_relaxed(g_hot.recording)) return false;
+  const std::uint32_t key = load_relaxed(s->class_index);
+  const std::uint8_t cflags = class_flags_of(key);
+  if ((cflags & (kFlagEnabled | kFlagTimed)) != kFlagEnabled) return false;
+  thread_context& t = *current_thread();
+  const std::uint8_t tflags = load_relaxed(t.rec->derived);
+  if (tflags & kThreadCurrent) return false;
+  complete_deferred(&t);  // a lock taken while holding another
+  if (cflags & kFlagInstanceStats) store_relaxed(s->stat.count, load_relaxed(s->stat.count) + 1);
+  aggregate_private(t, key,
+                    static_cast<std::uint8_t>((cflags & kFlagEventNameStats ? kDeferredEventNameStats : 0) |
+                                              (tflags & kThreadSummary ? kDeferredThreadSummary : 0)),
+                    0);
+  store_relaxed(s->owner_event_id, std::uint64_t{0});
+  store_relaxed(s->owner_source, std::uint32_t{0});
+  store_relaxed(s->owner_thread_id, t.thread_id);
+  return true;
 }
 
 inline void unlock_mutex(sync_instance* s) { store_relaxed(s->owner_thread_id, std::uint64_t{0}); }

@@ -128,19 +128,22 @@ class mutex {
   mutex(const mutex&) = delete;
   mutex& operator=(const mutex&) = delete;
 
-  void lock(pfs::source_location at = pfs::source_location::current()) {
+  [[gnu::always_inline]] void lock(pfs::source_location at = pfs::source_location::current()) {
     if (!detail::class_enabled(flags_)) [[likely]] {
       m_.lock();
       return;
     }
+    // Not timed: the try first, and if nothing but counts is recorded, no locker.
+    const bool untimed_taken = !detail::class_timed(flags_) && m_.try_lock();
+    if (untimed_taken && detail::count_mutex_acquired(detail::as_instance(psi_))) return;
     detail::wait_locker l;
     if (!detail::begin_wait(l, detail::as_instance(psi_), PFS_OP_LOCK)) {
-      m_.lock();
+      if (!untimed_taken) m_.lock();
       return;
     }
     // Timed from before the first try, taken then or not (WL#2360).
     detail::start_timer(l);
-    if (m_.try_lock()) {
+    if (untimed_taken || m_.try_lock()) {
       detail::mutex_instant(l, true, at.file_name(), at.line(), true);
       return;
     }

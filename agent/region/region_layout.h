@@ -473,6 +473,12 @@ struct wait_record {
   // (SIGNALLING_THREAD_ID).
   std::uint64_t blocking_thread_id;
   std::uint64_t blocking_event_id;
+  // Pads the record to two cache lines. The arrays of records are line-aligned,
+  // so a record never straddles three lines and the records of two threads (each
+  // thread's stack and history are a run of records) never share one: at 120
+  // bytes, two threads writing the ends of their histories bounced a line
+  // between them.
+  std::uint64_t reserved;
 };
 
 // history_long is claimed in batches so threads do not share a cache line per
@@ -675,7 +681,7 @@ struct region_header {
 
 static_assert(sizeof(region_header) <= kHeaderSize);
 static_assert(std::is_trivially_copyable_v<wait_record> && std::is_standard_layout_v<wait_record>);
-static_assert(sizeof(wait_record) % 8 == 0);
+static_assert(sizeof(wait_record) == 128);  // two whole cache lines
 static_assert(sizeof(batch_record) == 64);
 static_assert(sizeof(contention_record) == 64);
 

@@ -117,6 +117,60 @@ TEST(DeferredStatistics, TryLocksAndSharedLocks) {
   });
 }
 
+// A COUNTED mutex on a thread that does not record events_waits_current takes
+// the path without a locker (count_mutex_acquired): the same counts, at once, and
+// the same owner, and a deferred acquisition above it still completed first.
+TEST(DeferredStatistics, CountedWithoutCurrentIsItsCountsAndOwner) {
+  pfs::test::in_child([] {
+    ASSERT_TRUE(pfs::init(pfs::test::small_options("deferred_counted"))) << pfs::last_error();
+    pfs::register_thread("app", "main");
+    const std::uint64_t tid = pfs::thread_id();
+    const std::string a_name = "wait/synch/mutex/app/a", c_name = "wait/synch/mutex/app/c";
+    pfs::mutex a{"app", "a"};
+    pfs::mutex c{"app", "c"};
+    ASSERT_TRUE(pfs::set_instrument(c_name, true, false));
+    ASSERT_TRUE(pfs::set_consumer("events_waits_current", false));
+    const auto owner_of_c = [&] {
+      for (const named_row& r : pfs::test::scan("mutex_instances"))
+        if (S(r, "name") == c_name) return I(r, "locked_by_thread_id");
+      return std::int64_t{-2};  // no row
+    };
+
+    a.lock();  // timed: its thread-private statistics wait for its release
+    EXPECT_EQ(read_counts(a_name, tid).global, 0);
+    c.lock();
+    EXPECT_EQ(read_counts(a_name, tid).global, 1);  // completed by c's acquisition
+    const counts held = read_counts(c_name, tid);
+    EXPECT_EQ(held.instance, 1);
+    EXPECT_EQ(held.global, 1);  // a counted acquisition adds its counts at once
+    EXPECT_EQ(held.thread, 1);
+    EXPECT_FALSE(held.current);
+    EXPECT_EQ(owner_of_c(), static_cast<std::int64_t>(tid));
+    c.unlock();
+    EXPECT_EQ(owner_of_c(), -1);  // NULL
+    a.unlock();
+
+    for (int i = 0; i < 9; ++i) pfs::lock_guard g(c);
+    const counts done = read_counts(c_name, tid);
+    EXPECT_EQ(done.instance, 10);
+    EXPECT_EQ(done.global, 10);
+    EXPECT_EQ(done.thread, 10);
+    EXPECT_EQ(done.histogram, 0);  // not timed
+    for (const named_row& r : pfs::test::scan("events_waits_summary_global_by_event_name"))
+      if (S(r, "event_name") == c_name) {
+        EXPECT_EQ(I(r, "sum_timer_wait"), 0);
+      }
+    EXPECT_EQ(read_counts(a_name, tid).global, 1);
+
+    // With events_waits_current on, the full path: the acquisition is an event again.
+    ASSERT_TRUE(pfs::set_consumer("events_waits_current", true));
+    c.lock();
+    EXPECT_TRUE(read_counts(c_name, tid).current);
+    c.unlock();
+    EXPECT_EQ(read_counts(c_name, tid).global, 11);
+  });
+}
+
 std::vector<named_row> waits_of(const char* table, std::uint64_t tid) {
   std::vector<named_row> out;
   for (named_row& r : pfs::test::scan(table))

@@ -37,6 +37,13 @@ struct agent_state {
   std::uint32_t history_long_batch = 0;
   batch_record* batches = nullptr;
   std::uint32_t batch_count = 0;
+  // The batch counter claim_batch takes turns from, on a cache line of its own.
+  // The header's history_long_next_batch (readers' row estimate) counts only the
+  // first lap: it shares a line with the setup that every timed wait reads, and a
+  // write there per claim made two threads' waits miss it in turn.
+  struct alignas(64) line_counter {
+    std::uint64_t value = 0;
+  } next_batch;
   source_record* sources = nullptr;
   std::uint32_t source_count = 0;
   // lock_contention_by_instance and the instances its keys index (agent_contention.cpp)

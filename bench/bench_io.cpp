@@ -1,5 +1,6 @@
 // File io: pread of 4 KiB from the page cache, plain and instrumented (timed,
-// current + history), apart and in alternating blocks (BM_FileRead/ab). Table io: one row operation, and one
+// current + history), apart and in alternating blocks (BM_FileRead/ab), and the
+// event alone around no system call (BM_FileRead/event_only). Table io: one row operation, and one
 // 1000-row batch event.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -108,6 +109,23 @@ void BM_FileReadAB(benchmark::State& state) {
   pfs::file::close(timed_fd);
 }
 
+// The file read's event alone: the same wait (start, end with 4096 bytes) on the
+// same kind of descriptor around no system call, so its data stays in the caches.
+// Against BM_FileRead/ab's timed_ns - raw_ns, what the read's system call costs the
+// event afterwards (its records and statistics fetched again).
+void BM_FileReadEventOnly(benchmark::State& state) {
+  pfs::bench::start_agent();
+  data_file f;
+  const pfs_key key = pfs::file::register_class("bench", "data_event");
+  const int fd = pfs::file::open(key, f.path.c_str(), O_RDONLY);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(pfs::file::detail::on_fd(
+        fd, PFS_FILE_READ, pfs::file::where::current(), [] { return ssize_t{4096}; },
+        pfs::file::detail::transferred));
+  }
+  pfs::file::close(fd);
+}
+
 pfs_table* bench_table() {
   pfs::bench::start_agent();
   static pfs_table* t = pfs::table::declare(pfs::table::register_class("bench"), "bench", "t");
@@ -143,6 +161,7 @@ const bool registered = [] {
   benchmark::RegisterBenchmark("BM_FileRead/raw", BM_FileReadRaw);
   benchmark::RegisterBenchmark("BM_FileRead/timed", BM_FileReadTimed);
   benchmark::RegisterBenchmark("BM_FileRead/ab", BM_FileReadAB)->UseManualTime();
+  benchmark::RegisterBenchmark("BM_FileRead/event_only", BM_FileReadEventOnly);
   benchmark::RegisterBenchmark("BM_TableIo/timed", BM_TableIoTimed);
   benchmark::RegisterBenchmark("BM_TableIo/batch", BM_TableIoBatch);
   benchmark::RegisterBenchmark("BM_TableLock/timed", BM_TableLockTimed);

@@ -22,6 +22,12 @@
 #   (perf record -g of the backend while pgbench runs the FDW's side for 8 s; perf
 #   report by symbol, callers folded; Debian's linux-perf), and its system calls
 #   (strace -c, 3 s)
+#   BUILDS="a.so b.so": instead of the installed build alone, the FDW's side of each
+#   round once per build (perfschema_fdw.so files of `make -f Makefile.pgxs`, of two
+#   commits: each pgbench run is a new backend, which loads the file installed at its
+#   start), then the heap's; prints each build's tps and FDW/heap, and the last
+#   build's ratio over the first's. Hold /tmp/pfs-install.lock meanwhile.
+#   QUERIES_ONLY=1: the three queries only (no pfs_top views, no scrape)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
@@ -97,6 +103,38 @@ SQL
     fi
     exit 0
   fi
+  if [ -n "${BUILDS:-}" ]; then
+    read -r -a builds <<<"$BUILDS"
+    libdir=$(pg_config --pkglibdir)
+    use_build() {  # so file: installed for the next backend (a rename: never half a file)
+      cp "$1" "$libdir/perfschema_fdw.so.bench" && mv -f "$libdir/perfschema_fdw.so.bench" "$libdir/perfschema_fdw.so"
+    }
+    printf '%-8s' query
+    for b in "${builds[@]}"; do printf ' %12s %9s' "fdw_tps:$(basename "$b" .so)" fdw/heap; done
+    printf ' %10s %9s\n' heap_tps last/first
+    for entry in "${queries[@]}"; do
+      name=${entry%%|*}
+      template=${entry#*|}
+      printf "$template;\n" ps >"$workdir/$name.fdw.sql"
+      printf "$template;\n" heap >"$workdir/$name.heap.sql"
+      rows=""
+      for _ in $(seq "$rounds"); do
+        line=""
+        for b in "${builds[@]}"; do use_build "$b"; line+="$(tps "$workdir/$name.fdw.sql") "; done
+        rows+="$line$(tps "$workdir/$name.heap.sql")"$'\n'
+      done
+      rows=${rows%$'\n'}
+      n=${#builds[@]}
+      printf '%-8s' "$name"
+      for i in $(seq "$n"); do
+        printf ' %12.0f %9.2f' "$(awk -v c="$i" '{ print $c }' <<<"$rows" | median)" \
+          "$(awk -v c="$i" '{ print $c / $NF }' <<<"$rows" | median)"
+      done
+      printf ' %10.0f %9.2f\n' "$(awk '{ print $NF }' <<<"$rows" | median)" \
+        "$(awk -v n="$n" '{ print $n / $1 }' <<<"$rows" | median)"
+    done
+    exit 0
+  fi
   printf '%-8s %10s %10s %9s\n' query fdw_tps heap_tps fdw/heap
   for entry in "${queries[@]}"; do
     name=${entry%%|*}
@@ -112,6 +150,7 @@ SQL
       "$(awk '{ print $2 }' <<<"$pairs" | median)" "$(awk '{ print $1 / $2 }' <<<"$pairs" | median)"
   done
 
+  [ -n "${QUERIES_ONLY:-}" ] && exit 0
   # ms per transaction: the median over the rounds of pgbench's latency average.
   ms_per() {  # file
     for _ in $(seq "$rounds"); do

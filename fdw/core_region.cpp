@@ -109,6 +109,24 @@ region_member member_of(std::shared_ptr<mapped_region> r) {
   return m;
 }
 
+// The writer of a member whose mapping is kept: the header's pid and program may
+// have been written since. No new strings while both are unchanged (a monitoring
+// query's transaction looks its region up once).
+void refresh_writer(region_member& m) {
+  const region_map& map = m.region->reader->region();
+  const auto pid = static_cast<std::int64_t>(layout::load_relaxed(map.header().pid));
+  const char* p = map.header().program;
+  const std::size_t n = ::strnlen(p, layout::kProgramLen);
+  if (pid == m.pid && n != 0 && n < layout::kProgramLen && m.program.size() == n &&
+      std::equal(m.program.begin(), m.program.end(), p, [](char kept, char now) {
+        const auto c = static_cast<unsigned char>(now);
+        return kept == (c < 0x20 || c > 0x7e ? '?' : now);
+      }))
+    return;
+  m.pid = pid;
+  m.program = program_of(map, pid);
+}
+
 region_member damaged_member(const std::string& file, const region_error& e) {
   region_member m;
   m.file = file;
@@ -221,7 +239,7 @@ bool refresh_directory(PfsCoreRegion& r, PfsCoreError* err) {
 // The member of a one-file server: the cached mapping while the file is unchanged.
 bool refresh_file(PfsCoreRegion& r, PfsCoreError* err) {
   if (r.members.size() == 1 && r.members[0].region != nullptr && same_file(*r.members[0].region, r.path)) {
-    r.members[0] = member_of(std::move(r.members[0].region));  // alive and program may change
+    refresh_writer(r.members[0]);
     return true;
   }
   r.members.clear();

@@ -70,23 +70,19 @@ end_core_scan(void *arg)
 }
 
 /*
- * map_columns
- *		Match the foreign table's columns to the region table's by name and
- *		check their types; mark the region columns the query reads.
- *		core_attr receives, for each region column, its slot attribute (or -1).
+ * mark_wanted
+ *		Mark the region columns the query reads, given core_attr (for each
+ *		region column, its slot attribute or -1: pfs_map_columns).
  */
 static void
-map_columns(Relation rel, const PfsTableOptions *opts, List *wanted_attnums,
-			bool *wanted, int *core_attr)
+mark_wanted(Relation rel, int ncolumns, const int *core_attr, List *wanted_attnums, bool *wanted)
 {
 	TupleDesc	tupdesc = RelationGetDescr(rel);
-	int			ncolumns = pfs_core_column_count(opts->table);
 	ListCell   *lc;
 	int			i;
 
 	for (i = 0; i < ncolumns; i++)
 		wanted[i] = false;
-	pfs_map_columns(rel, opts, core_attr);
 	foreach(lc, wanted_attnums)
 	{
 		int			attr = lfirst_int(lc) - 1;
@@ -139,7 +135,7 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	MemoryContext cxt;
 	MemoryContext old;
 	PfsScanState *state;
-	int		   *core_attr;
+	int		   *core_attr = NULL;
 	int			ncolumns;
 	int			natts;
 
@@ -162,7 +158,19 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 		rel = opened = table_open(rte->relid, NoLock);
 	}
 	state->relid = RelationGetRelid(rel);
-	pfs_get_table_options(state->relid, &state->opts);
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		pfs_get_table_options(state->relid, &state->opts);	/* columns unchecked */
+	else
+	{
+		/* the backend's copy (relation_cache.c), kept in the scan's context */
+		const PfsRelationInfo *info = pfs_relation_info(rel);
+
+		state->opts = info->opts;
+		state->opts.region = pstrdup(info->opts.region);
+		state->opts.table_name = pstrdup(info->opts.table_name);
+		core_attr = palloc(sizeof(int) * Max(info->ncolumns, 1));
+		memcpy(core_attr, info->core_attr, sizeof(int) * Max(info->ncolumns, 1));
+	}
 	state->quals = lsecond(plan->fdw_private);
 	if (list_length(plan->fdw_private) > 2)
 		state->aggregates = pfs_aggregates_begin(lthird(plan->fdw_private));
@@ -178,8 +186,7 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 
 	ncolumns = pfs_core_column_count(state->opts.table);
 	state->wanted = palloc(sizeof(bool) * Max(ncolumns, 1));
-	core_attr = palloc(sizeof(int) * Max(ncolumns, 1));
-	map_columns(rel, &state->opts, linitial(plan->fdw_private), state->wanted, core_attr);
+	mark_wanted(rel, ncolumns, core_attr, linitial(plan->fdw_private), state->wanted);
 	state->overlay = pfs_overlay_begin(node, &state->opts, state->wanted, core_attr);
 	state->scan_attnums = pfs_scan_attnums(plan, &natts);
 	/* compact tuples: pending changes apply to whole rows, projected after */

@@ -149,6 +149,15 @@ extern Oid	pfs_column_type_oid(int table, int column);
 /* The SQL type of a column type ("bigint", "text", ...). */
 extern const char *pfs_column_type_name(int type);
 
+/* relation_cache.c: a foreign table's options and column map, kept between scans */
+typedef struct PfsRelationInfo
+{
+	PfsTableOptions opts;
+	int			ncolumns;		/* the region table's columns */
+	int		   *core_attr;		/* pfs_map_columns' map */
+} PfsRelationInfo;
+extern const PfsRelationInfo *pfs_relation_info(Relation rel);
+
 /*
  * datum.c: Datum conversion.  The cells of the core's pieces as Datums: the
  * attribute of each cell, and whether it is text (pfs_cell_map builds it once

@@ -65,6 +65,17 @@ ALTER FOREIGN TABLE my_threads OPTIONS (SET "table" 'thread');
 ALTER FOREIGN TABLE my_threads OPTIONS (SET "table" 'setup_actors');
 SELECT * FROM my_threads;
 DROP FOREIGN TABLE my_threads;
+-- a prepared query sees the table's new options at its next execution (a backend
+-- keeps a table's options and column map between scans until the catalogue changes)
+CREATE FOREIGN TABLE my_thread_ids (thread_id bigint) SERVER pfs OPTIONS ("table" 'threads');
+PREPARE thread_ids AS SELECT count(*) > 0 AS some FROM my_thread_ids;
+EXECUTE thread_ids;
+ALTER FOREIGN TABLE my_thread_ids OPTIONS (SET "table" 'setup_actors');
+EXECUTE thread_ids;
+ALTER FOREIGN TABLE my_thread_ids OPTIONS (SET "table" 'threads');
+EXECUTE thread_ids;
+DEALLOCATE thread_ids;
+DROP FOREIGN TABLE my_thread_ids;
 
 CREATE FOREIGN TABLE unknown_column (thread_id bigint, nickname text)
   SERVER pfs OPTIONS ("table" 'threads');

@@ -98,7 +98,8 @@ grep '^error' "$WORK/outcomes" | sed 's/^error: //' | sed 's/"[^"]*"/"..."/g' | 
 signals=$(tail -n +"$((log_lines_before + 1))" "$log" | grep -c 'terminated by signal' || true)
 check "no backend was terminated by a signal ($signals in the server log)" "[ $signals -eq 0 ]"
 check "every statement finished with a result or an error" "[ \$(wc -l <\"$WORK/outcomes\") -eq 100 ]"
-unexpected=$(grep '^error' "$WORK/outcomes" | grep -v -e 'region file' -e 'region header' -e 'region array' || true)
+# (a header read while cp rewrites the file from its start is not yet a region's)
+unexpected=$(grep '^error' "$WORK/outcomes" | grep -v -e 'region file' -e 'region header' -e 'region array' -e 'not a perfschema region' || true)
 check "every error is about the region file" "[ -z \"\$unexpected\" ]"
 check "the truncations met running statements" "[ $changed -gt 0 ]"
 check "the server still answers" "[ \"$(q "SELECT 1")\" = 1 ]"

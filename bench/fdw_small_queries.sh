@@ -103,6 +103,10 @@ SQL
     fi
     exit 0
   fi
+  query_files() {  # name template: the query against the foreign tables and the heap copies
+    printf "$2;\n" ps >"$workdir/$1.fdw.sql"
+    printf "$2;\n" heap >"$workdir/$1.heap.sql"
+  }
   if [ -n "${BUILDS:-}" ]; then
     read -r -a builds <<<"$BUILDS"
     libdir=$(pg_config --pkglibdir)
@@ -114,9 +118,7 @@ SQL
     printf ' %10s %9s\n' heap_tps last/first
     for entry in "${queries[@]}"; do
       name=${entry%%|*}
-      template=${entry#*|}
-      printf "$template;\n" ps >"$workdir/$name.fdw.sql"
-      printf "$template;\n" heap >"$workdir/$name.heap.sql"
+      query_files "$name" "${entry#*|}"
       rows=""
       for _ in $(seq "$rounds"); do
         line=""
@@ -138,9 +140,7 @@ SQL
   printf '%-8s %10s %10s %9s\n' query fdw_tps heap_tps fdw/heap
   for entry in "${queries[@]}"; do
     name=${entry%%|*}
-    template=${entry#*|}
-    printf "$template;\n" ps >"$workdir/$name.fdw.sql"
-    printf "$template;\n" heap >"$workdir/$name.heap.sql"
+    query_files "$name" "${entry#*|}"
     pairs=""
     for _ in $(seq "$rounds"); do
       pairs+="$(tps "$workdir/$name.fdw.sql") $(tps "$workdir/$name.heap.sql")"$'\n'

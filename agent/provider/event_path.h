@@ -478,10 +478,14 @@ inline void set_owner(wait_locker& l, sync_instance& s) {
   if (timed && t.wait_histogram_of != nullptr) add_to_histogram(t, class_index, ps);
 }
 
+// Which thread-private statistics a wait adds to, from its class's and thread's flags.
+inline std::uint8_t private_flags(bool timed, std::uint8_t class_flags, std::uint8_t thread_flags) {
+  return static_cast<std::uint8_t>((timed ? kDeferredTimed : 0) |
+                                   (class_flags & kFlagEventNameStats ? kDeferredEventNameStats : 0) |
+                                   (thread_flags & kThreadSummary ? kDeferredThreadSummary : 0));
+}
 inline std::uint8_t private_flags(const wait_locker& l) {
-  return static_cast<std::uint8_t>((l.event.timer != 0 ? kDeferredTimed : 0) |
-                                   (l.class_flags & kFlagEventNameStats ? kDeferredEventNameStats : 0) |
-                                   (l.thread_flags & kThreadSummary ? kDeferredThreadSummary : 0));
+  return private_flags(l.event.timer != 0, l.class_flags, l.thread_flags);
 }
 
 // The instance's statistics: written while the lock is held, by its holder (or
@@ -733,10 +737,7 @@ inline void rwlock_instant(wait_locker& l, bool acquired, const char* file, unsi
   if (tflags & kThreadCurrent) return false;
   complete_deferred(&t);  // a lock taken while holding another
   if (cflags & kFlagInstanceStats) store_relaxed(s->stat.count, load_relaxed(s->stat.count) + 1);
-  aggregate_private(t, key,
-                    static_cast<std::uint8_t>((cflags & kFlagEventNameStats ? kDeferredEventNameStats : 0) |
-                                              (tflags & kThreadSummary ? kDeferredThreadSummary : 0)),
-                    0);
+  aggregate_private(t, key, private_flags(false, cflags, tflags), 0);
   store_relaxed(s->owner_event_id, std::uint64_t{0});
   store_relaxed(s->owner_source, std::uint32_t{0});
   store_relaxed(s->owner_thread_id, t.thread_id);

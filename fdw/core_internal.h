@@ -7,6 +7,7 @@
 #error "the perfschema_fdw core (fdw/core_*.cpp) must not include PostgreSQL headers"
 #endif
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -39,12 +40,36 @@ struct mapped_region {
 
 // One region file of a server, as the last look at the server found it.
 struct region_member {
-  std::shared_ptr<mapped_region> region;  // nullptr: damaged (damage says why)
-  std::string file;                       // its path
-  std::int64_t pid = 0;                   // the writer's (0: unknown)
-  std::string program;                    // the writer's name (empty: unknown)
+  // A one-file server's mapping, kept while the file is unchanged. A directory's
+  // members are kept by the mapping pool below instead (nullptr here).
+  std::shared_ptr<mapped_region> region;
+  std::string file;      // its path
+  std::int64_t pid = 0;  // the writer's (0: unknown)
+  std::string program;   // the writer's name (empty: unknown)
+  bool damaged = false;  // not a readable region: damage says why
   PfsCoreError damage{};
+  dev_t dev = 0;  // the file as the directory's listing saw it
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime{};
 };
+
+// The mapping pool of directory members (core_mappings.cpp): at most
+// pfs_core_set_max_mapped_regions mappings (kDefaultMappedRegions until set), the
+// least recently read dropped first. A scan holds the one it reads.
+inline constexpr int kDefaultMappedRegions = 256;
+// The kept mapping of path (made the most recently read unless !read), nullptr if none.
+std::shared_ptr<mapped_region> kept_mapping(const std::string& path, bool read = true);
+// Keeps r (by its path, replacing a mapping kept for that path), dropping the least
+// recently read beyond the limit; when the pool is full and !evict, does not keep it
+// (a scan of more files than the limit keeps the first ones it found kept instead
+// of dropping each just before it is read again).
+void keep_mapping(const std::shared_ptr<mapped_region>& r, bool evict = true);
+void drop_mapping(const std::string& path) noexcept;
+void drop_all_mappings() noexcept;
+std::size_t kept_mapping_count() noexcept;
+// Maps the region file at path (nullptr and e on failure), for reading.
+std::shared_ptr<mapped_region> open_region(const std::string& path, region_error& e);
 
 // The columns the core appends to every table of the reader (after MySQL's and the
 // reader's own): the process that wrote the row, and for status the region file.
@@ -60,9 +85,11 @@ PfsCoreError skip_warning(const std::string& file, const PfsCoreError& why) noex
 // and the agent's temporary files), in name order; false and *err if it cannot be
 // listed. Unless the directory's server follows symbolic links, symbolic links and
 // hard links (more than one link) are left out, and added to *refused (if not
-// null) with the reason, for a warning.
+// null) with the reason, for a warning. *stats (if not null): each file's stat, as
+// listed.
 bool list_region_files(const std::string& dir, std::vector<std::string>& files, PfsCoreError* err,
-                       std::vector<std::pair<std::string, region_error>>* refused = nullptr);
+                       std::vector<std::pair<std::string, region_error>>* refused = nullptr,
+                       std::vector<struct stat>* stats = nullptr);
 
 // The server option follow_symlinks of the server that reads path, or of the
 // region directory that holds it (core_symlinks.cpp); false if never set.

@@ -1,13 +1,16 @@
 // The per-backend cache of what each foreign server reads, keyed by server: one
 // region file (option "region") or every region file of a directory (option
-// "region_directory"). A region is mapped once and kept, so scans do not map the
-// file again every time; it is mapped again when the file at that path is not the
-// one mapped any more (device, inode, size or modification time differ: the
-// provider was restarted, the file replaced or truncated). A directory is listed
-// again in every transaction (a few microseconds per file): files that appeared are
-// mapped, files that are gone are dropped, and a file that is not a readable region
-// becomes a damaged member that scans skip with a warning. Both are looked at once
-// per transaction (get).
+// "region_directory"). A one-file server's region is mapped once and kept, so scans
+// do not map the file again every time; it is mapped again when the file at that
+// path is not the one mapped any more (device, inode, size or modification time
+// differ: the provider was restarted, the file replaced or truncated). A directory
+// is listed again in every transaction (a few microseconds per file): files that
+// appeared are mapped, files that are gone are dropped, and a file that is not a
+// readable region becomes a damaged member that scans skip with a warning. Its
+// mappings are kept by the mapping pool (core_mappings.cpp), at most a limit of
+// them: a member unchanged since its mapping was let go keeps what was read of it
+// (process, program) and is mapped again when a scan reaches it. Both kinds are
+// looked at once per transaction (get).
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -54,6 +57,8 @@ bool same_file(const mapped_region& r, const std::string& path) noexcept {
   return same_identity(r, st);
 }
 
+}  // namespace
+
 std::shared_ptr<mapped_region> open_region(const std::string& path, region_error& e) {
   auto reader = reader::region_reader::open(path, false, e, follows_symlinks(path));
   if (reader == nullptr) return nullptr;
@@ -69,6 +74,8 @@ std::shared_ptr<mapped_region> open_region(const std::string& path, region_error
   r->path = path;
   return r;
 }
+
+namespace {
 
 // A program name as text: printable ASCII kept, anything else '?', so that any
 // database encoding can show it.
@@ -130,6 +137,7 @@ void refresh_writer(region_member& m) {
 region_member damaged_member(const std::string& file, const region_error& e) {
   region_member m;
   m.file = file;
+  m.damaged = true;
   PfsCoreError why{};
   set_error(&why, e);
   m.damage = skip_warning(file, why);
@@ -162,7 +170,8 @@ region_error refused_link(const std::string& file, bool symlink) {
 }  // namespace
 
 bool list_region_files(const std::string& dir, std::vector<std::string>& files, PfsCoreError* err,
-                       std::vector<std::pair<std::string, region_error>>* refused) {
+                       std::vector<std::pair<std::string, region_error>>* refused,
+                       std::vector<struct stat>* stats) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) {
     const int e = errno;
@@ -182,6 +191,7 @@ bool list_region_files(const std::string& dir, std::vector<std::string>& files, 
     return false;
   }
   const bool follow = follows_symlinks(dir);
+  std::vector<std::pair<std::string, struct stat>> found;
   while (const dirent* entry = readdir(d)) {
     if (skipped_name(entry->d_name)) continue;
     std::string file = dir;
@@ -195,10 +205,16 @@ bool list_region_files(const std::string& dir, std::vector<std::string>& files, 
     }
     if (S_ISLNK(st.st_mode) && stat(file.c_str(), &st) != 0) continue;  // a dangling link
     if (!S_ISREG(st.st_mode)) continue;                                 // not a file
-    files.push_back(std::move(file));
+    found.emplace_back(std::move(file), st);
   }
   closedir(d);
-  std::sort(files.begin(), files.end());
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  files.reserve(files.size() + found.size());
+  if (stats != nullptr) stats->reserve(stats->size() + found.size());
+  for (auto& [file, st] : found) {
+    files.push_back(std::move(file));
+    if (stats != nullptr) stats->push_back(st);
+  }
   if (refused != nullptr)
     std::sort(refused->begin(), refused->end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -207,27 +223,74 @@ bool list_region_files(const std::string& dir, std::vector<std::string>& files, 
 
 namespace {
 
-// The members of a directory now: unchanged files keep their mapping.
+void set_listed(region_member& m, const struct stat& st) noexcept {
+  m.dev = st.st_dev;
+  m.ino = st.st_ino;
+  m.size = st.st_size;
+  m.mtime = st.st_mtim;
+}
+
+bool listed_unchanged(const region_member& m, const struct stat& st) noexcept {
+  return st.st_dev == m.dev && st.st_ino == m.ino && st.st_size == m.size &&
+         st.st_mtim.tv_sec == m.mtime.tv_sec && st.st_mtim.tv_nsec == m.mtime.tv_nsec;
+}
+
+// A directory's member for a file as listed now (st): its kept mapping while the
+// file is unchanged; the process and program read before while the file is
+// unchanged and its mapping was let go (mapped again by the scan that reaches it);
+// else the file mapped now, to learn its process or that it is damaged.
+region_member listed_member(const std::string& file, const struct stat& st, region_member* before) {
+  if (std::shared_ptr<mapped_region> kept = kept_mapping(file, false)) {
+    if (same_identity(*kept, st) && !kept->reader->region().lost()) {
+      region_member m;
+      if (before != nullptr && !before->damaged) {
+        m = std::move(*before);
+        m.region = kept;
+        refresh_writer(m);
+        m.region = nullptr;
+      } else {
+        m = member_of(std::move(kept));
+        m.region = nullptr;
+      }
+      set_listed(m, st);
+      return m;
+    }
+    drop_mapping(file);
+  }
+  if (before != nullptr && !before->damaged && listed_unchanged(*before, st)) return std::move(*before);
+  region_error e;
+  std::shared_ptr<mapped_region> opened = open_region(file, e);
+  region_member m;
+  if (opened != nullptr) {
+    keep_mapping(opened);
+    m = member_of(std::move(opened));
+    m.region = nullptr;
+  } else if (e.code != region_errc::not_found) {  // removed since it was listed
+    m = damaged_member(file, e);
+  } else {
+    m.file.clear();  // gone: left out
+    return m;
+  }
+  set_listed(m, st);
+  return m;
+}
+
+// The members of a directory now: unchanged files keep their mapping, or what was
+// read of them.
 bool refresh_directory(PfsCoreRegion& r, PfsCoreError* err) {
   std::vector<std::string> files;
+  std::vector<struct stat> stats;
   std::vector<std::pair<std::string, region_error>> refused;
-  if (!list_region_files(r.path, files, err, &refused)) return false;
-  std::unordered_map<std::string, std::shared_ptr<mapped_region>> mapped;
-  for (region_member& m : r.members)
-    if (m.region != nullptr) mapped.emplace(m.file, std::move(m.region));
+  if (!list_region_files(r.path, files, err, &refused, &stats)) return false;
+  std::unordered_map<std::string, region_member*> before;
+  before.reserve(r.members.size());
+  for (region_member& m : r.members) before.emplace(m.file, &m);
   std::vector<region_member> members;
-  members.reserve(files.size());
-  for (const std::string& file : files) {
-    if (auto it = mapped.find(file); it != mapped.end() && same_file(*it->second, file)) {
-      members.push_back(member_of(std::move(it->second)));
-      continue;
-    }
-    region_error e;
-    std::shared_ptr<mapped_region> opened = open_region(file, e);
-    if (opened != nullptr)
-      members.push_back(member_of(std::move(opened)));
-    else if (e.code != region_errc::not_found)  // removed since it was listed
-      members.push_back(damaged_member(file, e));
+  members.reserve(files.size() + refused.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    auto it = before.find(files[i]);
+    region_member m = listed_member(files[i], stats[i], it != before.end() ? it->second : nullptr);
+    if (!m.file.empty()) members.push_back(std::move(m));
   }
   for (const auto& [file, why] : refused) members.push_back(damaged_member(file, why));
   std::stable_sort(members.begin(), members.end(),
@@ -337,10 +400,13 @@ bool pfs_core_check_region_directory(const char* path, PfsCoreError* err) noexce
   });
 }
 
-void pfs_core_region_forget_all(void) noexcept { pfs::fdw::cache().clear(); }
+void pfs_core_region_forget_all(void) noexcept {
+  pfs::fdw::cache().clear();
+  pfs::fdw::drop_all_mappings();
+}
 
 int pfs_core_region_cached(void) noexcept {
-  int n = 0;
+  int n = static_cast<int>(pfs::fdw::kept_mapping_count());
   for (const auto& [key, r] : pfs::fdw::cache())
     for (const pfs::fdw::region_member& m : r->members) n += m.region != nullptr;
   return n;
@@ -355,7 +421,7 @@ bool pfs_core_region_damage(const PfsCoreRegion* region, int member, PfsCoreErro
   if (region == nullptr || member < 0 || static_cast<std::size_t>(member) >= region->members.size())
     return false;
   const pfs::fdw::region_member& m = region->members[static_cast<std::size_t>(member)];
-  if (m.region != nullptr) return false;
+  if (!m.damaged) return false;
   *err = m.damage;
   return true;
 }
@@ -363,9 +429,25 @@ bool pfs_core_region_damage(const PfsCoreRegion* region, int member, PfsCoreErro
 double pfs_core_estimated_rows(const PfsCoreRegion* region, int table) noexcept {
   const pfs::reader::table_def* t = pfs::fdw::table_at(table);
   if (region == nullptr || t == nullptr) return 0;
-  double rows = 0;
-  for (const pfs::fdw::region_member& m : region->members)
-    rows += m.region != nullptr ? static_cast<double>(m.region->reader->expected_rows(*t)) : 1;
+  // A member whose mapping was let go counts as the mapped ones on average (its
+  // rows are not worth a mapping to the planner).
+  double rows = 0, mapped_rows = 0;
+  std::size_t mapped = 0, unmapped = 0;
+  for (const pfs::fdw::region_member& m : region->members) {
+    std::shared_ptr<pfs::fdw::mapped_region> r = m.region;
+    if (r == nullptr && !m.damaged) r = pfs::fdw::kept_mapping(m.file, false);
+    if (r != nullptr) {
+      mapped_rows += static_cast<double>(r->reader->expected_rows(*t));
+      ++mapped;
+    } else if (m.damaged) {
+      rows += 1;
+    } else {
+      ++unmapped;
+    }
+  }
+  rows += mapped_rows;
+  if (unmapped != 0)
+    rows += static_cast<double>(unmapped) * (mapped != 0 ? mapped_rows / static_cast<double>(mapped) : 1);
   return rows;
 }
 

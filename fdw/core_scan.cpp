@@ -173,7 +173,11 @@ struct piece_sink final : reader::row_sink {
 
 // One region a scan reads, with the cells of the columns appended to its rows.
 struct scan_member {
-  std::shared_ptr<mapped_region> mapped;  // nullptr: damaged (skipped)
+  // A one-file server's mapping for the whole scan; a directory member's while the
+  // scan reads it (mapped again, or taken from the mapping pool, when reached).
+  std::shared_ptr<mapped_region> mapped;
+  bool damaged = false;  // skipped (a status row says why)
+  bool skipped = false;  // failed while read: not read again by a rescan
   std::string file;
   std::int64_t pid = 0;
   std::string program;
@@ -278,13 +282,36 @@ void bound_resident_pages(const std::shared_ptr<mapped_region>& r, std::uint64_t
   }
 }
 
+// A directory scan lets a member's mapping go once past it: the mapping pool keeps
+// it, or it is unmapped (a directory of more files than the pool's limit).
+void leave_member(PfsCoreScan& s) {
+  if (s.directory) s.members[s.member].mapped = nullptr;
+  ++s.member;
+  s.cursor = {};
+}
+
 bool skip_member(PfsCoreScan& s, const PfsCoreError& why) {
   if (!s.directory) return false;
   s.warnings.push_back(skip_warning(s.members[s.member].file, why));
-  s.members[s.member].mapped = nullptr;  // not read again by a rescan
-  ++s.member;
-  s.cursor = {};
+  s.members[s.member].skipped = true;
+  leave_member(s);
   return true;
+}
+
+// The mapping of the directory member a scan reaches: the pool's (unless a fault
+// replaced it), else the file mapped now. nullptr and why when it cannot be read.
+std::shared_ptr<mapped_region> map_member(const scan_member& m, PfsCoreError& why) {
+  std::shared_ptr<mapped_region> r = kept_mapping(m.file);
+  if (r != nullptr && !r->reader->region().lost()) return r;
+  if (r != nullptr) drop_mapping(m.file);
+  region_error e;
+  r = open_region(m.file, e);
+  if (r == nullptr) {
+    set_error(&why, e);
+    return nullptr;
+  }
+  keep_mapping(r, false);
+  return r;
 }
 
 PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted,
@@ -335,10 +362,11 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
   const bool status = t.id == static_cast<std::uint32_t>(reader::table_id::status);
   s->members.reserve(region.members.size());
   for (const region_member& rm : region.members) {
-    if (rm.region == nullptr) s->warnings.push_back(rm.damage);
-    if (rm.region == nullptr && !status) continue;
+    if (rm.damaged) s->warnings.push_back(rm.damage);
+    if (rm.damaged && !status) continue;
     scan_member m;
-    if (rm.region != nullptr) {
+    m.damaged = rm.damaged;
+    if (!rm.damaged) {
       m.mapped = rm.region;
       m.pid = rm.pid;
       m.program = rm.program;
@@ -382,10 +410,22 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
     piece_sink sink(s.columns, s.kinds, s.piece_bytes, interrupt, *s.rows, s.nreader, m.extras);
     sink.wanted = s.computed_flags.get();
     sink.filter = s.filter.empty() ? nullptr : &s.filter;
-    if (m.mapped == nullptr) {  // a damaged region: its status row
+    if (m.damaged) {  // a damaged region: its status row
       if (!s.filter.rejects_all()) damaged_status_row(s, sink);
-      ++s.member;
+      leave_member(s);
       continue;
+    }
+    if (m.skipped) {
+      leave_member(s);
+      continue;
+    }
+    if (m.mapped == nullptr) {
+      PfsCoreError why{};
+      m.mapped = map_member(m, why);
+      if (m.mapped == nullptr) {
+        if (!skip_member(s, why)) return fail(why);
+        continue;
+      }
     }
     reader::region_reader& r = *m.mapped->reader;
     const std::uint64_t invalid_before = r.invalid_rows_skipped();
@@ -410,8 +450,7 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
       continue;
     }
     if (!s.cursor.done) break;  // the piece is full
-    ++s.member;
-    s.cursor = {};
+    leave_member(s);
   }
   const bool done = s.member >= s.members.size();
   if (start_member == 0 && start_cursor.next == 0 && !start_cursor.done && done) s.single_piece = true;

@@ -43,6 +43,15 @@ server_changed(Datum arg, int cacheid, uint32 hashvalue)
 	pfs_core_write_forget_regions();
 }
 
+/* perfschema_fdw.max_mapped_regions: the core keeps at most that many mapped. */
+static int	pfs_max_mapped_regions = 256;
+
+static void
+assign_max_mapped_regions(int newval, void *extra)
+{
+	pfs_core_set_max_mapped_regions(newval);
+}
+
 void
 _PG_init(void)
 {
@@ -60,6 +69,12 @@ _PG_init(void)
 							 "Lets a scan compute count, sum, min and max itself when the reader tests every condition.",
 							 "When off (or when perfschema_fdw.pushdown is off), an Agg node computes them from every row.",
 							 &pfs_pushdown_aggregates, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("perfschema_fdw.max_mapped_regions",
+							"Sets how many files of region directories a session keeps mapped between scans.",
+							"Each holds a file descriptor; a directory of more files is read a file at a time, "
+							"each mapped when a scan reaches it.",
+							&pfs_max_mapped_regions, 256, 1, 1000, PGC_USERSET, 0,
+							NULL, assign_max_mapped_regions, NULL);
 	MarkGUCPrefixReserved("perfschema_fdw");
 }
 

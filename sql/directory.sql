@@ -69,6 +69,15 @@ SET perfschema_fdw.pushdown = off;
 SELECT process_id, count(*) FROM dir.threads
  WHERE process_id IN (101, 103) AND program = 'pfs_fixture' GROUP BY 1 ORDER BY 1;
 RESET perfschema_fdw.pushdown;
+-- the same results with one region mapped at a time (each file mapped when a
+-- scan reaches it, and let go after)
+SET perfschema_fdw.max_mapped_regions = 1;
+SELECT process_id, program, count(*) AS threads FROM dir.threads GROUP BY 1, 2 ORDER BY 1;
+SELECT event_name, sum(count_star) AS count_star, count(*) AS processes
+  FROM dir.events_waits_summary_global_by_event_name
+ WHERE count_star > 0 GROUP BY 1 ORDER BY 1;
+SET perfschema_fdw.max_mapped_regions = 0;
+RESET perfschema_fdw.max_mapped_regions;
 
 -- a file that is not a region at all is a damaged member too; removed, gone
 \! echo 'not a region' > /tmp/perfschema_fdw_regress/dir/notes.txt

@@ -721,4 +721,90 @@ TEST_F(FdwCoreTest, DirectoryReadsEveryRegion) {
   EXPECT_TRUE(pfs_core_check_region_directory(regions.c_str(), &err_));
 }
 
+// A directory of more regions than the backend keeps mapped: every region's rows
+// still, each file mapped when a scan reaches it and let go after, at most the
+// limit kept between scans (plus the one a scan reads); a member let go and
+// unchanged keeps its process for conditions; a file replaced after it was let go
+// is read anew.
+TEST_F(FdwCoreTest, DirectoryOfMoreRegionsThanTheMappingLimit) {
+  const std::string regions = dir_ + "/many";
+  ASSERT_EQ(mkdir(regions.c_str(), 0755), 0);
+  constexpr int kRegions = 12, kLimit = 4;
+  for (int i = 0; i < kRegions; ++i) {
+    path_ = regions + "/r" + std::to_string(10 + i) + ".pfs";
+    ASSERT_NO_FATAL_FAILURE(fixture("--pid=" + std::to_string(1000 + i)));
+  }
+  // The process's mappings of files of the directory, as the kernel has them.
+  auto mapped_now = [&] {
+    std::ifstream maps("/proc/self/maps");
+    int n = 0;
+    for (std::string line; std::getline(maps, line);) n += line.find(regions + "/") != std::string::npos;
+    return n;
+  };
+  pfs_core_set_max_mapped_regions(kLimit);
+  struct limit_reset {
+    ~limit_reset() { pfs_core_set_max_mapped_regions(256); }
+  } reset;
+
+  const int threads = table_index(table_id::threads);
+  const int pid_column = pfs_core_column_find(threads, "process_id");
+  auto pids_of = [&](PfsCoreRegion* r, const std::vector<PfsCoreQual>& quals) {
+    std::vector<std::int64_t> pids;
+    // Small pieces: a scan pauses inside regions and between them.
+    PfsCoreScan* s =
+        pfs_core_scan_begin(r, threads, nullptr, quals.data(), static_cast<int>(quals.size()), 4, 256, &err_);
+    EXPECT_NE(s, nullptr) << err_.message;
+    if (s == nullptr) return pids;
+    for (;;) {
+      const PfsCoreRowset* rs = pfs_core_scan_next(s, nullptr, &err_);
+      EXPECT_NE(rs, nullptr) << err_.message;
+      if (rs == nullptr) break;
+      for (std::size_t k = 0; k < rs->nrows; ++k)
+        pids.push_back(
+            rs->cells[k * static_cast<std::size_t>(rs->ncells) + static_cast<std::size_t>(pid_column)].value);
+      EXPECT_LE(mapped_now(), kLimit + 1);  // and the one the scan reads
+      if (rs->last) break;
+    }
+    PfsCoreError w{};
+    int warnings = 0;
+    while (pfs_core_scan_warning(s, &w)) ++warnings;
+    EXPECT_EQ(warnings, 0) << w.message;
+    pfs_core_scan_end(s);
+    return pids;
+  };
+  std::vector<std::int64_t> expected;
+  for (int i = 0; i < kRegions; ++i) expected.insert(expected.end(), 3, 1000 + i);  // 3 threads each
+
+  for (int round = 0; round < 3; ++round) {  // the first maps every file to list it
+    PfsCoreRegion* r = pfs_core_region_directory_get(7, regions.c_str(), &err_);
+    ASSERT_NE(r, nullptr) << err_.message;
+    ASSERT_EQ(pfs_core_region_count(r), kRegions);
+    EXPECT_EQ(pfs_core_region_cached(), kLimit);
+    EXPECT_EQ(mapped_now(), kLimit);
+    EXPECT_NEAR(pfs_core_estimated_rows(r, threads), 3.0 * kRegions, 3.0 * kRegions / 2);
+    std::vector<std::int64_t> pids = pids_of(r, {});
+    std::sort(pids.begin(), pids.end());
+    EXPECT_EQ(pids, expected) << "round " << round;
+    EXPECT_EQ(mapped_now(), kLimit);
+    // A condition on the process of a region whose mapping was let go.
+    const std::int64_t first = 1000;
+    const PfsCoreQual one{pid_column, PFS_QUAL_EQ, false, 1, &first, nullptr, nullptr};
+    EXPECT_EQ(pids_of(r, {one}), std::vector<std::int64_t>(3, first));
+    pfs_core_transaction_end();
+  }
+
+  // The first file, let go, replaced by another program's region: its rows now.
+  path_ = regions + "/r10.pfs";
+  ASSERT_EQ(unlink(path_.c_str()), 0);
+  ASSERT_NO_FATAL_FAILURE(fixture("--pid=2000"));
+  PfsCoreRegion* r = pfs_core_region_directory_get(7, regions.c_str(), &err_);
+  ASSERT_NE(r, nullptr) << err_.message;
+  std::vector<std::int64_t> pids = pids_of(r, {});
+  std::sort(pids.begin(), pids.end());
+  expected.erase(expected.begin(), expected.begin() + 3);
+  expected.insert(expected.end(), 3, 2000);
+  EXPECT_EQ(pids, expected);
+  pfs_core_transaction_end();
+}
+
 }  // namespace

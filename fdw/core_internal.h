@@ -36,6 +36,11 @@ struct mapped_region {
   off_t size = 0;
   timespec mtime{};
   std::uint64_t unreleased_bytes = 0;  // of records scanned since its pages were released
+
+  mapped_region() = default;
+  mapped_region(const mapped_region&) = delete;
+  mapped_region& operator=(const mapped_region&) = delete;
+  ~mapped_region();  // its unreleased bytes leave the backend's count (core_scan.cpp)
 };
 
 // One region file of a server, as the last look at the server found it.

@@ -191,6 +191,7 @@ struct scan_member {
 };
 
 }  // namespace
+
 }  // namespace pfs::fdw
 
 // One scan: the regions it reads (kept mapped), what it returns, its conditions,
@@ -259,28 +260,51 @@ void damaged_status_row(const PfsCoreScan& s, piece_sink& sink) {
 // a one-file server's scan fails).
 // The pages of a region a scan maps stay in the backend's resident set (and its
 // VmHWM) until released (madvise: the file's pages stay in the page cache), so a
-// scan of a large history would make the backend look as large as the table. One
-// region at a time holds pages a scan went past, at most kResidentBudget of them
-// plus the window of the piece that crossed it. Every release walks the mapping's
-// page tables, hence a budget rather than a release per piece. (Whatever the budget,
-// a forward scan of a table larger than it maps every page again: faulting them in
-// and releasing them is a fifth of a filtered scan of 1,000,000 waits.)
-constexpr std::uint64_t kResidentBudget = 40u << 20;
+// scan of a large history would make the backend look as large as the table. The
+// regions hold at most the resident budget of pages scans went past, in all, plus
+// the window of the piece that crossed it; the region that has held them longest
+// releases them first. Every release walks the mapping's page tables and the next
+// scan faults the pages in again (a fault is expensive on a virtual machine that
+// shadows page tables: a scan of 1,000 regions of 1,000 waits took 5 times as long
+// with a budget of 40 MiB as with none), hence a budget over all regions, large
+// enough for a directory's records, rather than a release per piece or per region.
+std::uint64_t resident_budget = std::uint64_t{256} << 20;
+
+struct resident_pages {
+  std::deque<std::weak_ptr<mapped_region>> holders;  // oldest first; each once
+  std::uint64_t bytes = 0;                           // their unreleased_bytes
+};
+resident_pages& resident() noexcept {
+  static resident_pages r;
+  return r;
+}
 
 void bound_resident_pages(const std::shared_ptr<mapped_region>& r, std::uint64_t bytes) {
-  static std::weak_ptr<mapped_region> holder;  // the region that may hold pages
   if (bytes == 0) return;
-  if (const std::shared_ptr<mapped_region> h = holder.lock(); h != nullptr && h != r) {
+  resident_pages& all = resident();
+  if (r->unreleased_bytes == 0) all.holders.push_back(r);
+  r->unreleased_bytes += bytes;
+  all.bytes += bytes;
+  while (all.bytes >= resident_budget && !all.holders.empty()) {
+    const std::shared_ptr<mapped_region> h = all.holders.front().lock();
+    all.holders.pop_front();
+    if (h == nullptr || h->unreleased_bytes == 0) continue;
     h->reader->region().release_resident_pages();
+    all.bytes -= h->unreleased_bytes;
     h->unreleased_bytes = 0;
   }
-  holder = r;
-  r->unreleased_bytes += bytes;
-  if (r->unreleased_bytes >= kResidentBudget) {
-    r->reader->region().release_resident_pages();
-    r->unreleased_bytes = 0;
-  }
 }
+
+}  // namespace
+
+mapped_region::~mapped_region() {
+  // The mapping goes with the reader, a member destroyed after this body: the
+  // pages it held are no longer the backend's.
+  resident_pages& all = resident();
+  all.bytes -= std::min(all.bytes, unreleased_bytes);
+}
+
+namespace {
 
 // A directory scan lets a member's mapping go once past it: the mapping pool keeps
 // it, or it is unmapped (a directory of more files than the pool's limit).
@@ -545,3 +569,5 @@ bool pfs_core_qual_supported(int table, int column, PfsCoreQualOp op) noexcept {
 }
 
 }  // extern "C"
+
+extern "C" void pfs_core_set_resident_budget(uint64_t bytes) noexcept { pfs::fdw::resident_budget = bytes; }

@@ -169,6 +169,12 @@ extern int	pfs_core_region_cached(void) PFS_CORE_NOEXCEPT;
  */
 extern void pfs_core_set_max_mapped_regions(int limit) PFS_CORE_NOEXCEPT;
 /*
+ * The pages of regions that scans went past stay in the backend's resident set
+ * up to bytes in all (256 MiB until set), then the region that has held them
+ * longest releases its pages (they stay in the page cache).  For tests.
+ */
+extern void pfs_core_set_resident_budget(uint64_t bytes) PFS_CORE_NOEXCEPT;
+/*
  * A table's row count as the provider's counters tell it without a scan (the
  * slots of history_long claimed so far, the threads created so far), for the
  * planner.

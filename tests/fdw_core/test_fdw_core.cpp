@@ -465,6 +465,10 @@ std::size_t scan_watching_pages(PfsCoreRegion* region, int table, const std::vec
 // pages of one region are released when another is scanned. The last pages scanned
 // stay mapped for the next scan.
 TEST_F(FdwCoreTest, LargeScansKeepABoundedPartOfTheRegionResident) {
+  pfs_core_set_resident_budget(std::uint64_t{40} << 20);
+  struct budget_reset {
+    ~budget_reset() { pfs_core_set_resident_budget(std::uint64_t{256} << 20); }
+  } reset;
   ASSERT_NO_FATAL_FAILURE(fixture("--history-long-rows=600000"));  // 77 MB of records
   const std::string second = dir_ + "/second";
   const std::string cmd =

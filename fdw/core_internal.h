@@ -62,7 +62,7 @@ struct region_member {
 // The mapping pool of directory members (core_mappings.cpp): at most
 // pfs_core_set_max_mapped_regions mappings (kDefaultMappedRegions until set), the
 // least recently read dropped first. A scan holds the one it reads.
-inline constexpr int kDefaultMappedRegions = 256;
+inline constexpr int kDefaultMappedRegions = 1024;
 // The kept mapping of path (made the most recently read unless !read), nullptr if none.
 std::shared_ptr<mapped_region> kept_mapping(const std::string& path, bool read = true);
 // Keeps r (by its path, replacing a mapping kept for that path), dropping the least

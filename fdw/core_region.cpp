@@ -70,6 +70,9 @@ std::shared_ptr<mapped_region> open_region(const std::string& path, region_error
   // was resolved by the open).
   struct stat st {};
   if (fstat(reader->region().fd(), &st) == 0) set_identity(*r, st);
+  // A directory may hold thousands of exited processes' regions, all kept mapped:
+  // not their descriptors.
+  reader->close_file_if_provider_exited();
   r->reader = std::move(reader);
   r->path = path;
   return r;

@@ -44,7 +44,7 @@ server_changed(Datum arg, int cacheid, uint32 hashvalue)
 }
 
 /* perfschema_fdw.max_mapped_regions: the core keeps at most that many mapped. */
-static int	pfs_max_mapped_regions = 256;
+static int	pfs_max_mapped_regions = 1024;
 
 static void
 assign_max_mapped_regions(int newval, void *extra)
@@ -71,9 +71,8 @@ _PG_init(void)
 							 &pfs_pushdown_aggregates, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("perfschema_fdw.max_mapped_regions",
 							"Sets how many files of region directories a session keeps mapped between scans.",
-							"Each holds a file descriptor; a directory of more files is read a file at a time, "
-							"each mapped when a scan reaches it.",
-							&pfs_max_mapped_regions, 256, 1, 1000, PGC_USERSET, 0,
+							"A directory of more files is read a file at a time, each mapped when a scan reaches it.",
+							&pfs_max_mapped_regions, 1024, 1, 16000, PGC_USERSET, 0,
 							NULL, assign_max_mapped_regions, NULL);
 	MarkGUCPrefixReserved("perfschema_fdw");
 }

@@ -162,10 +162,11 @@ extern void pfs_core_transaction_end(void) PFS_CORE_NOEXCEPT;
 extern int	pfs_core_region_cached(void) PFS_CORE_NOEXCEPT;
 /*
  * At most limit files of region directories stay mapped between scans (GUC
- * perfschema_fdw.max_mapped_regions; 256 until set; at least 1): the least
- * recently read are unmapped first.  Every mapping holds a file descriptor and
- * a slot of the SIGBUS guard, so a directory of more files than that is read a
- * file at a time, each mapped when a scan reaches it.
+ * perfschema_fdw.max_mapped_regions; 1024 until set; at least 1): the least
+ * recently read are unmapped first.  Every mapping takes a VMA, page tables and
+ * a slot of the SIGBUS guard (and a file descriptor while its provider is
+ * alive), so a directory of more files than that is read a file at a time, each
+ * mapped when a scan reaches it.
  */
 extern void pfs_core_set_max_mapped_regions(int limit) PFS_CORE_NOEXCEPT;
 /*

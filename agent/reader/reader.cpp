@@ -293,5 +293,9 @@ std::uint32_t region_reader::find_class(std::string_view name) const noexcept {
 const region_map& region_reader::region() const noexcept { return impl_->map; }
 
 void region_reader::check_size_at_each_scan(bool on) noexcept { impl_->check_size_at_each_scan = on; }
+bool region_reader::close_file_if_provider_exited() noexcept {
+  impl_->check_size_at_each_scan = false;  // it needs the file
+  return impl_->map.close_file_if_provider_exited();
+}
 
 }  // namespace pfs::reader

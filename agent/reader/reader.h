@@ -488,6 +488,10 @@ class region_reader {
   // transaction: fdw/core_region.cpp) turns that off; a file shrunk after its check
   // still ends the scan with "changed while it was read" through the fault guard.
   void check_size_at_each_scan(bool on) noexcept;
+  // Closes the region's file when its provider has exited (the mapping stays;
+  // provider_alive() is false from then on): region_map::close_file_if_provider_exited.
+  // For a caller that keeps many regions mapped.
+  bool close_file_if_provider_exited() noexcept;
 
   struct impl;  // implementation detail (reader.cpp)
 

@@ -24,9 +24,10 @@
 namespace pfs::fault_guard {
 
 // The most mappings one process can register: a PostgreSQL backend reading a
-// directory of regions maps each (twice when it writes their setup). 40 bytes a slot;
-// the handler looks through them only on a SIGBUS.
-inline constexpr int kMaxMappings = 1024;
+// directory of regions maps each (twice when it writes their setup). 40 bytes a slot
+// (640 KiB of zeros in the program's bss, untouched until used); the handler looks
+// through them only on a SIGBUS.
+inline constexpr int kMaxMappings = 16384;
 
 // Registers a mapping [base, base + size) mapped with protection prot (PROT_*).
 // Returns its slot, or -1 when the table (kMaxMappings) is full: such a mapping is

@@ -557,6 +557,13 @@ bool region_map::provider_alive() const {
   return ofd_locked_by_other(fd_, kAliveLockByte);
 }
 
+bool region_map::close_file_if_provider_exited() {
+  if (fd_ < 0 || writable_ || provider_alive()) return false;
+  close(fd_);
+  fd_ = -1;
+  return true;
+}
+
 void region_map::unlink_file() const {
   if (!path_.empty()) unlink(path_.c_str());
 }

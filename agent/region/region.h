@@ -167,6 +167,12 @@ class region_map {
 
   // True while the provider process holds its alive lock.
   bool provider_alive() const;
+  // For a reader of a region whose provider has exited: closes the file, keeping
+  // the mapping. The descriptor only tells whether the provider is alive, which it
+  // never is again (a new process creates a new file), so a backend that keeps
+  // thousands of exited processes' regions mapped does not hold their descriptors.
+  // False (and the file kept) while the provider is alive.
+  bool close_file_if_provider_exited();
 
   // Takes the mapping's pages out of this process's resident set (madvise
   // MADV_DONTNEED): the file's pages stay in the page cache, and the next access

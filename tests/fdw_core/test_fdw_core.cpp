@@ -747,7 +747,7 @@ TEST_F(FdwCoreTest, DirectoryOfMoreRegionsThanTheMappingLimit) {
   };
   pfs_core_set_max_mapped_regions(kLimit);
   struct limit_reset {
-    ~limit_reset() { pfs_core_set_max_mapped_regions(256); }
+    ~limit_reset() { pfs_core_set_max_mapped_regions(1024); }
   } reset;
 
   const int threads = table_index(table_id::threads);

@@ -364,6 +364,10 @@ region_map region_map::open(const std::string& path, bool writable, region_error
     close(fd);
     return out;
   }
+  // A reader touches scattered records, many of them in holes of a sparse file: no
+  // read-ahead around a fault (on a file system with large folios a fault in a hole
+  // would otherwise zero a large folio of page cache for a record or two).
+  madvise(base, size, MADV_RANDOM);
   out.base_ = base;
   out.size_ = size;
   out.fd_ = fd;

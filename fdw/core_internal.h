@@ -109,6 +109,12 @@ struct PfsCoreRegion {
   bool directory = false;
   std::vector<pfs::fdw::region_member> members;
   std::uint64_t checked_in = 0;  // the transaction that last checked its files (0: none)
+  // A directory as it was when last listed; the listing is kept while these are
+  // unchanged, if it was old enough (core_region.cpp, refresh_directory).
+  dev_t dir_dev = 0;
+  ino_t dir_ino = 0;
+  timespec dir_mtime{};
+  bool listing_reusable = false;
 };
 
 namespace pfs::fdw {

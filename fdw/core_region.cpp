@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <unordered_map>
 
 #include "agent/region/safe_files.h"
@@ -278,9 +279,48 @@ region_member listed_member(const std::string& file, const struct stat& st, regi
   return m;
 }
 
+// A directory's modification time changes whenever a file is created, renamed or
+// removed in it, which is how the agent makes and replaces regions (a temporary
+// file renamed). The time comes from a clock that advances in ticks, so a change in
+// the same tick as the one before can leave it as it was: a listing is kept only if
+// the directory's time was older than this when it was listed.
+constexpr std::int64_t kDirectoryTimeMarginNs = 100'000'000;
+
+std::int64_t ns_of(const timespec& t) noexcept {
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// True when the members listed last still stand (the directory unchanged since a
+// listing that may be kept): the files of live regions checked as before and their
+// writers looked at again; the regions of exited processes (their files closed)
+// not looked at: a new process makes a new file. A kept mapping that faulted, or a
+// damaged member (a file that may have been completed since), asks for a new
+// listing.
+bool listing_still_stands(PfsCoreRegion& r, const struct stat& dir) {
+  if (!r.listing_reusable || dir.st_dev != r.dir_dev || dir.st_ino != r.dir_ino ||
+      ns_of(dir.st_mtim) != ns_of(r.dir_mtime))
+    return false;
+  for (region_member& m : r.members) {
+    if (m.damaged) return false;
+    std::shared_ptr<mapped_region> kept = kept_mapping(m.file, false);
+    if (kept == nullptr) continue;  // mapped again when a scan reaches it
+    if (kept->reader->region().lost()) return false;
+    if (kept->reader->region().fd() < 0) continue;  // an exited process's: nothing new
+    if (!same_file(*kept, m.file)) return false;
+    m.region = std::move(kept);
+    refresh_writer(m);
+    m.region = nullptr;
+  }
+  return true;
+}
+
 // The members of a directory now: unchanged files keep their mapping, or what was
 // read of them.
 bool refresh_directory(PfsCoreRegion& r, PfsCoreError* err) {
+  struct stat dir {};
+  const bool dir_known = stat(r.path.c_str(), &dir) == 0;
+  if (dir_known && listing_still_stands(r, dir)) return true;
+  r.listing_reusable = false;
   std::vector<std::string> files;
   std::vector<struct stat> stats;
   std::vector<std::pair<std::string, region_error>> refused;
@@ -295,10 +335,19 @@ bool refresh_directory(PfsCoreRegion& r, PfsCoreError* err) {
     region_member m = listed_member(files[i], stats[i], it != before.end() ? it->second : nullptr);
     if (!m.file.empty()) members.push_back(std::move(m));
   }
-  for (const auto& [file, why] : refused) members.push_back(damaged_member(file, why));
-  std::stable_sort(members.begin(), members.end(),
-                   [](const region_member& a, const region_member& b) { return a.file < b.file; });
+  if (!refused.empty()) {
+    for (const auto& [file, why] : refused) members.push_back(damaged_member(file, why));
+    std::stable_sort(members.begin(), members.end(),
+                     [](const region_member& a, const region_member& b) { return a.file < b.file; });
+  }
   r.members = std::move(members);
+  timespec now{};
+  if (dir_known && clock_gettime(CLOCK_REALTIME, &now) == 0) {
+    r.dir_dev = dir.st_dev;
+    r.dir_ino = dir.st_ino;
+    r.dir_mtime = dir.st_mtim;
+    r.listing_reusable = ns_of(now) - ns_of(dir.st_mtim) > kDirectoryTimeMarginNs;
+  }
   return true;
 }
 

@@ -5,6 +5,7 @@
 //
 // The core's sources are compiled into this test (the CMake build has no target
 // for them: the extension is built with PGXS).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -745,6 +748,15 @@ TEST_F(FdwCoreTest, DirectoryOfMoreRegionsThanTheMappingLimit) {
     for (std::string line; std::getline(maps, line);) n += line.find(regions + "/") != std::string::npos;
     return n;
   };
+  // The process's open files of the directory.
+  auto open_now = [&] {
+    int n = 0;
+    for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+      std::error_code ec;
+      n += std::filesystem::read_symlink(fd.path(), ec).string().starts_with(regions + "/");
+    }
+    return n;
+  };
   pfs_core_set_max_mapped_regions(kLimit);
   struct limit_reset {
     ~limit_reset() { pfs_core_set_max_mapped_regions(1024); }
@@ -785,6 +797,7 @@ TEST_F(FdwCoreTest, DirectoryOfMoreRegionsThanTheMappingLimit) {
     ASSERT_EQ(pfs_core_region_count(r), kRegions);
     EXPECT_EQ(pfs_core_region_cached(), kLimit);
     EXPECT_EQ(mapped_now(), kLimit);
+    EXPECT_EQ(open_now(), 0);  // exited processes' regions: mapped, their files closed
     EXPECT_NEAR(pfs_core_estimated_rows(r, threads), 3.0 * kRegions, 3.0 * kRegions / 2);
     std::vector<std::int64_t> pids = pids_of(r, {});
     std::sort(pids.begin(), pids.end());
@@ -809,6 +822,55 @@ TEST_F(FdwCoreTest, DirectoryOfMoreRegionsThanTheMappingLimit) {
   expected.insert(expected.end(), 3, 2000);
   EXPECT_EQ(pids, expected);
   pfs_core_transaction_end();
+}
+
+// A directory listed once is not listed again while its modification time stays
+// what it was (and was old enough when listed): a file added, replaced or removed
+// changes it, and the next look sees the change.
+TEST_F(FdwCoreTest, DirectoryListingIsKeptWhileTheDirectoryIsUnchanged) {
+  const std::string regions = dir_ + "/kept";
+  ASSERT_EQ(mkdir(regions.c_str(), 0755), 0);
+  for (int i = 0; i < 3; ++i) {
+    path_ = regions + "/r" + std::to_string(i) + ".pfs";
+    ASSERT_NO_FATAL_FAILURE(fixture("--pid=" + std::to_string(300 + i)));
+  }
+  auto set_directory_time = [&](std::time_t seconds_ago) {
+    timespec times[2];
+    ASSERT_EQ(clock_gettime(CLOCK_REALTIME, &times[0]), 0);
+    times[0].tv_sec -= seconds_ago;
+    times[1] = times[0];
+    ASSERT_EQ(utimensat(AT_FDCWD, regions.c_str(), times, 0), 0);
+  };
+  auto members = [&] {
+    PfsCoreRegion* r = pfs_core_region_directory_get(9, regions.c_str(), &err_);
+    EXPECT_NE(r, nullptr) << err_.message;
+    const int n = pfs_core_region_count(r);
+    pfs_core_transaction_end();
+    return n;
+  };
+  ASSERT_NO_FATAL_FAILURE(set_directory_time(60));
+  EXPECT_EQ(members(), 3);
+  // Kept: a file that appears while the directory's time is put back as it was is
+  // not seen (what a change inside the same clock tick would look like)...
+  struct stat before {};
+  ASSERT_EQ(stat(regions.c_str(), &before), 0);
+  path_ = regions + "/r3.pfs";
+  ASSERT_NO_FATAL_FAILURE(fixture("--pid=303"));
+  const timespec back[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, regions.c_str(), back, 0), 0);
+  EXPECT_EQ(members(), 3);
+  // ... and is once the directory changes.
+  ASSERT_NO_FATAL_FAILURE(set_directory_time(30));
+  EXPECT_EQ(members(), 4);
+  // A listing taken while the directory had just changed is not kept.
+  ASSERT_EQ(unlink((regions + "/r0.pfs").c_str()), 0);
+  EXPECT_EQ(members(), 3);
+  ASSERT_EQ(stat(regions.c_str(), &before), 0);
+  path_ = regions + "/r4.pfs";
+  ASSERT_NO_FATAL_FAILURE(fixture("--pid=304"));
+  const timespec same[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(utimensat(AT_FDCWD, regions.c_str(), same, 0), 0);
+  EXPECT_EQ(members(), 4);
 }
 
 }  // namespace

@@ -36,14 +36,18 @@ region_cache& cache() noexcept {
   return regions;
 }
 
-void set_identity(mapped_region& r, const struct stat& st) noexcept {
+// A file's identity as fstat or lstat gave it (device, inode, size, modification
+// time), kept in a mapping (mapped_region) or in a directory's member as listed.
+template <class Kept>
+void set_identity(Kept& r, const struct stat& st) noexcept {
   r.dev = st.st_dev;
   r.ino = st.st_ino;
   r.size = st.st_size;
   r.mtime = st.st_mtim;
 }
 
-bool same_identity(const mapped_region& r, const struct stat& st) noexcept {
+template <class Kept>
+bool same_identity(const Kept& r, const struct stat& st) noexcept {
   return st.st_dev == r.dev && st.st_ino == r.ino && st.st_size == r.size &&
          st.st_mtim.tv_sec == r.mtime.tv_sec && st.st_mtim.tv_nsec == r.mtime.tv_nsec;
 }
@@ -227,18 +231,6 @@ bool list_region_files(const std::string& dir, std::vector<std::string>& files, 
 
 namespace {
 
-void set_listed(region_member& m, const struct stat& st) noexcept {
-  m.dev = st.st_dev;
-  m.ino = st.st_ino;
-  m.size = st.st_size;
-  m.mtime = st.st_mtim;
-}
-
-bool listed_unchanged(const region_member& m, const struct stat& st) noexcept {
-  return st.st_dev == m.dev && st.st_ino == m.ino && st.st_size == m.size &&
-         st.st_mtim.tv_sec == m.mtime.tv_sec && st.st_mtim.tv_nsec == m.mtime.tv_nsec;
-}
-
 // A directory's member for a file as listed now (st): its kept mapping while the
 // file is unchanged; the process and program read before while the file is
 // unchanged and its mapping was let go (mapped again by the scan that reaches it);
@@ -256,12 +248,12 @@ region_member listed_member(const std::string& file, const struct stat& st, regi
         m = member_of(std::move(kept));
         m.region = nullptr;
       }
-      set_listed(m, st);
+      set_identity(m, st);
       return m;
     }
     drop_mapping(file);
   }
-  if (before != nullptr && !before->damaged && listed_unchanged(*before, st)) return std::move(*before);
+  if (before != nullptr && !before->damaged && same_identity(*before, st)) return std::move(*before);
   region_error e;
   std::shared_ptr<mapped_region> opened = open_region(file, e);
   region_member m;
@@ -275,7 +267,7 @@ region_member listed_member(const std::string& file, const struct stat& st, regi
     m.file.clear();  // gone: left out
     return m;
   }
-  set_listed(m, st);
+  set_identity(m, st);
   return m;
 }
 

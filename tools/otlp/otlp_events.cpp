@@ -1,5 +1,6 @@
 #include "tools/otlp/otlp_events.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -22,6 +23,9 @@ struct columns {
 std::string text(const cell_view* c, int i) {
   return i < 0 || c[i].null ? std::string() : std::string(c[i].s);
 }
+std::string_view text(const cell_view* c, int i, text_pool& pool) {
+  return i < 0 || c[i].null ? std::string_view() : pool.intern(c[i].s);
+}
 std::int64_t integer(const cell_view* c, int i, std::int64_t null_value) {
   return i < 0 || c[i].null ? null_value : c[i].i;
 }
@@ -42,6 +46,8 @@ struct event_columns {
         parent_span(reader::column_index(t, "parent_span_id")) {}
   int thread, event, end_event, name, source, start, end, wait, nesting, trace, parent_span;
 
+  // The ids, times and trace context; name and source are read only for the events
+  // exported (texts).
   void fill(const cell_view* c, event_kind kind, work_event& e) const {
     e.kind = kind;
     e.thread_id = static_cast<std::uint64_t>(integer(c, thread, 0));
@@ -50,17 +56,19 @@ struct event_columns {
     e.nesting_event_id = static_cast<std::uint64_t>(integer(c, nesting, 0));
     e.timer_start = integer(c, start, -1);
     e.timer_end = integer(c, end, -1);
-    e.name = text(c, name);
-    e.source = text(c, source);
     // 32 and 16 lower-case hex digits from the reader, NULL when none.
     if (trace >= 0 && parent_span >= 0 && !c[trace].null && !c[parent_span].null && c[trace].s.size() == 32 &&
         c[parent_span].s.size() == 16) {
-      const std::string t(c[trace].s), p(c[parent_span].s);
+      const std::string t(c[trace].s), p(c[parent_span].s);  // strtoull needs terminated text
       e.trace_high = std::strtoull(t.substr(0, 16).c_str(), nullptr, 16);
       e.trace_low = std::strtoull(t.substr(16).c_str(), nullptr, 16);
       e.parent_span = std::strtoull(p.c_str(), nullptr, 16);
       e.has_trace = true;
     }
+  }
+  void texts(const cell_view* c, work_event& e, text_pool& pool) const {
+    e.name = text(c, name, pool);
+    e.source = text(c, source, pool);
   }
 };
 
@@ -107,27 +115,27 @@ struct detail_columns {
   int state, isolation_level, access_mode;
   int object_type, object_schema, object_name, operation, number_of_bytes;
 
-  void fill(const cell_view* c, work_event& e) const {
+  void fill(const cell_view* c, work_event& e, text_pool& pool) const {
     switch (e.kind) {
       case event_kind::statement:
-        e.sql_text = text(c, sql_text);
-        e.digest_text = text(c, digest_text);
-        e.current_schema = text(c, current_schema);
+        e.sql_text = text(c, sql_text, pool);
+        e.digest_text = text(c, digest_text, pool);
+        e.current_schema = text(c, current_schema, pool);
         e.mysql_errno = integer(c, mysql_errno, 0);
-        e.sqlstate = text(c, sqlstate);
-        e.message_text = text(c, message_text);
+        e.sqlstate = text(c, sqlstate, pool);
+        e.message_text = text(c, message_text, pool);
         e.rows_sent = integer(c, rows_sent, -1);
         break;
       case event_kind::transaction:
-        e.state = text(c, state);
-        e.isolation_level = text(c, isolation_level);
-        e.access_mode = text(c, access_mode);
+        e.state = text(c, state, pool);
+        e.isolation_level = text(c, isolation_level, pool);
+        e.access_mode = text(c, access_mode, pool);
         break;
       case event_kind::wait:
-        e.object_type = text(c, object_type);
-        e.object_schema = text(c, object_schema);
-        e.object_name = text(c, object_name);
-        e.operation = text(c, operation);
+        e.object_type = text(c, object_type, pool);
+        e.object_schema = text(c, object_schema, pool);
+        e.object_name = text(c, object_name, pool);
+        e.operation = text(c, operation, pool);
         e.number_of_bytes = integer(c, number_of_bytes, -1);
         break;
       case event_kind::stage:
@@ -137,6 +145,11 @@ struct detail_columns {
 };
 
 }  // namespace
+
+std::string_view text_pool::intern(std::string_view text) {
+  if (auto it = texts_.find(text); it != texts_.end()) return *it;
+  return *texts_.emplace(text).first;
+}
 
 bool after(const cursor_key& event, const cursor_key& cursor) {
   if (event.end_event_id != cursor.end_event_id) return event.end_event_id > cursor.end_event_id;
@@ -166,6 +179,14 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
     if (err.code != region_errc::ok) return err;
   }
   cursors moved = where;
+  // Room for every history row at once (the slots claimed so far, at most each
+  // table's size): the events are not moved while they are read.
+  std::uint64_t rows = 0;
+  for (const table_pass& pass : kPasses) {
+    const reader::table_def& t = reader::table(pass.history_long);
+    rows += std::min(r.expected_rows(t), r.estimated_rows(t));
+  }
+  out.completed.reserve(out.completed.size() + rows);
   for (const table_pass& pass : kPasses) {
     // Running events first: ancestry only.
     const reader::table_def& current = reader::table(pass.current);
@@ -200,8 +221,9 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
         ++out.untimed_skipped;
         return;
       }
-      details.fill(c, e);
-      out.completed.push_back(std::move(e));
+      ev.texts(c, e, out.texts);
+      details.fill(c, e, out.texts);
+      out.completed.push_back(e);
     });
     if (err.code != region_errc::ok) return err;
   }

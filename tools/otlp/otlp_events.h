@@ -5,9 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -18,28 +21,43 @@ namespace pfs::otlp {
 enum class event_kind : std::uint8_t { transaction = 0, statement, stage, wait };
 inline constexpr int kEventKinds = 4;
 
+// The texts of a round's events, each kept once: names, sources and objects repeat
+// over thousands of events, and an event then holds views (no allocation of its own).
+class text_pool {
+ public:
+  std::string_view intern(std::string_view text);
+
+ private:
+  struct hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_set<std::string, hash, std::equal_to<>> texts_;  // nodes: stable addresses
+};
+
+// A completed event; its texts are views into the round's text_pool.
 struct work_event {
   event_kind kind = event_kind::statement;
+  // TRACE_ID and PARENT_SPAN_ID (statements and transactions): the caller's W3C
+  // trace context; has_trace false when the program gave none.
+  bool has_trace = false;
   std::uint64_t thread_id = 0;
   std::uint64_t event_id = 0;
   std::uint64_t end_event_id = 0;
   std::uint64_t nesting_event_id = 0;  // 0: none (a root)
   std::int64_t timer_start = -1;       // picoseconds since the region's creation; -1: not timed
   std::int64_t timer_end = -1;
-  // TRACE_ID and PARENT_SPAN_ID (statements and transactions): the caller's W3C
-  // trace context; has_trace false when the program gave none.
-  bool has_trace = false;
   std::uint64_t trace_high = 0, trace_low = 0, parent_span = 0;
-  std::string name;    // EVENT_NAME
-  std::string source;  // SOURCE, "file:line"
+  std::string_view name;    // EVENT_NAME
+  std::string_view source;  // SOURCE, "file:line"
   // statements
-  std::string sql_text, digest_text, current_schema, sqlstate, message_text;
+  std::string_view sql_text, digest_text, current_schema, sqlstate, message_text;
   std::int64_t mysql_errno = 0;
   std::int64_t rows_sent = -1;
   // transactions
-  std::string state, isolation_level, access_mode;
+  std::string_view state, isolation_level, access_mode;
   // waits
-  std::string object_type, object_schema, object_name, operation;
+  std::string_view object_type, object_schema, object_name, operation;
   std::int64_t number_of_bytes = -1;
 };
 
@@ -71,6 +89,7 @@ struct ancestry_link {
 
 struct region_events {
   region_identity identity;
+  text_pool texts;                    // the completed events' texts
   std::vector<work_event> completed;  // new since the cursors, timed, waits >= min_wait
   // (thread, event id) -> its nesting event, for every event read (completed or running)
   std::unordered_map<std::uint64_t, std::unordered_map<std::uint64_t, ancestry_link>> ancestry;

@@ -1,7 +1,8 @@
 #include "tools/otlp/otlp_spans.h"
 
-#include <cstdlib>
+#include <charconv>
 #include <string>
+#include <string_view>
 
 namespace pfs::otlp {
 
@@ -71,24 +72,22 @@ std::uint64_t unix_ns(const region_identity& region, std::int64_t picoseconds) {
   return region.creation_time_ns + static_cast<std::uint64_t>(picoseconds) / 1000;
 }
 
-void add_text(attributes& a, const char* key, const std::string& value) {
-  if (!value.empty()) a.push_back(text_attribute(key, value));
+void add_text(attributes& a, const char* key, std::string_view value) {
+  if (!value.empty()) a.push_back(text_attribute(key, std::string(value)));
 }
 
 // SOURCE is "file:line": code.file.path and code.line.number.
-void add_source(attributes& a, const std::string& source) {
+void add_source(attributes& a, std::string_view source) {
   const std::size_t colon = source.rfind(':');
-  if (colon == std::string::npos || colon + 1 == source.size()) {
+  long long line = 0;
+  const std::string_view digits =
+      colon == std::string_view::npos ? std::string_view() : source.substr(colon + 1);
+  const char* end = digits.data() + digits.size();
+  if (digits.empty() || std::from_chars(digits.data(), end, line).ptr != end) {
     add_text(a, "code.file.path", source);
     return;
   }
-  char* end = nullptr;
-  const long long line = std::strtoll(source.c_str() + colon + 1, &end, 10);
-  if (*end != '\0') {
-    add_text(a, "code.file.path", source);
-    return;
-  }
-  a.push_back(text_attribute("code.file.path", source.substr(0, colon)));
+  a.push_back(text_attribute("code.file.path", std::string(source.substr(0, colon))));
   a.push_back(int_attribute("code.line.number", line));
 }
 
@@ -106,7 +105,7 @@ void add_kind_attributes(const work_event& e, span& s) {
         a.push_back(text_attribute("error.type", code));
         add_text(a, "perfschema.sqlstate", e.sqlstate);
         s.status_code = kStatusError;
-        s.status_message = e.message_text;
+        s.status_message = std::string(e.message_text);
       }
       break;
     case event_kind::transaction:
@@ -148,9 +147,14 @@ trace_id make_trace_id(const region_identity& region, std::uint64_t thread_id, s
 }
 
 void build_spans(const region_events& events, std::vector<span>& out) {
+  build_spans(events, 0, events.completed.size(), out);
+}
+
+void build_spans(const region_events& events, std::size_t first, std::size_t count, std::vector<span>& out) {
   const region_identity& region = events.identity;
-  out.reserve(out.size() + events.completed.size());
-  for (const work_event& e : events.completed) {
+  out.reserve(out.size() + count);
+  for (std::size_t i = first; i < first + count; ++i) {
+    const work_event& e = events.completed[i];
     span s;
     const lineage l = find_lineage(events, e);
     s.id = make_span_id(region, e.thread_id, e.event_id);
@@ -171,7 +175,7 @@ void build_spans(const region_events& events, std::vector<span>& out) {
     } else {
       s.trace = make_trace_id(region, e.thread_id, l.root);
     }
-    s.name = e.name;
+    s.name = std::string(e.name);
     s.start_unix_ns = unix_ns(region, e.timer_start);
     s.end_unix_ns = unix_ns(region, e.timer_end);
     s.attrs.reserve(12);

@@ -8,6 +8,7 @@
 // epochs already applied by the reader) plus the creation time, in Unix ns.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -21,5 +22,8 @@ trace_id make_trace_id(const region_identity& region, std::uint64_t thread_id, s
 
 // Appends one span per completed event of events (in their order).
 void build_spans(const region_events& events, std::vector<span>& out);
+// The same for the completed events [first, first + count): a batch at a time, so
+// that only one batch of spans is held.
+void build_spans(const region_events& events, std::size_t first, std::size_t count, std::vector<span>& out);
 
 }  // namespace pfs::otlp

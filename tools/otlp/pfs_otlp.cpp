@@ -53,15 +53,15 @@ bool export_round(pfs::reader::region_reader& reader, const options& o, cursors&
   }
   const resource res = make_resource(o, events.identity);
   if (o.traces) {
-    std::vector<span> spans;
-    build_spans(events, spans);
-    result.spans += spans.size();
+    // A batch of spans at a time: built, encoded, queued and let go.
+    const std::size_t total = events.completed.size();
+    result.spans += total;
     result.untimed += events.untimed_skipped;
-    for (std::size_t at = 0; at < spans.size(); at += o.max_batch) {
-      const std::size_t n = std::min(o.max_batch, spans.size() - at);
-      const std::vector<span> batch(
-          std::make_move_iterator(spans.begin() + static_cast<std::ptrdiff_t>(at)),
-          std::make_move_iterator(spans.begin() + static_cast<std::ptrdiff_t>(at + n)));
+    std::vector<span> batch;
+    for (std::size_t at = 0; at < total; at += o.max_batch) {
+      const std::size_t n = std::min(o.max_batch, total - at);
+      batch.clear();
+      build_spans(events, at, n, batch);
       out.enqueue(signal_kind::traces,
                   o.json ? encode_traces_json(res, batch) : encode_traces_protobuf(res, batch), n);
     }

@@ -8,15 +8,20 @@
 #             discarding each request, tests/otlp/otlp_receiver.py's kind)
 # Each figure is spans over the whole process's wall time (start-up and the region
 # scan included), the median of ROUNDS runs; the ratio is to the issue's target of
-# 100,000 spans/s. Prints the CPU and the clock source.
-# Usage: bash bench/otlp_throughput.sh [build-dir]   (ROUNDS=5; about 30 s)
+# 100,000 spans/s. Prints the CPU and the clock source. Given a second build
+# directory (another commit's), runs both on the same region, alternating, and prints
+# the ratio of the first to the second.
+# Usage: bash bench/otlp_throughput.sh [build-dir [other-build-dir]]   (ROUNDS=5; about 30 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+other=${2:-}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
+case "$other" in /* | "") ;; *) other="$PWD/$other" ;; esac
 rounds=${ROUNDS:-5}
 [ -x "$build/tools/pfs_otlp" ] && [ -x "$build/tools/pfs_demo" ] ||
   cmake --build "$build" -j2 --target pfs_otlp pfs_demo
+[ -z "$other" ] || [ -x "$other/tools/pfs_otlp" ] || cmake --build "$other" -j2 --target pfs_otlp
 work=$(mktemp -d /tmp/pfs_otlp_bench.XXXXXX)
 receiver_pid=
 trap '[ -n "$receiver_pid" ] && kill "$receiver_pid" 2>/dev/null; rm -rf "$work"' EXIT
@@ -45,7 +50,8 @@ for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
 
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-run() {  # setting: prints spans/s of one run
+run() {  # setting [build]: prints spans/s of one run
+  local exporter=${2:-$build}/tools/pfs_otlp
   local args=(--region "$work/demo.pfs" --once --protocol http/json --signals traces --min-wait 0)
   case $1 in
     file) args+=(--output /dev/null) ;;
@@ -53,14 +59,17 @@ run() {  # setting: prints spans/s of one run
   esac
   local start end spans
   start=$(date +%s%N)
-  spans=$("$build/tools/pfs_otlp" "${args[@]}" 2>&1 | sed -n 's/^pfs_otlp: \([0-9]*\) spans.*/\1/p')
+  spans=$("$exporter" "${args[@]}" 2>&1 | sed -n 's/^pfs_otlp: \([0-9]*\) spans.*/\1/p')
   end=$(date +%s%N)
-  echo "$spans $(( (end - start) / 1000 ))" >>"$work/spans.$1"
+  echo "$spans $(( (end - start) / 1000 ))" >>"$work/spans.$1${2:+.other}"
   awk -v s="$spans" -v us="$(( (end - start) / 1000 ))" 'BEGIN { printf "%.0f\n", s / (us / 1e6) }'
 }
 declare -A rates
 for _ in $(seq "$rounds"); do
-  for setting in file receiver; do rates[$setting]+="$(run $setting) "; done
+  for setting in file receiver; do
+    rates[$setting]+="$(run $setting) "
+    [ -z "$other" ] || rates[$setting.other]+="$(run $setting "$other") "
+  done
 done
 echo "pfs_otlp --once, OTLP/JSON, $(cut -d' ' -f1 "$work/spans.file" | head -1) spans a run, median of $rounds runs"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs;" \
@@ -69,4 +78,9 @@ for setting in file receiver; do
   rate=$(tr ' ' '\n' <<<"${rates[$setting]}" | grep . | median)
   printf '%-9s %10.0f spans/s  (%.2f x the 100,000 spans/s target)\n' "$setting" "$rate" \
     "$(awk -v r="$rate" 'BEGIN { print r / 100000 }')"
+  if [ -n "$other" ]; then
+    was=$(tr ' ' '\n' <<<"${rates[$setting.other]}" | grep . | median)
+    printf '%-9s %10.0f spans/s  with %s; ratio %.2f\n' "" "$was" "$other" \
+      "$(awk -v r="$rate" -v w="$was" 'BEGIN { print r / w }')"
+  fi
 done

@@ -25,9 +25,13 @@ inline void start_agent() {
         "disabled=OFF,"
         "stage/bench/disabled=OFF,%=ON";
     // Every consumer on (the units-of-work benchmarks measure the full path).
+    // PFS_BENCH_NO_WAITS_HISTORY_LONG=1 turns events_waits_history_long off, to tell
+    // the shared long history's part of timed_history from the rest.
     o.consumers =
         "events_stages_current=ON,events_stages_history=ON,events_stages_history_long=ON,"
         "events_statements_history_long=ON,events_transactions_history_long=ON";
+    if (std::getenv("PFS_BENCH_NO_WAITS_HISTORY_LONG") != nullptr)
+      o.consumers += ",events_waits_history_long=OFF";
     // The wait timer and the CYCLE watch as a program would get them from its
     // environment (bench/cycle_watch_ab.sh compares them).
     if (const char* t = std::getenv("PFS_WAIT_TIMER")) o.wait_timer = t;

@@ -146,10 +146,6 @@ trace_id make_trace_id(const region_identity& region, std::uint64_t thread_id, s
   return id;
 }
 
-void build_spans(const region_events& events, std::vector<span>& out) {
-  build_spans(events, 0, events.completed.size(), out);
-}
-
 void build_spans(const region_events& events, std::size_t first, std::size_t count, std::vector<span>& out) {
   const region_identity& region = events.identity;
   out.reserve(out.size() + count);

@@ -20,10 +20,8 @@ namespace pfs::otlp {
 span_id make_span_id(const region_identity& region, std::uint64_t thread_id, std::uint64_t event_id);
 trace_id make_trace_id(const region_identity& region, std::uint64_t thread_id, std::uint64_t root_event_id);
 
-// Appends one span per completed event of events (in their order).
-void build_spans(const region_events& events, std::vector<span>& out);
-// The same for the completed events [first, first + count): a batch at a time, so
-// that only one batch of spans is held.
+// Appends one span per completed event of events [first, first + count), in their
+// order: a batch at a time, so that only one batch of spans is held.
 void build_spans(const region_events& events, std::size_t first, std::size_t count, std::vector<span>& out);
 
 }  // namespace pfs::otlp

@@ -97,7 +97,10 @@ disabled=$(awk '$1 == "disabled" { print $2; exit }' "$work/host2.probe")
 [ -n "$disabled" ] || fail "host2's program never saw $probe disabled"
 echo "COMMIT sent to the central cluster at 0 ms, returned at $(((returned - sent) / 1000000)) ms;" \
   "host2's program saw the change at $(((disabled - sent) / 1000000)) ms"
-check "the change reached host2's program within a second of COMMIT" "[ $(((disabled - sent) / 1000000)) -lt 1000 ]"
+# Measured from COMMIT's return: the statement before it (postgres_fdw's remote
+# UPDATE on a loaded machine) once took 4 s, while the program saw the change 76 ms
+# before COMMIT returned.
+check "the change reached host2's program within a second of COMMIT" "[ $(((disabled - returned) / 1000000)) -lt 1000 ]"
 check "no other host's program saw it" "! grep -q disabled \"$work/host1.probe\" \"$work/host3.probe\""
 c1=$(count_on host2)
 o1=$(count_on host1)

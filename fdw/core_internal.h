@@ -108,7 +108,8 @@ struct PfsCoreRegion {
   std::string path;
   bool directory = false;
   std::vector<pfs::fdw::region_member> members;
-  std::uint64_t checked_in = 0;  // the transaction that last checked its files (0: none)
+  std::uint64_t checked_in = 0;    // the transaction that last checked its files (0: none)
+  std::int64_t checked_at_ns = 0;  // when (transaction_clock_ns)
   // A directory as it was when last listed; the listing is kept while these are
   // unchanged, if it was old enough (core_region.cpp, refresh_directory).
   dev_t dir_dev = 0;
@@ -136,17 +137,25 @@ const reader::table_def* table_at(int table) noexcept;
 // report PFS_CORE_CHANGED themselves; a fault nobody reported (header checks, setup
 // writes at commit) fails the call here.
 //
-// The handler is installed by the first call of a transaction and restored at its
-// end (pfs_core_transaction_end), not around each call: a small scan makes several
-// core calls, and each install and restore costs sigaction system calls.
-void hold_fault_guard_for_transaction() noexcept;
+// The handler is installed by the first call that touches a mapping and kept for
+// the backend's life (core_transaction.cpp says why), not installed around each
+// call: a small scan makes several core calls, and each sigaction call costs about
+// a microsecond on a virtual machine.
+void keep_fault_guard_installed() noexcept;
+// How long a check of the process-wide state (the SIGBUS handler, a one-file
+// server's file at its path) stands: a monitoring query sent back to back, each its
+// own transaction, does not pay the system calls of both every time. A program
+// restarted at a server's path is seen by the first transaction that starts at
+// least this long after the last check.
+inline constexpr std::int64_t kRecheckIntervalNs = 1'000'000;
+// CLOCK_MONOTONIC at the transaction's first call that asked.
+std::int64_t transaction_clock_ns() noexcept;
 // The backend's current transaction, as a number that changes when one ends
 // (pfs_core_transaction_end; core_transaction.cpp).
 std::uint64_t transaction_number() noexcept;
 template <class R, class F>
 R guarded(PfsCoreError* err, R on_failure, F&& f) noexcept {
-  hold_fault_guard_for_transaction();
-  fault_guard::scope fault_scope;  // nothing more than a count while the transaction holds it
+  keep_fault_guard_installed();
   const std::uint64_t faults = fault_guard::fault_count();
   try {
     R result = f();

@@ -10,7 +10,8 @@
 // mappings are kept by the mapping pool (core_mappings.cpp), at most a limit of
 // them: a member unchanged since its mapping was let go keeps what was read of it
 // (process, program) and is mapped again when a scan reaches it. Both kinds are
-// looked at once per transaction (get).
+// looked at once per transaction, a one-file server's file at most once per
+// recheck interval (get).
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -369,7 +370,10 @@ bool any_lost(const PfsCoreRegion& r) noexcept {
 // A server's region, its files checked (and its directory listed) once per
 // transaction: a monitoring query is a few scans in one transaction, each of
 // which asked for the region again. A transaction keeps the files it first saw; a
-// program restarted meanwhile is seen by the next transaction.
+// program restarted meanwhile is seen by the next transaction, or for a one-file
+// server by the first one that starts kRecheckIntervalNs after the last check (a
+// lstat is a microsecond on a virtual machine, a small query's transaction some
+// 60). A file shrunk meanwhile is seen at once (its mapping faulted: lost).
 PfsCoreRegion* get(std::uint32_t key, const char* path, bool directory, PfsCoreError* err) {
   region_cache& c = cache();
   auto it = c.find(key);
@@ -385,11 +389,20 @@ PfsCoreRegion* get(std::uint32_t key, const char* path, bool directory, PfsCoreE
   }
   PfsCoreRegion& r = *it->second;
   if (r.checked_in == transaction_number() && !any_lost(r)) return &r;
+  const std::int64_t now = transaction_clock_ns();
+  if (!directory && r.checked_in != 0 && now - r.checked_at_ns < kRecheckIntervalNs && !any_lost(r) &&
+      r.members.size() == 1 && r.members[0].region != nullptr) {
+    // The file was checked within the interval: only its writer is read again.
+    refresh_writer(r.members[0]);
+    r.checked_in = transaction_number();
+    return &r;
+  }
   if (!(directory ? refresh_directory(r, err) : refresh_file(r, err))) {
     c.erase(it);
     return nullptr;
   }
   r.checked_in = transaction_number();
+  r.checked_at_ns = now;
   return &r;
 }
 

@@ -153,9 +153,9 @@ extern void pfs_core_set_follow_symlinks(const char *path, bool follow) PFS_CORE
 /* Unmaps every cached region (server options changed or a server dropped). */
 extern void pfs_core_region_forget_all(void) PFS_CORE_NOEXCEPT;
 /*
- * The transaction ended (committed or aborted): the SIGBUS handler that the
- * core's calls installed for it is restored to the one before, and the next
- * transaction checks the servers' region files again.
+ * The transaction ended (committed or aborted): the next transaction checks
+ * the servers' region files again (a one-file server's at most once per
+ * millisecond).
  */
 extern void pfs_core_transaction_end(void) PFS_CORE_NOEXCEPT;
 /* Number of regions mapped now (for tests). */

@@ -12,8 +12,8 @@
  * transaction and nothing is applied.  Abort discards the log; a
  * subtransaction's abort discards its part (RegisterSubXactCallback).
  * PREPARE TRANSACTION is refused: a region cannot hold a prepared change.
- * When a transaction ends, the core also restores the SIGBUS handler its
- * calls installed for the transaction (core_internal.h, guarded).
+ * When a transaction ends, the core counts it (core_transaction.cpp): a
+ * server's files are checked again by the next one.
  *
  * Changes applied at PRE_COMMIT are seen by the instrumented process at
  * once: if the commit itself failed after that point (it cannot fail for a

@@ -400,6 +400,30 @@ TEST(RegionFaults, OtherFaultsGoToTheProgramOrTheDefaultAction) {
   EXPECT_EQ(WEXITSTATUS(status), 42);
 }
 
+// A handler installed after ours (another extension in a PostgreSQL backend) is
+// chained to when ours is installed again (the FDW looks once per recheck interval).
+TEST(RegionFaults, InstallingAgainChainsToAHandlerInstalledSince) {
+  const std::string path = test::temp_region_path("foreign_later");
+  fflush(nullptr);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    fault_guard::install_permanently();
+    signal(SIGBUS, program_handler);  // replaces ours
+    fault_guard::install_permanently();
+    struct sigaction now {};
+    if (sigaction(SIGBUS, nullptr, &now) != 0 || (now.sa_flags & SA_SIGINFO) == 0) _exit(4);  // not ours
+    volatile char* p = truncated_mapping(path);
+    if (p == nullptr) _exit(3);
+    g_program_handler_ran = p[4096];
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 42);
+}
+
 // A scope restores the handler it found.
 TEST(RegionFaults, ScopeRestoresThePreviousHandler) {
   struct sigaction before {};

@@ -21,7 +21,7 @@
 #   PROFILE=current|top10|thread: instead, where that query's backend spends its time
 #   (perf record -g of the backend while pgbench runs the FDW's side for 8 s; perf
 #   report by symbol, callers folded; Debian's linux-perf), and its system calls
-#   (strace -c, 3 s)
+#   (strace -c, 3 s); PROFILE_SIDE=heap profiles the heap's side of it instead
 #   BUILDS="a.so b.so": instead of the installed build alone, the FDW's side of each
 #   round once per build (perfschema_fdw.so files of `make -f Makefile.pgxs`, of two
 #   commits: each pgbench run is a new backend, which loads the file installed at its
@@ -76,7 +76,7 @@ SQL
   median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
   if [ -n "${PROFILE:-}" ]; then
     for entry in "${queries[@]}"; do
-      [ "${entry%%|*}" = "$PROFILE" ] && printf "${entry#*|};\n" ps >"$workdir/profile.sql"
+      [ "${entry%%|*}" = "$PROFILE" ] && printf "${entry#*|};\n" "${PROFILE_SIDE:-ps}" >"$workdir/profile.sql"
     done
     [ -f "$workdir/profile.sql" ] || { echo "PROFILE: no query $PROFILE" >&2; exit 2; }
     pgbench -n -M prepared -c 1 -T 14 -f "$workdir/profile.sql" >"$workdir/profile.pgbench" 2>&1 &

@@ -7,6 +7,8 @@
 // The agent is started once for the whole binary (a region in /tmp, removed at exit).
 #include <benchmark/benchmark.h>
 
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <new>
 #include <string>
@@ -176,6 +178,21 @@ void BM_MutexContended(benchmark::State& state) {
   run_random_locks(state, mutexes);
 }
 
+// The machine, not the agent: two threads take turns writing one cache line, so
+// each turn moves the line from the other thread's core (wall time per turn, as
+// printed: a one-way transfer). On a virtual machine it follows where the host runs
+// the two vCPUs (sharing a cache or not) and it moves between runs; the two-thread
+// cases above are to be read next to it.
+void BM_LineTransfer(benchmark::State& state) {
+  alignas(64) static std::atomic<std::uint64_t> turn{0};
+  const auto me = static_cast<std::uint64_t>(state.thread_index());
+  for (auto _ : state) {
+    while (turn.load(std::memory_order_acquire) % 2 != me) {
+    }
+    turn.fetch_add(1, std::memory_order_release);
+  }
+}
+
 const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/raw", BM_MutexRaw);
   benchmark::RegisterBenchmark("BM_Mutex/disabled", BM_MutexDisabled);
@@ -189,6 +206,7 @@ const bool registered = [] {
   benchmark::RegisterBenchmark("BM_Mutex/counted", BM_MutexCounted)->Threads(2);
   benchmark::RegisterBenchmark("BM_Mutex/timed", BM_MutexTimed)->Threads(2);
   benchmark::RegisterBenchmark("BM_Mutex/timed_history", BM_MutexTimedHistory)->Threads(2);
+  benchmark::RegisterBenchmark("BM_Mutex/line_transfer", BM_LineTransfer)->Threads(2)->UseRealTime();
   benchmark::RegisterBenchmark("BM_Mutex/contended_path_base", BM_MutexContendedPathBase);
   benchmark::RegisterBenchmark("BM_Mutex/contended_path", BM_MutexContendedPath);
   benchmark::RegisterBenchmark("BM_Mutex/contended_path_counted_base", BM_MutexContendedPathCountedBase);

@@ -36,6 +36,7 @@ inline void start_agent() {
     // environment (bench/cycle_watch_ab.sh compares them).
     if (const char* t = std::getenv("PFS_WAIT_TIMER")) o.wait_timer = t;
     const pfs::options env = pfs::options::from_environment();
+    o.sizes = env.sizes;  // PFS_WAITS_HISTORY_LONG_SIZE and the rest, as a program's
     o.cycle_watch = env.cycle_watch;
     o.cycle_watch_interval_ms = env.cycle_watch_interval_ms;
     if (!pfs::init(o)) {

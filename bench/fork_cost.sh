@@ -12,6 +12,10 @@
 # page cache (fincore), and the child's memory beyond its parent (Private_Clean +
 # Private_Dirty of its smaps_rollup, less the same for a plain child).
 # The settings alternate, ROUNDS rounds, each figure the median of the rounds'.
+# It also prints the page faults per fork (parent and children, getrusage) of each
+# setting and what one page fault costs here: on a virtual machine whose page
+# faults are dear (15-20 us on a 2 vCPU PVM guest), the faults are most of a fork's
+# time, and their count does not vary from run to run as the time does.
 # With BEFORE=<an older libpfs_preload.so> a fourth setting, %p under that library,
 # runs in the same rounds (before/after side by side on a shared machine).
 # Usage: bash bench/fork_cost.sh [build-dir]   (N=200 ROUNDS=3 by default, N_PID=N; ~1 min)
@@ -31,7 +35,8 @@ trap 'rm -rf "$work"' EXIT
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 field() { sed -n "s/^$1=//p" <<<"$2"; }
 
-declare -A times cpu private
+declare -A times cpu private faults
+fault_us=""
 run_setting() {  # name: one run of N forks, its median appended to times[name]
   local out
   rm -rf "$work/regions" && mkdir "$work/regions"
@@ -45,6 +50,8 @@ run_setting() {  # name: one run of N forks, its median appended to times[name]
   esac
   times[$1]+="$(field median_us "$out") "
   cpu[$1]+="$(field cpu_us "$out") "
+  faults[$1]+="$(field faults "$out") "
+  [ "$1" = plain ] && fault_us+="$(field fault_us "$out") "
   private[$1]+="$(field child_private_kb "$out") "
   if [ "$1" = pid ]; then
     last="$work/regions/app.$(field last_child "$out").pfs"
@@ -62,6 +69,7 @@ done
 m() { tr ' ' '\n' <<<"${times[$1]}" | grep . | median; }
 p() { tr ' ' '\n' <<<"${private[$1]}" | grep . | median; }
 c() { tr ' ' '\n' <<<"${cpu[$1]}" | grep . | median; }
+f() { tr ' ' '\n' <<<"${faults[$1]}" | grep . | median; }
 plain=$(m plain) one=$(m one) pid=$(m pid)
 echo "CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 echo "=== fork + child's lock + exit + wait, us (median of $rounds rounds of the median of $n)"
@@ -77,6 +85,12 @@ echo "=== CPU time (user + system) of parent and children per fork, us (median o
 for s in plain one pid ${BEFORE:+before}; do
   printf '  %-44s %9.1f us  x%.2f\n' "$s" "$(c $s)" "$(awk -v a="$(c $s)" -v b="$(c plain)" 'BEGIN {print a / b}')"
 done
+echo "=== page faults of parent and children per fork (getrusage; the same in every round)"
+for s in plain one pid ${BEFORE:+before}; do
+  printf '  %-44s %9.1f     +%.1f\n' "$s" "$(f $s)" "$(awk -v a="$(f $s)" -v b="$(f plain)" 'BEGIN {print a - b}')"
+done
+printf '  %-44s %9.2f us  (the first write to a new page, median of %d)\n' "one page fault on this machine" \
+  "$(tr ' ' '\n' <<<"$fault_us" | grep . | median)" "$rounds"
 echo "=== one child's region (%p)"
 printf '  %-44s %9d KiB\n' "file size" "$((child_size / 1024))"
 printf '  %-44s %9d KiB\n' "on disk (du)" "$child_disk_kb"

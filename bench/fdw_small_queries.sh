@@ -21,7 +21,9 @@
 #   PROFILE=current|top10|thread: instead, where that query's backend spends its time
 #   (perf record -g of the backend while pgbench runs the FDW's side for 8 s; perf
 #   report by symbol, callers folded; Debian's linux-perf), and its system calls
-#   (strace -c, 3 s); PROFILE_SIDE=heap profiles the heap's side of it instead
+#   (strace -c, 3 s); PROFILE_SIDE=heap profiles the heap's side of it instead;
+#   PROFILE_CALLERS=sym,... adds who calls those symbols, PROFILE_ANNOTATE=sym its hot
+#   lines (perf annotate)
 #   BUILDS="a.so b.so": instead of the installed build alone, the FDW's side of each
 #   round once per build (perfschema_fdw.so files of `make -f Makefile.pgxs`, of two
 #   commits: each pgbench run is a new backend, which loads the file installed at its
@@ -84,6 +86,7 @@ SQL
     sleep 1
     backend=$(psql_q -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench'")
     perf record -q -F 4000 --call-graph dwarf,16384 -o "$workdir/perf.data" -p "$backend" -- sleep 8 2>/dev/null
+    cp "$workdir/perf.data" /tmp/pfs_small_queries.perf.data 2>/dev/null || true
     # the system calls of 3 s of it, per transaction (pgbench's tps of the unprofiled
     # second after: strace slows the backend)
     timeout -s INT 3 strace -c -p "$backend" -o "$workdir/strace.txt" 2>/dev/null || true
@@ -100,6 +103,10 @@ SQL
     if [ -n "${PROFILE_CALLERS:-}" ]; then  # e.g. PROFILE_CALLERS=__strlen_evex,malloc
       perf report -i "$workdir/perf.data" --no-children --symbols "$PROFILE_CALLERS" --stdio -G \
         --percent-limit 0.2 2>/dev/null | grep -v '^#' | grep -v '^$' | head -120
+    fi
+    if [ -n "${PROFILE_ANNOTATE:-}" ]; then  # e.g. PROFILE_ANNOTATE=pfsBeginForeignScan: its hot lines
+      perf annotate -i "$workdir/perf.data" --stdio -l "$PROFILE_ANNOTATE" 2>/dev/null |
+        grep -E '^\s+[0-9]+\.[0-9]+' | sort -rn | head -40
     fi
     exit 0
   fi
@@ -183,7 +190,8 @@ fi
 
 # --- outside: build, install, start the live program, run the session above
 source scripts/build_fdw.sh
-build_and_install_fdw pfs_live pfs_fixture pfs_top
+# (PGXS reads PROFILE as linker flags: not this script's PROFILE)
+PROFILE='' build_and_install_fdw pfs_live pfs_fixture pfs_top
 
 workdir=$(mktemp -d /tmp/perfschema_bench.XXXXXX)
 chmod 755 "$workdir"

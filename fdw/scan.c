@@ -78,23 +78,21 @@ static void
 mark_wanted(Relation rel, int ncolumns, const int *core_attr, List *wanted_attnums, bool *wanted)
 {
 	TupleDesc	tupdesc = RelationGetDescr(rel);
+	bool	   *read = palloc0(sizeof(bool) * Max(tupdesc->natts, 1));
 	ListCell   *lc;
 	int			i;
 
-	for (i = 0; i < ncolumns; i++)
-		wanted[i] = false;
+	/* one pass over each list, not one over the columns for each attribute */
 	foreach(lc, wanted_attnums)
 	{
 		int			attr = lfirst_int(lc) - 1;
 
-		if (TupleDescAttr(tupdesc, attr)->attisdropped)
-			continue;
-		for (i = 0; i < ncolumns; i++)
-		{
-			if (core_attr[i] == attr)
-				wanted[i] = true;
-		}
+		if (attr >= 0 && attr < tupdesc->natts && !TupleDescAttr(tupdesc, attr)->attisdropped)
+			read[attr] = true;
 	}
+	for (i = 0; i < ncolumns; i++)
+		wanted[i] = core_attr[i] >= 0 && core_attr[i] < tupdesc->natts && read[core_attr[i]];
+	pfree(read);
 }
 
 /*
@@ -103,21 +101,22 @@ mark_wanted(Relation rel, int ncolumns, const int *core_attr, List *wanted_attnu
  *		of compact tuples whose attribute i is table attribute scan_attnums[i].
  */
 static int *
-compact_core_attr(const int *core_attr, int ncolumns, const int *scan_attnums, int natts)
+compact_core_attr(const int *core_attr, int ncolumns, const int *scan_attnums, int natts,
+				  int table_natts)
 {
 	int		   *compact = palloc(sizeof(int) * Max(ncolumns, 1));
+	int		   *position = palloc(sizeof(int) * Max(table_natts, 1));
 	int			c;
 	int			i;
 
+	for (i = 0; i < table_natts; i++)
+		position[i] = -1;
+	for (i = 0; i < natts; i++)
+		if (scan_attnums[i] >= 0 && scan_attnums[i] < table_natts)
+			position[scan_attnums[i]] = i;	/* the last, as before */
 	for (c = 0; c < ncolumns; c++)
-	{
-		compact[c] = -1;
-		for (i = 0; i < natts && core_attr[c] >= 0; i++)
-		{
-			if (scan_attnums[i] == core_attr[c])
-				compact[c] = i;
-		}
-	}
+		compact[c] = core_attr[c] >= 0 && core_attr[c] < table_natts ? position[core_attr[c]] : -1;
+	pfree(position);
 	return compact;
 }
 
@@ -193,7 +192,8 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	state->project_rows = state->scan_attnums != NULL && state->overlay != NULL;
 	if (state->scan_attnums != NULL && !state->project_rows)
 		pfs_cell_map(state->opts.table, state->wanted,
-					 compact_core_attr(core_attr, ncolumns, state->scan_attnums, natts),
+					 compact_core_attr(core_attr, ncolumns, state->scan_attnums, natts,
+									   RelationGetDescr(rel)->natts),
 					 &state->cells);
 	else
 		pfs_cell_map(state->opts.table, state->wanted, core_attr, &state->cells);

@@ -87,13 +87,16 @@ void rows_performance_timers(scan_state& s) {
 }
 
 void rows_threads(scan_state& s) {
-  s.load_classes();
   s.load_timers();
+  const row_filter* filter = s.out.filter;
   for (std::uint64_t i = 0, n = s.r.used_threads(); i < n; ++i) {
     thread_copy t;
     // A free slot first: most are, and the records below are large to zero.
     const rd res = read_thread(*s.r.at<thread_record>(kArrayThreads, i), t);
     if (!s.accept(res)) continue;
+    // THREAD_ID tested before the row is built (WHERE thread_id = ...; the filter
+    // tests the whole row again).
+    if (filter != nullptr && !filter->may_match_int(0, clamp64(t.thread_id))) continue;
     // What the thread is doing: its outermost statement and its stage.
     std::uint32_t depth = 0;
     std::uint64_t processlist_id = 0, last_end = 0;
@@ -118,7 +121,7 @@ void rows_threads(scan_state& s) {
       stage_ok = read_seq_record(*sr, stage) == rd::ok && stage.thread_id == t.thread_id;
     const bool in_statement =
         top_ok && depth > 0 && (top.state == kWaitRunning || top.state == kWorkHiddenRunning);
-    const class_entry* c = s.class_at(t.class_index);
+    const class_entry* c = s.class_on_demand(t.class_index);
     const bool foreground = t.foreground != 0 || processlist_id != 0;
     auto& x = s.add_row();
     x.push_back(int_cell(t.thread_id));
@@ -141,7 +144,7 @@ void rows_threads(scan_state& s) {
       since = s.elapsed_now(last_timer, last_end);
     x.push_back(since ? int_cell(*since / 1000000000000ull) : null_cell());
     const bool stage_running = stage_ok && (stage.state == kWaitRunning || stage.state == kWorkHiddenRunning);
-    const class_entry* sc = stage_running ? s.class_at(stage.class_index) : nullptr;
+    const class_entry* sc = stage_running ? s.class_on_demand(stage.class_index) : nullptr;
     if (sc != nullptr) {
       const std::size_t slash = sc->name.rfind('/');
       x.push_back(s.text_cell(std::string_view(sc->name).substr(slash == std::string::npos ? 0 : slash + 1)));
@@ -224,9 +227,46 @@ void rows_status(scan_state& s) {
 }
 
 // Every class record, copied once per scan.
+const class_entry* scan_state::class_on_demand(std::uint32_t index) {
+  if (classes_loaded_) return class_at(index);
+  if (index == 0 || index > r.classes) return nullptr;
+  if (class_copied_.empty()) {
+    classes.resize(r.classes);
+    class_copied_.resize(r.classes);
+  }
+  if (!class_copied_[index - 1]) {
+    class_copied_[index - 1] = true;
+    std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
+    if (r.class_names.size() < r.classes)
+      r.class_names.resize(r.classes);  // once: its strings never move after
+    copy_class(index - 1);
+  }
+  return class_at(index);
+}
+
+// Class record i into classes[i] (classes sized; r.class_names_mutex held).
+void scan_state::copy_class(std::uint64_t i) {
+  class_copy c;
+  std::string& name = r.class_names[i];
+  if (!accept(read_class(*r.at<class_record>(kArrayClasses, i), c, name.empty()))) return;
+  class_entry& e = classes[i];
+  e.valid = true;
+  e.kind = c.kind;
+  e.flags = c.flags;
+  e.traits = c.traits;
+  e.stat = c.stat;
+  e.kind_index = c.kind_index;
+  if (name.empty()) name = c.name.str();
+  e.name = name;
+}
+
 void scan_state::load_classes() {
   if (classes_loaded_) return;
   classes_loaded_ = true;
+  if (!class_copied_.empty()) {  // some copied on demand: start again, the same way
+    classes.clear();
+    class_copied_.clear();
+  }
   // Up to the last record in use: a region has room for many more classes than a
   // program registers (the agent allocates them in order and never frees them).
   std::uint64_t n = r.classes;
@@ -235,20 +275,7 @@ void scan_state::load_classes() {
   classes.resize(n);
   std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
   if (r.class_names.size() < n) r.class_names.resize(r.classes);  // once: its strings never move after
-  for (std::uint64_t i = 0; i < n; ++i) {
-    class_copy c;
-    std::string& name = r.class_names[i];
-    if (!accept(read_class(*r.at<class_record>(kArrayClasses, i), c, name.empty()))) continue;
-    class_entry& e = classes[i];
-    e.valid = true;
-    e.kind = c.kind;
-    e.flags = c.flags;
-    e.traits = c.traits;
-    e.stat = c.stat;
-    e.kind_index = c.kind_index;
-    if (name.empty()) name = c.name.str();
-    e.name = name;
-  }
+  for (std::uint64_t i = 0; i < n; ++i) copy_class(i);
 }
 
 }  // namespace pfs::reader::detail

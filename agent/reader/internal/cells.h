@@ -59,10 +59,13 @@ struct row_builder {
   std::vector<cell> slots;
   std::size_t n = 0;
   void reserve(std::size_t) {}
+  // Inline (a cell of every column of every row); growing is rare: slots are reused.
   void push_back(const cell& c) {
-    if (n == slots.size()) slots.emplace_back();
+    if (n == slots.size()) [[unlikely]]
+      grow();
     slots[n++] = c;
   }
+  [[gnu::noinline]] void grow() { slots.resize(slots.size() < 16 ? 16 : 2 * slots.size()); }
 };
 
 inline cell null_cell() { return cell{}; }

@@ -230,26 +230,26 @@ void rows_status(scan_state& s) {
 const class_entry* scan_state::class_on_demand(std::uint32_t index) {
   if (classes_loaded_) return class_at(index);
   if (index == 0 || index > r.classes) return nullptr;
-  if (class_copied_.empty()) {
-    classes.resize(r.classes);
-    class_copied_.resize(r.classes);
+  for (std::size_t k = 0; k < on_demand_count_; ++k)
+    if (on_demand_[k].first == index) return on_demand_[k].second.valid ? &on_demand_[k].second : nullptr;
+  if (on_demand_count_ == on_demand_.size()) {  // many classes: all of them
+    load_classes();
+    return class_at(index);
   }
-  if (!class_copied_[index - 1]) {
-    class_copied_[index - 1] = true;
-    std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
-    if (r.class_names.size() < r.classes)
-      r.class_names.resize(r.classes);  // once: its strings never move after
-    copy_class(index - 1);
-  }
-  return class_at(index);
+  auto& [at, e] = on_demand_[on_demand_count_++];
+  at = index;
+  std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
+  if (r.class_names.size() < r.classes)
+    r.class_names.resize(r.classes);  // once: its strings never move after
+  copy_class(index - 1, e);
+  return e.valid ? &e : nullptr;
 }
 
-// Class record i into classes[i] (classes sized; r.class_names_mutex held).
-void scan_state::copy_class(std::uint64_t i) {
+// Class record i into e (r.class_names_mutex held).
+void scan_state::copy_class(std::uint64_t i, class_entry& e) {
   class_copy c;
   std::string& name = r.class_names[i];
   if (!accept(read_class(*r.at<class_record>(kArrayClasses, i), c, name.empty()))) return;
-  class_entry& e = classes[i];
   e.valid = true;
   e.kind = c.kind;
   e.flags = c.flags;
@@ -263,10 +263,6 @@ void scan_state::copy_class(std::uint64_t i) {
 void scan_state::load_classes() {
   if (classes_loaded_) return;
   classes_loaded_ = true;
-  if (!class_copied_.empty()) {  // some copied on demand: start again, the same way
-    classes.clear();
-    class_copied_.clear();
-  }
   // Up to the last record in use: a region has room for many more classes than a
   // program registers (the agent allocates them in order and never frees them).
   std::uint64_t n = r.classes;
@@ -275,7 +271,7 @@ void scan_state::load_classes() {
   classes.resize(n);
   std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
   if (r.class_names.size() < n) r.class_names.resize(r.classes);  // once: its strings never move after
-  for (std::uint64_t i = 0; i < n; ++i) copy_class(i);
+  for (std::uint64_t i = 0; i < n; ++i) copy_class(i, classes[i]);
 }
 
 }  // namespace pfs::reader::detail

@@ -152,7 +152,7 @@ class wait_rows {
 // tests exactly before a row is built (those columns are never NULL): no built row
 // is then tested again.
 wait_rows::wait_rows(scan_state& s) : s_(s) {
-  s.load_classes();
+  // (the classes the waits name are copied as they come: class_on_demand)
   s.load_timers();
   packed_rows* p = s.out.packed;
   if (p == nullptr || p->table_columns() != kWaitColumns) return;
@@ -160,14 +160,14 @@ wait_rows::wait_rows(scan_state& s) : s_(s) {
   packed_ = p;
   // The piece is not cleared while this scan writes into it, and a block keeps
   // its offset when the text buffer grows.
-  class_name_at_.assign(s.classes.size() + 1, -1);
+  class_name_at_.assign(s.r.classes + 1, -1);
   packed_mask_ = 0;
   for (std::size_t k = 0; k < kWaitColumns; ++k)
     if (p->position(k) >= 0) packed_mask_ |= std::uint64_t{1} << k;
 }
 
 void wait_rows::emit(const wait_copy& c) {
-  const class_entry* cls = s_.class_at(c.class_index);
+  const class_entry* cls = s_.class_on_demand(c.class_index);
   if (cls == nullptr) {
     ++s_.invalid;
     return;
@@ -320,7 +320,7 @@ void wait_rows::append_object(row_builder& x, const wait_copy& c) {
     }
   }
   if (c.object_kind == kObjectNone) {  // a semaphore wait: OBJECT_TYPE 'SEMAPHORE' (beyond MySQL)
-    const class_entry* cls = s_.class_at(c.class_index);
+    const class_entry* cls = s_.class_on_demand(c.class_index);
     if (cls != nullptr && cls->kind == kKindSem) {
       for (int k = 0; k < 3; ++k) x.push_back(null_cell());
       x.push_back(s_.text_cell(std::string_view("SEMAPHORE")));
@@ -535,11 +535,11 @@ void append_event_times(const scan_state& s, row_builder& x, std::uint8_t timer,
 
 bool scan_state::class_prefiltered(std::uint32_t class_index) {
   const row_filter& f = *out.filter;
-  if (class_verdict_.size() != classes.size() + 1) class_verdict_.assign(classes.size() + 1, -1);
+  if (class_verdict_.size() != r.classes + 1) class_verdict_.assign(r.classes + 1, -1);
   if (class_index >= class_verdict_.size()) return false;  // invalid: the copy counts it
   std::int8_t& v = class_verdict_[class_index];
   if (v < 0) {
-    const class_entry* cls = class_at(class_index);
+    const class_entry* cls = class_on_demand(class_index);
     v = cls == nullptr || f.may_match_text(3, cls->name) ? 1 : 0;
   }
   return v == 0;

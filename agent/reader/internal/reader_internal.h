@@ -4,6 +4,7 @@
 // table registry (tables.cpp) names each table's builder.
 #pragma once
 
+#include <array>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -389,8 +390,10 @@ class scan_state {
   // Every class record, copied once per scan (into classes).
   void load_classes();
   // One class record, copied on demand (a table whose rows name few classes, such
-  // as threads: not every class of the program read for a few rows); the same
-  // entry as after load_classes. nullptr if out of range or not allocated.
+  // as threads or events_waits_current: not every class of the program read for a
+  // few rows); the same entry as load_classes makes, and every class once a scan
+  // names many. nullptr if out of range or not allocated. The entry stays valid
+  // for the scan.
   const class_entry* class_on_demand(std::uint32_t index);
   // 1-based class index → the class, nullptr if out of range or not allocated.
   const class_entry* class_at(std::uint32_t index) const {
@@ -423,9 +426,10 @@ class scan_state {
   static constexpr unsigned kTextSlots = 16;
   std::string text_slots_[kTextSlots];
   unsigned next_text_ = 0;
-  void copy_class(std::uint64_t i);
+  void copy_class(std::uint64_t i, class_entry& e);
   bool classes_loaded_ = false;
-  std::vector<bool> class_copied_;             // class_on_demand: by class index - 1
+  std::array<std::pair<std::uint32_t, class_entry>, 16> on_demand_{};  // class_on_demand: (index, entry)
+  std::size_t on_demand_count_ = 0;
   epoch_copy cycle_epochs_[kCycleEpochSlots];  // converters[CYCLE].epochs
   std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
   std::vector<std::int8_t> class_verdict_;  // head_prefiltered: -1 unknown, 0 rejected, 1 may match

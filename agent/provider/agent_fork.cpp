@@ -148,17 +148,7 @@ void make_own_region(agent_state* a) {
   const std::size_t data = a->region.data_map(g_parent_data, std::size(g_parent_data));
   const std::size_t ranges =
       fork_copy_plan(a->region, me, g_parent_data, data, g_copy_plan, std::size(g_copy_plan));
-  struct reset_args {
-    const region_map* region;
-    const thread_context* me;
-    std::size_t ranges;
-  } args{&a->region, me, ranges};
-  const auto reset_in_copy = [](int fd, void* context) {
-    const auto* r = static_cast<const reset_args*>(context);
-    return write_reset_summaries(fd, *r->region, r->me, g_copy_plan, r->ranges);
-  };
-  if (!a->region.move_to_copy(dir_fd, base, g_child_tmp, sizeof(g_child_tmp), g_copy_plan, ranges,
-                              reset_in_copy, &args)) {
+  if (!a->region.move_to_copy(dir_fd, base, g_child_tmp, sizeof(g_child_tmp), g_copy_plan, ranges)) {
     const int e = errno;
     close(dir_fd);
     failed(e, nullptr);

@@ -13,7 +13,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include <cerrno>
@@ -70,19 +69,6 @@ bool spawn_watch(region_header& h, bool wait_started) {
   if (pthread_attr_init(&attr) != 0) return false;
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 64 * 1024);
-  // In a forked child, a stack of its own: glibc would take the parent's watch
-  // thread's stack from its cache, a copy-on-write of every page it touches there,
-  // and resolve a symbol that path needs in every child again (half of the
-  // thread's start in a child, bench/fork_cost.sh). Never unmapped: the thread
-  // lives as long as recording does. Room for the program's static TLS, which glibc
-  // places on it; only the pages touched take memory.
-  constexpr std::size_t kChildStack = 256 * 1024;
-  void* stack = MAP_FAILED;
-  if (!wait_started) {
-    stack =
-        mmap(nullptr, kChildStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack != MAP_FAILED) pthread_attr_setstack(&attr, stack, kChildStack);
-  }
   // The new thread inherits this mask: no signal of the program lands on it.
   sigset_t all, old;
   sigfillset(&all);
@@ -90,15 +76,7 @@ bool spawn_watch(region_header& h, bool wait_started) {
   pthread_t t;
   const thread_create_fn create = g_thread_create != nullptr ? g_thread_create : &pthread_create;
   store_relaxed(g_watch_started, 0);
-  bool ok = create(&t, &attr, watch_main, &h) == 0;
-  if (!ok && stack != MAP_FAILED) {  // e.g. a static TLS larger than the stack: glibc's own
-    munmap(stack, kChildStack);
-    pthread_attr_destroy(&attr);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
-    ok = create(&t, &attr, watch_main, &h) == 0;
-  }
+  const bool ok = create(&t, &attr, watch_main, &h) == 0;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   pthread_attr_destroy(&attr);
   // Return once the thread runs its loop (a few tens of microseconds, at most 1 s):

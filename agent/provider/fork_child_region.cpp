@@ -9,16 +9,12 @@
 // arrays only the forking thread's slot. Not copied (holes: zeros, which is their
 // reset state, as in a new region): every history and long history, the other
 // threads' slots, digests, the global statement histogram, the class wait
-// histograms, lock contention and the class error summaries. The resets apply to
-// the copied ranges only (a record that starts in a hole is free and zero), as
-// writes into the new file made before its mapping replaces the parent's
-// (write_reset_summaries): the child never touches those pages, each of which would
-// otherwise cost a page fault on its first write (some 25 us on a 2 vCPU guest).
-// Runs in the fork child handler: system calls and plain stores, no allocation.
+// histograms, lock contention and the class error summaries. The resets then run
+// over the copied ranges only: a record that starts in a hole is free and zero. Runs in the fork child
+// handler: system calls and plain stores, no allocation.
 #include "agent/provider/internal/fork_child_region.h"
 
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "agent/provider/internal/trace.h"
@@ -106,98 +102,10 @@ void zero(wait_histogram& h) {
   for (std::uint64_t& c : h.counts) store_relaxed(c, std::uint64_t{0});
 }
 
-// A type's reset state (zero above), made at load time: read, never written, in
-// the child handler.
-template <class T>
-T reset_state() {
-  T t{};
-  zero(t);
-  return t;
-}
-const wait_stat g_reset_wait = reset_state<wait_stat>();
-const io_stats g_reset_io = reset_state<io_stats>();
-const table_io_stat g_reset_table_io = reset_state<table_io_stat>();
-const statement_stat g_reset_statement = reset_state<statement_stat>();
-const transaction_stat g_reset_transaction = reset_state<transaction_stat>();
-const std::uint64_t g_zeros[sizeof(wait_histogram) / sizeof(std::uint64_t)] = {};
-
-const void* reset_of(const wait_stat&) { return &g_reset_wait; }
-const void* reset_of(const io_stats&) { return &g_reset_io; }
-const void* reset_of(const table_io_stat&) { return &g_reset_table_io; }
-const void* reset_of(const statement_stat&) { return &g_reset_statement; }
-const void* reset_of(const transaction_stat&) { return &g_reset_transaction; }
-const void* reset_of(const wait_histogram&) { return g_zeros; }
-const void* reset_of(const std::uint64_t&) { return g_zeros; }
-
 // The ranges the child's file holds (what was copied).
 struct copied_ranges {
   const byte_range* ranges;
   std::size_t n;
-};
-
-// Writes reset states into the child's file at the offsets of the fields they
-// reset, a pwritev for each run of fields close together: the bytes between two
-// fields of a run come from the parent's mapping (what the copy wrote there).
-class reset_writer {
- public:
-  reset_writer(int fd, const region_map& r, const copied_ranges& c)
-      : fd_(fd), base_(static_cast<const char*>(static_cast<const void*>(&r.header()))), c_(c) {}
-
-  template <class T>
-  void reset(const T& field) {
-    add(static_cast<std::uint64_t>(reinterpret_cast<const char*>(&field) - base_), reset_of(field),
-        sizeof(T));
-  }
-  bool finish() {
-    flush();
-    return ok_;
-  }
-
- private:
-  static constexpr int kIov = 1024;               // IOV_MAX on Linux
-  static constexpr std::uint64_t kMaxGap = 4096;  // rewritten from the mapping, not a new pwritev
-
-  // [lo, hi) lies in one copied range (so the mapping holds data there, not a hole).
-  bool copied(std::uint64_t lo, std::uint64_t hi) {
-    const byte_range& h = c_.ranges[hint_ < c_.n ? hint_ : 0];
-    if (c_.n != 0 && h.offset <= lo && hi <= h.offset + h.length) return true;
-    for (std::size_t k = 0; k < c_.n; ++k)
-      if (c_.ranges[k].offset <= lo && hi <= c_.ranges[k].offset + c_.ranges[k].length) {
-        hint_ = k;
-        return true;
-      }
-    return false;
-  }
-  void add(std::uint64_t offset, const void* from, std::size_t length) {
-    const bool joins = n_ != 0 && offset >= end_ && n_ + 2 <= kIov &&
-                       (offset == end_ || (offset - end_ <= kMaxGap && copied(end_, offset)));
-    if (!joins) {
-      flush();
-      start_ = end_ = offset;
-    } else if (offset > end_) {
-      iov_[n_++] = {const_cast<char*>(base_ + end_), static_cast<std::size_t>(offset - end_)};
-    }
-    iov_[n_++] = {const_cast<void*>(from), length};
-    end_ = offset + length;
-  }
-  void flush() {
-    if (n_ == 0) return;
-    const ssize_t w = pwritev(fd_, iov_, n_, static_cast<off_t>(start_));
-    if (w != static_cast<ssize_t>(end_ - start_)) {
-      if (w >= 0) errno = ENOSPC;  // a regular file writes all of it, or fails
-      ok_ = false;
-    }
-    n_ = 0;
-  }
-
-  int fd_;
-  const char* base_;
-  copied_ranges c_;
-  std::size_t hint_ = 0;
-  iovec iov_[kIov];
-  int n_ = 0;
-  std::uint64_t start_ = 0, end_ = 0;
-  bool ok_ = true;
 };
 
 // f(record, index) for every record of the array that starts in a copied range.
@@ -219,53 +127,56 @@ void each_copied(const region_map& r, const copied_ranges& c, array_id id, F&& f
 }
 
 template <class T>
-void reset_copied(const region_map& r, const copied_ranges& c, array_id id, reset_writer& w) {
-  each_copied<T>(r, c, id, [&](T& s, std::uint64_t) { w.reset(s); });
+void zero_copied(const region_map& r, const copied_ranges& c, array_id id) {
+  each_copied<T>(r, c, id, [](T& s, std::uint64_t) { zero(s); });
 }
 
 // The forking thread's slice of a per-thread array of statistics.
 template <class T>
-void reset_slot(const region_map& r, array_id id, std::uint32_t slot, reset_writer& w) {
+void zero_slot(const region_map& r, array_id id, std::uint32_t slot) {
   const std::uint64_t threads = r.count(kArrayThreads), per = threads == 0 ? 0 : r.count(id) / threads;
   T* a = r.array<T>(id);
-  for (std::uint64_t i = 0; a != nullptr && i < per; ++i) w.reset(a[std::uint64_t{slot} * per + i]);
+  for (std::uint64_t i = 0; a != nullptr && i < per; ++i) zero(a[std::uint64_t{slot} * per + i]);
 }
 
 // The summaries, as TRUNCATE of each leaves them (setup::reset_*), over the copied
-// ranges and the forking thread's slot.
-void reset_summaries(const region_map& r, const copied_ranges& c, const thread_context* me, reset_writer& w) {
+// pages and the forking thread's slot.
+void reset_summaries(const region_map& r, const copied_ranges& c, const thread_context* me) {
   // events_waits_summary_* (by instance, by class, global), with files, sockets, tables.
   for (array_id id : {kArrayMutexes, kArrayRwlocks, kArrayConds, kArraySems})
-    each_copied<sync_instance>(r, c, id, [&](sync_instance& s, std::uint64_t) {
-      if ((load_acquire(s.lock) & kStateMask) == kStateAllocated) w.reset(s.stat);
+    each_copied<sync_instance>(r, c, id, [](sync_instance& s, std::uint64_t) {
+      if ((load_acquire(s.lock) & kStateMask) == kStateAllocated) zero_stat(s.stat);
     });
-  each_copied<class_record>(r, c, kArrayClasses, [&](class_record& k, std::uint64_t) { w.reset(k.stat); });
-  reset_copied<wait_stat>(r, c, kArrayFileWaitStats, w);
-  reset_copied<wait_stat>(r, c, kArraySocketWaitStats, w);
+  each_copied<class_record>(r, c, kArrayClasses, [](class_record& k, std::uint64_t) { zero_stat(k.stat); });
+  zero_copied<wait_stat>(r, c, kArrayFileWaitStats);
+  zero_copied<wait_stat>(r, c, kArraySocketWaitStats);
   each_copied<thread_histogram>(r, c, kArrayWaitHistograms,
-                                [&](thread_histogram& h, std::uint64_t) { w.reset(h.h); });
-  each_copied<file_instance>(r, c, kArrayFiles, [&](file_instance& f, std::uint64_t) { w.reset(f.stats); });
-  each_copied<socket_instance>(r, c, kArraySockets,
-                               [&](socket_instance& s, std::uint64_t) { w.reset(s.stats); });
-  reset_copied<io_stats>(r, c, kArrayClassIo, w);  // file and socket classes alike
-  each_copied<table_share>(r, c, kArrayTables, [&](table_share& t, std::uint64_t) { w.reset(t.no_index); });
-  each_copied<index_stat>(r, c, kArrayTableIndexes, [&](index_stat& s, std::uint64_t) { w.reset(s.stat); });
-  each_copied<table_lock_stat>(r, c, kArrayTableLockStats, [&](table_lock_stat& t, std::uint64_t) {
-    for (wait_stat& s : t.kinds) w.reset(s);
+                                [](thread_histogram& h, std::uint64_t) { zero(h.h); });
+  each_copied<file_instance>(r, c, kArrayFiles, [](file_instance& f, std::uint64_t) { zero(f.stats); });
+  each_copied<socket_instance>(r, c, kArraySockets, [](socket_instance& s, std::uint64_t) { zero(s.stats); });
+  zero_copied<io_stats>(r, c, kArrayClassIo);  // file and socket classes alike
+  each_copied<table_share>(r, c, kArrayTables, [](table_share& t, std::uint64_t) { zero(t.no_index); });
+  each_copied<index_stat>(r, c, kArrayTableIndexes, [](index_stat& s, std::uint64_t) { zero(s.stat); });
+  each_copied<table_lock_stat>(r, c, kArrayTableLockStats, [](table_lock_stat& t, std::uint64_t) {
+    for (wait_stat& s : t.kinds) zero_stat(s);
   });
   // The program's metrics start at zero, as in a new region (the threads' cells are holes).
-  each_copied<metric_record>(r, c, kArrayMetrics, [&](metric_record& m, std::uint64_t) { w.reset(m.value); });
+  each_copied<metric_record>(
+      r, c, kArrayMetrics, [](metric_record& m, std::uint64_t) { store_relaxed(m.value, std::uint64_t{0}); });
   // Stages, statements, transactions: by class and by thread.
-  reset_copied<wait_stat>(r, c, kArrayClassStageStats, w);
-  reset_copied<statement_stat>(r, c, kArrayClassStatementStats, w);
-  reset_copied<transaction_stat>(r, c, kArrayClassTransactionStats, w);
+  zero_copied<wait_stat>(r, c, kArrayClassStageStats);
+  zero_copied<statement_stat>(r, c, kArrayClassStatementStats);
+  zero_copied<transaction_stat>(r, c, kArrayClassTransactionStats);
   if (me != nullptr) {
-    reset_slot<wait_stat>(r, kArrayThreadClassStats, me->slot, w);
-    reset_slot<wait_stat>(r, kArrayThreadGlobalStats, me->slot, w);
-    reset_slot<wait_stat>(r, kArrayThreadStageStats, me->slot, w);
-    reset_slot<statement_stat>(r, kArrayThreadStatementStats, me->slot, w);
-    reset_slot<transaction_stat>(r, kArrayThreadTransactionStats, me->slot, w);
+    zero_slot<wait_stat>(r, kArrayThreadClassStats, me->slot);
+    zero_slot<wait_stat>(r, kArrayThreadGlobalStats, me->slot);
+    zero_slot<wait_stat>(r, kArrayThreadStageStats, me->slot);
+    zero_slot<statement_stat>(r, kArrayThreadStatementStats, me->slot);
+    zero_slot<transaction_stat>(r, kArrayThreadTransactionStats, me->slot);
   }
+  region_header& h = r.header();
+  __atomic_fetch_add(&h.digest_generation, 1, __ATOMIC_RELEASE);  // the digests are gone
+  __atomic_fetch_add(&h.setup_generation, 1, __ATOMIC_RELEASE);
 }
 
 }  // namespace
@@ -312,14 +223,6 @@ std::size_t fork_copy_plan(const region_map& r, const thread_context* me, const 
   return n;
 }
 
-bool write_reset_summaries(int fd, const region_map& r, const thread_context* me, const byte_range* copied,
-                           std::size_t n) {
-  const copied_ranges c{copied, n};
-  reset_writer w(fd, r, c);
-  reset_summaries(r, c, me, w);
-  return w.finish();
-}
-
 // The copy becomes the child's: only the forking thread (me, or nullptr if it has
 // no slot) is left, and every statistic and history restarts from zero, as in a
 // program that just started with these objects.
@@ -360,9 +263,7 @@ void make_region_the_childs(agent_state& a, thread_context* me, const byte_range
     me->has_batch = false;
     me->deferred_class = 0;  // an acquisition of the parent's, held across the fork
   }
-  // The summaries were reset in the copy (write_reset_summaries).
-  __atomic_fetch_add(&h.digest_generation, 1, __ATOMIC_RELEASE);  // the digests are gone
-  __atomic_fetch_add(&h.setup_generation, 1, __ATOMIC_RELEASE);
+  reset_summaries(r, copied_ranges{copied, n}, me);
   for (std::uint64_t& lost : h.lost) store_relaxed(lost, std::uint64_t{0});
   if (me != nullptr) store_relaxed(me->rec->os_thread_id, static_cast<std::uint64_t>(syscall(SYS_gettid)));
   // The accounts, users and hosts are holes (not copied): the forking thread joins

@@ -503,8 +503,7 @@ std::size_t region_map::data_map(byte_range* out, std::size_t cap) const {
 }
 
 bool region_map::move_to_copy(int dir_fd, const char* base, char* tmp, std::size_t tmp_cap,
-                              const byte_range* ranges, std::size_t n, copy_amend amend,
-                              void* amend_context) {
+                              const byte_range* ranges, std::size_t n) {
   if (base_ == nullptr || fd_ < 0 || !writable_) {
     errno = EBADF;
     return false;
@@ -531,7 +530,6 @@ bool region_map::move_to_copy(int dir_fd, const char* base, char* tmp, std::size
   const char* from = static_cast<const char*>(base_);
   for (std::size_t r = 0; r < n; ++r)
     if (!copy_bytes(fd_, from, fd, ranges[r].offset, ranges[r].offset + ranges[r].length)) return fail();
-  if (amend != nullptr && !amend(fd, amend_context)) return fail();
   if (!ofd_lock(fd, kAliveLockByte, F_WRLCK, false)) return fail();
   if (mmap(base_, size_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) return fail();
   // No read-ahead: a fault would fill the page cache with the holes around it.

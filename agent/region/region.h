@@ -198,18 +198,14 @@ class region_map {
   // mapping); the rest is a hole, zeros, as in a new region. publish_copy then renames it to base once
   // the child has made it its own, unless base is a symbolic link, a hard link of
   // another user's file or not a regular file (*refused says why, errno EEXIST).
-  // amend (may be null) runs after the copy and before the mapping moves: it may
-  // write to the new file (fd) by offset, reading the parent's mapping, still in
-  // place (the child's changes made as writes to the file, not to its pages).
   // System calls only, no allocation: both run in a fork child handler. False
   // (errno set) if it could not: the mapping is then the parent's.
   struct byte_range {
     std::uint64_t offset;
     std::uint64_t length;
   };
-  using copy_amend = bool (*)(int fd, void* context);
   bool move_to_copy(int dir_fd, const char* base, char* tmp, std::size_t tmp_cap, const byte_range* ranges,
-                    std::size_t n, copy_amend amend = nullptr, void* amend_context = nullptr);
+                    std::size_t n);
   bool publish_copy(int dir_fd, const char* tmp, const char* base, const char* path, const char** refused);
 
   // The parts of the region's file that hold data (lseek SEEK_DATA/SEEK_HOLE: pages

@@ -16,15 +16,8 @@ namespace pfs::detail {
 std::size_t fork_copy_plan(const region_map& r, const thread_context* me, const region_map::byte_range* data,
                            std::size_t n_data, region_map::byte_range* out, std::size_t cap);
 
-// Into the child's new file fd, after the copy of those ranges (copied, n) and
-// before its mapping replaces the parent's (region_map::move_to_copy's amend): the
-// summaries' reset state, written at their offsets, so that the child does not
-// touch those pages. False (errno set) if a write failed.
-bool write_reset_summaries(int fd, const region_map& r, const thread_context* me,
-                           const region_map::byte_range* copied, std::size_t n);
-
-// Then, on the child's mapping: the other threads leave, and every statistic and
-// history restarts from zero; only the copied ranges are touched.
+// After the copy of those ranges (copied, n): the other threads leave, every
+// statistic and history restarts from zero; only the copied ranges are touched.
 void make_region_the_childs(agent_state& a, thread_context* me, const region_map::byte_range* copied,
                             std::size_t n);
 

@@ -226,7 +226,6 @@ void rows_status(scan_state& s) {
   put("cycle_max_drift_ppb", load_relaxed(s.h.cycle_max_drift_ppb));
 }
 
-// Every class record, copied once per scan.
 const class_entry* scan_state::class_on_demand(std::uint32_t index) {
   if (classes_loaded_) return class_at(index);
   if (index == 0 || index > r.classes) return nullptr;
@@ -260,6 +259,7 @@ void scan_state::copy_class(std::uint64_t i, class_entry& e) {
   e.name = name;
 }
 
+// Every class record, copied once per scan.
 void scan_state::load_classes() {
   if (classes_loaded_) return;
   classes_loaded_ = true;

@@ -105,7 +105,7 @@ SQL
         --percent-limit 0.2 2>/dev/null | grep -v '^#' | grep -v '^$' | head -120
     fi
     if [ -n "${PROFILE_ANNOTATE:-}" ]; then  # e.g. PROFILE_ANNOTATE=pfsBeginForeignScan: its hot lines
-      perf annotate -i "$workdir/perf.data" --stdio -l "$PROFILE_ANNOTATE" 2>/dev/null |
+      perf annotate -i "$workdir/perf.data" --stdio "$PROFILE_ANNOTATE" 2>/dev/null |
         grep -E '^\s+[0-9]+\.[0-9]+' | sort -rn | head -40
     fi
     exit 0

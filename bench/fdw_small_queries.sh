@@ -7,6 +7,10 @@
 # -T SECONDS`, the FDW's side and the heap's in turn, ROUNDS rounds; the figures are
 # the medians of the transactions per second, and fdw/heap is the median of the
 # rounds' ratios (a slow moment of a noisy machine hits both sides of a round).
+# A third side is the floor of any foreign scan: the same queries over foreign tables
+# of bench/null_fdw, which return as many rows as the heap tables, every column NULL,
+# and do nothing else (null/heap: what no foreign-data wrapper can beat; fdw/null:
+# how far perfschema_fdw is from that floor).
 #
 # Then pfs_top's refresh of each of its views (the queries tools/top/ sends every
 # interval, over the live region, with the sys views; view 6 over the fleet below),
@@ -21,7 +25,7 @@
 #   PROFILE=current|top10|thread: instead, where that query's backend spends its time
 #   (perf record -g of the backend while pgbench runs the FDW's side for 8 s; perf
 #   report by symbol, callers folded; Debian's linux-perf), and its system calls
-#   (strace -c, 3 s); PROFILE_SIDE=heap profiles the heap's side of it instead;
+#   (strace -c, 3 s); PROFILE_SIDE=heap (or floor) profiles the heap's (the floor's) side of it instead;
 #   PROFILE_CALLERS=sym,... adds who calls those symbols, PROFILE_ANNOTATE=sym its hot
 #   lines (perf annotate)
 #   BUILDS="a.so b.so": instead of the installed build alone, the FDW's side of each
@@ -66,6 +70,22 @@ CREATE TABLE heap.events_waits_summary_global_by_event_name AS
   SELECT * FROM ps.events_waits_summary_global_by_event_name;
 CREATE TABLE heap.threads AS SELECT * FROM ps.threads;
 VACUUM ANALYZE heap.events_waits_current, heap.events_waits_summary_global_by_event_name, heap.threads;
+CREATE EXTENSION null_fdw;
+CREATE SERVER nothing FOREIGN DATA WRAPPER null_fdw;
+CREATE SCHEMA floor;
+DO $$
+DECLARE
+  t text;
+  columns text;
+  n bigint;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['events_waits_current', 'events_waits_summary_global_by_event_name', 'threads'] LOOP
+    SELECT string_agg(format('%I %s', attname, format_type(atttypid, atttypmod)), ', ' ORDER BY attnum)
+      INTO columns FROM pg_attribute WHERE attrelid = format('heap.%I', t)::regclass AND attnum > 0;
+    EXECUTE format('SELECT count(*) FROM heap.%I', t) INTO n;
+    EXECUTE format('CREATE FOREIGN TABLE floor.%I (%s) SERVER nothing OPTIONS (rows %L)', t, columns, n);
+  END LOOP;
+END $$;
 SQL
   echo "rows: events_waits_current $(psql_q -c 'SELECT count(*) FROM heap.events_waits_current')," \
     "summary $(psql_q -c 'SELECT count(*) FROM heap.events_waits_summary_global_by_event_name')" \
@@ -110,9 +130,10 @@ SQL
     fi
     exit 0
   fi
-  query_files() {  # name template: the query against the foreign tables and the heap copies
+  query_files() {  # name template: the query against the foreign tables, the heap copies, the floor
     printf "$2;\n" ps >"$workdir/$1.fdw.sql"
     printf "$2;\n" heap >"$workdir/$1.heap.sql"
+    printf "$2;\n" floor >"$workdir/$1.null.sql"
   }
   if [ -n "${BUILDS:-}" ]; then
     read -r -a builds <<<"$BUILDS"
@@ -122,7 +143,7 @@ SQL
     }
     printf '%-8s' query
     for b in "${builds[@]}"; do printf ' %12s %9s' "fdw_tps:$(basename "$b" .so)" fdw/heap; done
-    printf ' %10s %9s\n' heap_tps last/first
+    printf ' %10s %9s %9s %9s\n' heap_tps last/first null/heap last/null
     for entry in "${queries[@]}"; do
       name=${entry%%|*}
       query_files "$name" "${entry#*|}"
@@ -130,7 +151,7 @@ SQL
       for _ in $(seq "$rounds"); do
         line=""
         for b in "${builds[@]}"; do use_build "$b"; line+="$(tps "$workdir/$name.fdw.sql") "; done
-        rows+="$line$(tps "$workdir/$name.heap.sql")"$'\n'
+        rows+="$line$(tps "$workdir/$name.null.sql") $(tps "$workdir/$name.heap.sql")"$'\n'
       done
       rows=${rows%$'\n'}
       n=${#builds[@]}
@@ -139,22 +160,26 @@ SQL
         printf ' %12.0f %9.2f' "$(awk -v c="$i" '{ print $c }' <<<"$rows" | median)" \
           "$(awk -v c="$i" '{ print $c / $NF }' <<<"$rows" | median)"
       done
-      printf ' %10.0f %9.2f\n' "$(awk '{ print $NF }' <<<"$rows" | median)" \
-        "$(awk -v n="$n" '{ print $n / $1 }' <<<"$rows" | median)"
+      printf ' %10.0f %9.2f %9.2f %9.2f\n' "$(awk '{ print $NF }' <<<"$rows" | median)" \
+        "$(awk -v n="$n" '{ print $n / $1 }' <<<"$rows" | median)" \
+        "$(awk '{ print $(NF - 1) / $NF }' <<<"$rows" | median)" \
+        "$(awk -v n="$n" '{ print $n / $(NF - 1) }' <<<"$rows" | median)"
     done
     exit 0
   fi
-  printf '%-8s %10s %10s %9s\n' query fdw_tps heap_tps fdw/heap
+  printf '%-8s %10s %10s %10s %9s %9s %9s\n' query fdw_tps heap_tps null_tps fdw/heap null/heap fdw/null
   for entry in "${queries[@]}"; do
     name=${entry%%|*}
     query_files "$name" "${entry#*|}"
     pairs=""
     for _ in $(seq "$rounds"); do
-      pairs+="$(tps "$workdir/$name.fdw.sql") $(tps "$workdir/$name.heap.sql")"$'\n'
+      pairs+="$(tps "$workdir/$name.fdw.sql") $(tps "$workdir/$name.heap.sql") $(tps "$workdir/$name.null.sql")"$'\n'
     done
     pairs=${pairs%$'\n'}
-    printf '%-8s %10.0f %10.0f %9.2f\n' "$name" "$(awk '{ print $1 }' <<<"$pairs" | median)" \
-      "$(awk '{ print $2 }' <<<"$pairs" | median)" "$(awk '{ print $1 / $2 }' <<<"$pairs" | median)"
+    printf '%-8s %10.0f %10.0f %10.0f %9.2f %9.2f %9.2f\n' "$name" "$(awk '{ print $1 }' <<<"$pairs" | median)" \
+      "$(awk '{ print $2 }' <<<"$pairs" | median)" "$(awk '{ print $3 }' <<<"$pairs" | median)" \
+      "$(awk '{ print $1 / $2 }' <<<"$pairs" | median)" "$(awk '{ print $3 / $2 }' <<<"$pairs" | median)" \
+      "$(awk '{ print $1 / $3 }' <<<"$pairs" | median)"
   done
 
   [ -n "${QUERIES_ONLY:-}" ] && exit 0
@@ -192,11 +217,14 @@ fi
 source scripts/build_fdw.sh
 # (PGXS reads PROFILE as linker flags: not this script's PROFILE)
 PROFILE='' build_and_install_fdw pfs_live pfs_fixture pfs_top
+# the floor's wrapper (objects removed after: the tree stays as it was)
+PROFILE='' make -C bench/null_fdw >/dev/null && make -C bench/null_fdw install >/dev/null &&
+  make -C bench/null_fdw clean >/dev/null
 
 workdir=$(mktemp -d /tmp/perfschema_bench.XXXXXX)
 chmod 755 "$workdir"
 # (the queries both sides, then the 7 views of pfs_top)
-live_seconds=$((rounds * seconds * (2 * ${#queries[@]} + 7) + 60))
+live_seconds=$((rounds * seconds * (3 * ${#queries[@]} + 7) + 60))
 PFS_REGION="$workdir/live.region" build/tools/pfs_live --seconds="$live_seconds" --hot-threads=2 \
   >"$workdir/pfs_live.out" 2>&1 &
 live_pid=$!

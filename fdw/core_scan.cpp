@@ -201,8 +201,7 @@ struct PfsCoreScan {
   bool directory = false;                      // skip a damaged region with a warning
   const pfs::reader::table_def* table = nullptr;
   std::size_t nreader = 0;                 // the reader's columns (the extras follow)
-  std::vector<bool> computed;              // reader columns it builds: returned or tested
-  std::unique_ptr<bool[]> computed_flags;  // the same as the sink's wanted array
+  std::unique_ptr<bool[]> computed;  // reader columns it builds (returned or tested): the sink's wanted
   std::vector<int> columns;                // returned columns, ascending
   std::vector<pfs::reader::column_type> kinds;
   pfs::reader::row_filter filter;                       // on the reader's columns
@@ -214,7 +213,8 @@ struct PfsCoreScan {
   bool replay = false;        // rewound over a single piece: give it again
   std::unique_ptr<pfs::fdw::piece> rows;
   PfsCoreRowset view{};
-  std::deque<PfsCoreError> warnings;  // regions skipped, not yet taken
+  std::vector<PfsCoreError> warnings;  // regions skipped (a vector: a deque allocates when made)
+  std::size_t warnings_taken = 0;
 };
 
 namespace pfs::fdw {
@@ -347,7 +347,9 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
   s->piece_bytes = piece_bytes == 0 ? 1 : piece_bytes;
   s->nreader = t.columns.size();
   const std::size_t n = s->nreader, all = n + static_cast<std::size_t>(extra_column_count(t));
-  s->computed.assign(n, false);
+  s->computed.reset(new bool[n == 0 ? 1 : n]());
+  s->columns.reserve(all);
+  s->kinds.reserve(all);
   for (std::size_t c = 0; c < all; ++c)
     if (wanted == nullptr || wanted[c]) {
       s->columns.push_back(static_cast<int>(c));
@@ -409,8 +411,6 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
   s->rows = take_piece();
   s->rows->set_layout(s->columns, n, text_prefix);
   s->rows->reserve(s->piece_bytes);
-  s->computed_flags.reset(new bool[n == 0 ? 1 : n]);
-  for (std::size_t c = 0; c < n; ++c) s->computed_flags[c] = s->computed[c];
   return s.release();
 }
 
@@ -432,7 +432,7 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
   while (s.member < s.members.size() && s.rows->bytes() < s.piece_bytes) {
     scan_member& m = s.members[s.member];
     piece_sink sink(s.columns, s.kinds, s.piece_bytes, interrupt, *s.rows, s.nreader, m.extras);
-    sink.wanted = s.computed_flags.get();
+    sink.wanted = s.computed.get();
     sink.filter = s.filter.empty() ? nullptr : &s.filter;
     if (m.damaged) {  // a damaged region: its status row
       if (!s.filter.rejects_all()) damaged_status_row(s, sink);
@@ -541,9 +541,8 @@ void pfs_core_scan_rewind(PfsCoreScan* scan) noexcept {
 }
 
 bool pfs_core_scan_warning(PfsCoreScan* scan, PfsCoreError* warning) noexcept {
-  if (scan == nullptr || scan->warnings.empty()) return false;
-  *warning = scan->warnings.front();
-  scan->warnings.pop_front();
+  if (scan == nullptr || scan->warnings_taken == scan->warnings.size()) return false;
+  *warning = scan->warnings[scan->warnings_taken++];
   return true;
 }
 

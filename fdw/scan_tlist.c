@@ -36,6 +36,28 @@ reads_whole_row_or_system_column(Bitmapset *attrs)
 }
 
 /*
+ * Whether scan_tlist is every attribute of the table, in the table's order (a
+ * SELECT *): compact tuples would be the table's own, and the executor would build
+ * their descriptor from the list at every start of the plan, where it takes the
+ * relation's as it is.
+ */
+static bool
+is_whole_row_in_order(List *scan_tlist, AttrNumber max_attr)
+{
+	ListCell   *lc;
+	AttrNumber	attno = 0;
+
+	if (list_length(scan_tlist) != max_attr)
+		return false;
+	foreach(lc, scan_tlist)
+	{
+		if (castNode(Var, lfirst_node(TargetEntry, lc)->expr)->varattno != ++attno)
+			return false;
+	}
+	return true;
+}
+
+/*
  * pfs_compact_scan_tlist
  *		The fdw_scan_tlist of a base relation's scan that reads the attributes
  *		`wanted` (ascending attnums) and returns tlist: the Vars of tlist first,
@@ -43,8 +65,9 @@ reads_whole_row_or_system_column(Bitmapset *attrs)
  *		the executor checks).  NIL, for tuples of the table's row type, when
  *		the executor may store a row of the table in the scan's slot (the
  *		relation is a target of UPDATE or DELETE, or has a row mark), when the
- *		query reads a whole row or a system column, or when tlist reads
- *		columns the scan does not return (a physical target list).
+ *		query reads a whole row or a system column, when tlist reads
+ *		columns the scan does not return (a physical target list), or when the
+ *		list would be the table's attributes in their order.
  */
 List *
 pfs_compact_scan_tlist(PlannerInfo *root, RelOptInfo *rel, List *tlist, List *local_clauses,
@@ -97,6 +120,8 @@ pfs_compact_scan_tlist(PlannerInfo *root, RelOptInfo *rel, List *tlist, List *lo
 							 makeTargetEntry((Expr *) makeVar(rel->relid, attno, type, typmod, collation, 0),
 											 list_length(scan_tlist) + 1, NULL, false));
 	}
+	if (is_whole_row_in_order(scan_tlist, rel->max_attr))
+		return NIL;
 	return scan_tlist;
 }
 

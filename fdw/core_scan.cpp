@@ -200,9 +200,9 @@ struct PfsCoreScan {
   std::vector<pfs::fdw::scan_member> members;  // those the conditions on the extras let through
   bool directory = false;                      // skip a damaged region with a warning
   const pfs::reader::table_def* table = nullptr;
-  std::size_t nreader = 0;                 // the reader's columns (the extras follow)
+  std::size_t nreader = 0;           // the reader's columns (the extras follow)
   std::unique_ptr<bool[]> computed;  // reader columns it builds (returned or tested): the sink's wanted
-  std::vector<int> columns;                // returned columns, ascending
+  std::vector<int> columns;          // returned columns, ascending
   std::vector<pfs::reader::column_type> kinds;
   pfs::reader::row_filter filter;                       // on the reader's columns
   std::vector<pfs::reader::column_filter> extra_tests;  // on the extras (per region)

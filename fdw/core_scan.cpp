@@ -86,21 +86,33 @@ cell_kind kind_of(reader::column_type type) {
   }
 }
 
+// The plans of the returned columns that are the reader's (the others, the
+// region's extras, are fixed cells of each region's rows).
+std::vector<column_plan> column_plans(const std::vector<int>& cols,
+                                      const std::vector<reader::column_type>& types,
+                                      std::size_t reader_columns) {
+  std::vector<column_plan> plan;
+  plan.reserve(cols.size());
+  for (std::size_t k = 0; k < cols.size(); ++k)
+    if (static_cast<std::size_t>(cols[k]) < reader_columns)
+      plan.push_back(column_plan{k, static_cast<std::size_t>(cols[k]), kind_of(types[k])});
+  return plan;
+}
+
 // Rows from the reader into the piece: the wait tables' builders write them packed
 // themselves (sink.packed); the other tables' rows come through row(). The columns
 // of a region (extras) are the piece's fixed cells.
 struct piece_sink final : reader::row_sink {
-  piece_sink(const std::vector<int>& cols, const std::vector<reader::column_type>& types, std::size_t limit,
+  // plan: column_plans(cols, types, reader_columns), made once per scan.
+  piece_sink(const std::vector<int>& cols, const std::vector<reader::column_type>& types,
+             const std::vector<column_plan>& reader_plan, std::size_t limit,
              const volatile sig_atomic_t* flag, piece& out, std::size_t reader_columns,
              const reader::cell_view* extra_cells)
-      : piece_bytes(limit), interrupt(flag), p(out) {
+      : plan(reader_plan), piece_bytes(limit), interrupt(flag), p(out) {
     packed = &out;
     for (std::size_t k = 0; k < cols.size(); ++k) {
       const auto col = static_cast<std::size_t>(cols[k]);
-      if (col < reader_columns) {
-        plan.push_back(column_plan{k, col, kind_of(types[k])});
-        continue;
-      }
+      if (col < reader_columns) continue;
       const reader::cell_view& v = extra_cells[col - reader_columns];
       p.set_fixed(k, v.null, v.i, types[k] == reader::column_type::text, v.s);
     }
@@ -164,7 +176,7 @@ struct piece_sink final : reader::row_sink {
   static constexpr std::uint64_t kRegionWindow = 8u << 20;
   std::uint64_t region_bytes_passed = 0;  // as of the last pause() asked
 
-  std::vector<column_plan> plan;  // per returned column of the reader's
+  const std::vector<column_plan>& plan;  // per returned column of the reader's
   std::size_t piece_bytes;
   const volatile sig_atomic_t* interrupt;
   piece& p;
@@ -204,6 +216,7 @@ struct PfsCoreScan {
   std::unique_ptr<bool[]> computed;  // reader columns it builds (returned or tested): the sink's wanted
   std::vector<int> columns;          // returned columns, ascending
   std::vector<pfs::reader::column_type> kinds;
+  std::vector<pfs::fdw::column_plan> plan;              // of the returned columns that are the reader's
   pfs::reader::row_filter filter;                       // on the reader's columns
   std::vector<pfs::reader::column_filter> extra_tests;  // on the extras (per region)
   std::size_t piece_bytes = 0;
@@ -359,6 +372,7 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
       s->kinds.push_back(type);
       if (c < n) s->computed[c] = true;
     }
+  s->plan = column_plans(s->columns, s->kinds, n);
   for (int q = 0; q < nquals; ++q) {
     const PfsCoreQual& in = quals[q];
     reader::column_filter f;
@@ -431,7 +445,7 @@ const PfsCoreRowset* next_piece(PfsCoreScan& s, const volatile sig_atomic_t* int
   };
   while (s.member < s.members.size() && s.rows->bytes() < s.piece_bytes) {
     scan_member& m = s.members[s.member];
-    piece_sink sink(s.columns, s.kinds, s.piece_bytes, interrupt, *s.rows, s.nreader, m.extras);
+    piece_sink sink(s.columns, s.kinds, s.plan, s.piece_bytes, interrupt, *s.rows, s.nreader, m.extras);
     sink.wanted = s.computed.get();
     sink.filter = s.filter.empty() ? nullptr : &s.filter;
     if (m.damaged) {  // a damaged region: its status row

@@ -4,6 +4,7 @@
 // along because writes are applied at commit, long after the call that named the
 // server. Backends are single-threaded: no locking.
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "fdw/core_internal.h"
@@ -33,14 +34,22 @@ bool follows_symlinks(const std::string& path) noexcept {
 
 void pfs_core_set_follow_symlinks(const char* path, bool follow) noexcept {
   if (path == nullptr) return;
+  std::string_view key(path);
+  while (key.size() > 1 && key.back() == '/') key.remove_suffix(1);  // a directory named with a trailing '/'
+  // Every scan sets its server's path again: the same setting as the last call is
+  // already in place (no other call changes this path's entry).
+  static std::string last;
+  static bool last_follow = false;
+  if (!last.empty() && last_follow == follow && key == last) return;
   try {
     auto& p = pfs::fdw::policies();
-    std::string key(path);
-    while (key.size() > 1 && key.back() == '/') key.pop_back();  // a directory named with a trailing '/'
     if (follow)
-      p[key] = true;
+      p[std::string(key)] = true;
     else
-      p.erase(key);
+      p.erase(std::string(key));
+    last = key;
+    last_follow = follow;
   } catch (...) {  // out of memory: the path keeps its previous setting
+    last.clear();
   }
 }

@@ -43,11 +43,14 @@ pfs_cell_map(int table, const bool *wanted, const int *core_attr, PfsCellMap *ma
 	map->cell_numeric = palloc(sizeof(bool) * Max(ncolumns, 1));
 	for (c = 0; c < ncolumns; c++)
 	{
+		PfsCoreColumnType type;
+
 		if (!wanted[c])
 			continue;
+		type = pfs_core_column_type(table, c);
 		map->cell_attr[k] = core_attr[c];
-		map->cell_text[k] = pfs_core_column_type(table, c) == PFS_CORE_TEXT;
-		map->cell_numeric[k] = pfs_core_column_type(table, c) == PFS_CORE_NUMERIC;
+		map->cell_text[k] = type == PFS_CORE_TEXT;
+		map->cell_numeric[k] = type == PFS_CORE_NUMERIC;
 		k++;
 	}
 	map->convert_text = convert_text();

@@ -274,4 +274,33 @@ void scan_state::load_classes() {
   for (std::uint64_t i = 0; i < n; ++i) copy_class(i, classes[i]);
 }
 
+std::vector<std::uint32_t> scan_state::load_classes_of_kind(bool (*of_kind)(std::uint8_t)) {
+  std::vector<std::uint32_t> indices;
+  if (!classes_loaded_) {
+    std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
+    if (r.class_names.size() < r.classes)
+      r.class_names.resize(r.classes);  // once: its strings never move after
+    std::vector<std::uint8_t>& kinds = r.class_kinds;
+    // Up to the last record in use, as load_classes reads them.
+    std::uint64_t n = r.classes;
+    while (n > kinds.size() &&
+           (load_acquire(r.at<class_record>(kArrayClasses, n - 1)->lock) & kStateMask) == kStateFree)
+      --n;
+    classes.resize(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (i < kinds.size()) {
+        if (of_kind(kinds[i])) copy_class(i, classes[i]);
+        continue;
+      }
+      copy_class(i, classes[i]);
+      // The kinds read whole extend those known (a record being registered or changed
+      // now is read again by the next scan).
+      if (kinds.size() == i && classes[i].valid) kinds.push_back(classes[i].kind);
+    }
+  }
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    if (classes[c].valid && of_kind(classes[c].kind)) indices.push_back(static_cast<std::uint32_t>(c));
+  return indices;
+}
+
 }  // namespace pfs::reader::detail

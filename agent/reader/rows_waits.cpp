@@ -566,20 +566,37 @@ void scan_state::load_timers() {
 // SOURCE text of a 1-based source index, looked up once per scan; nullptr when unknown.
 const std::string* scan_state::source_ref(std::uint32_t index) {
   if (index == 0 || index > r.count(kArraySources)) return nullptr;
-  auto it = sources_.find(index);
-  if (it == sources_.end()) {
-    const source_record& src = *r.at<source_record>(kArraySources, index - 1);
-    std::pair<bool, std::string> v{false, {}};
-    const std::uint32_t st = load_acquire(src.state);
-    if (st == kSourceReady) {
-      fixed_str<kSourceLen> f;
-      f.load(src.text);
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (load_relaxed(src.state) == st) v = {true, f.str()};
-    }
-    it = sources_.emplace(index, std::move(v)).first;
+  for (std::size_t k = 0; k < first_sources_count_; ++k)
+    if (first_sources_[k].first == index) return first_sources_[k].second;
+  if (first_sources_count_ == first_sources_.size()) {
+    auto it = sources_.find(index);
+    if (it == sources_.end()) it = sources_.emplace(index, read_source(index)).first;
+    return it->second;
   }
-  return it->second.first ? &it->second.second : nullptr;
+  const std::string* text = read_source(index);
+  first_sources_[first_sources_count_++] = {index, text};
+  return text;
+}
+
+// The reader's text of source slot index (1-based), read from the region the first
+// time it is ready; nullptr while it is not (for the rest of the scan).
+const std::string* scan_state::read_source(std::uint32_t index) {
+  std::lock_guard<std::mutex> guard(r.class_names_mutex);
+  if (r.source_texts.size() < r.count(kArraySources))
+    r.source_texts.resize(r.count(kArraySources));  // once: its strings never move after
+  auto& [ready, text] = r.source_texts[index - 1];
+  if (!ready) {
+    const source_record& src = *r.at<source_record>(kArraySources, index - 1);
+    const std::uint32_t st = load_acquire(src.state);
+    if (st != kSourceReady) return nullptr;
+    fixed_str<kSourceLen> f;
+    f.load(src.text);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (load_relaxed(src.state) != st) return nullptr;
+    text = f.str();
+    ready = true;
+  }
+  return &text;
 }
 
 }  // namespace pfs::reader::detail

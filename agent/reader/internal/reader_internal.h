@@ -64,6 +64,14 @@ struct region_reader::impl {
   // until first read whole. Scans of one reader may run on several threads.
   mutable std::mutex class_names_mutex;
   mutable std::vector<std::string> class_names;
+  // The kinds of the first class_kinds.size() class records, read whole once
+  // (under class_names_mutex): a class's kind is set when it is registered and
+  // never changes, so a summary of one kind copies only that kind's records, not
+  // the few hundred classes of every kind a program registers.
+  mutable std::vector<std::uint8_t> class_kinds;
+  // SOURCE texts, made once as class names are (a source record never changes once
+  // ready): (ready, text) by source slot, under class_names_mutex.
+  mutable std::vector<std::pair<bool, std::string>> source_texts;
 
   template <class T>
   const T* at(array_id id, std::uint64_t i) const {
@@ -389,6 +397,9 @@ class scan_state {
 
   // Every class record, copied once per scan (into classes).
   void load_classes();
+  // The classes of the kinds `of_kind` accepts, copied into classes (the others
+  // left invalid there): their 0-based indices, ascending.
+  std::vector<std::uint32_t> load_classes_of_kind(bool (*of_kind)(std::uint8_t));
   // One class record, copied on demand (a table whose rows name few classes, such
   // as threads or events_waits_current: not every class of the program read for a
   // few rows); the same entry as load_classes makes, and every class once a scan
@@ -431,7 +442,12 @@ class scan_state {
   std::array<std::pair<std::uint32_t, class_entry>, 16> on_demand_{};  // class_on_demand: (index, entry)
   std::size_t on_demand_count_ = 0;
   epoch_copy cycle_epochs_[kCycleEpochSlots];  // converters[CYCLE].epochs
-  std::unordered_map<std::uint32_t, std::pair<bool, std::string>> sources_;
+  // source_ref's sources of this scan: the first 16 in an array (a small scan
+  // allocates nothing), the others in the map.
+  std::array<std::pair<std::uint32_t, const std::string*>, 16> first_sources_{};
+  std::size_t first_sources_count_ = 0;
+  std::unordered_map<std::uint32_t, const std::string*> sources_;
+  const std::string* read_source(std::uint32_t index);
   std::vector<std::int8_t> class_verdict_;  // head_prefiltered: -1 unknown, 0 rejected, 1 may match
   // head_prefiltered's test of event_name, by class (the verdict cached per class).
   bool class_prefiltered(std::uint32_t class_index);

@@ -6,7 +6,8 @@
 # SELECT * from the foreign tables. Each query runs as `pgbench -n -M prepared -c 1
 # -T SECONDS`, the FDW's side and the heap's in turn, ROUNDS rounds; the figures are
 # the medians of the transactions per second, and fdw/heap is the median of the
-# rounds' ratios (a slow moment of a noisy machine hits both sides of a round).
+# rounds' ratios (a slow moment of a noisy machine hits both sides of a round; the
+# sides' order is reversed every other round).
 # A third side is the floor of any foreign scan: the same queries over foreign tables
 # of bench/null_fdw, which return as many rows as the heap tables, every column NULL,
 # and do nothing else (null/heap: what no foreign-data wrapper can beat; fdw/null:
@@ -34,6 +35,9 @@
 #   start), then the heap's; prints each build's tps and FDW/heap, and the last
 #   build's ratio over the first's. Hold /tmp/pfs-install.lock meanwhile.
 #   QUERIES_ONLY=1: the three queries only (no pfs_top views, no scrape)
+#   EXEC_TIMES=1: also each side's executor time per call (pg_stat_statements, loaded
+#   for it: its hooks cost every side the same few microseconds, which moves the tps
+#   ratios towards 1, so the figures of record are taken without it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
@@ -87,6 +91,7 @@ BEGIN
   END LOOP;
 END $$;
 SQL
+  [ -n "${EXEC_TIMES:-}" ] && psql_q -c 'CREATE EXTENSION pg_stat_statements'
   echo "rows: events_waits_current $(psql_q -c 'SELECT count(*) FROM heap.events_waits_current')," \
     "summary $(psql_q -c 'SELECT count(*) FROM heap.events_waits_summary_global_by_event_name')" \
     "($(psql_q -c 'SELECT count(*) FROM heap.events_waits_summary_global_by_event_name WHERE count_star > 0') with counts)," \
@@ -167,19 +172,35 @@ SQL
     done
     exit 0
   fi
-  printf '%-8s %10s %10s %10s %9s %9s %9s\n' query fdw_tps heap_tps null_tps fdw/heap null/heap fdw/null
+  printf '%-8s %10s %10s %10s %9s %9s %9s' query fdw_tps heap_tps null_tps fdw/heap null/heap fdw/null
+  if [ -n "${EXEC_TIMES:-}" ]; then printf ' %8s %8s %8s\n' fdw_us heap_us null_us; else echo; fi
+  # (EXEC_TIMES: the executor's microseconds per call, pg_stat_statements' mean
+  # over the rounds: what each side spends apart from the protocol and the network)
+  exec_us() {  # schema
+    psql_q -c "SELECT round((sum(total_exec_time) / sum(calls) * 1000)::numeric, 1) FROM pg_stat_statements
+               WHERE query LIKE '%FROM $1.%' AND query NOT LIKE '%pg_stat_statements%'"
+  }
   for entry in "${queries[@]}"; do
     name=${entry%%|*}
     query_files "$name" "${entry#*|}"
+    [ -n "${EXEC_TIMES:-}" ] && psql_q -c 'SELECT pg_stat_statements_reset()' >/dev/null
     pairs=""
-    for _ in $(seq "$rounds"); do
-      pairs+="$(tps "$workdir/$name.fdw.sql") $(tps "$workdir/$name.heap.sql") $(tps "$workdir/$name.null.sql")"$'\n'
+    for round in $(seq "$rounds"); do
+      # the order reversed every other round: a side that runs first (or last) in a
+      # round gains or loses nothing over the rounds
+      if ((round % 2)); then
+        f=$(tps "$workdir/$name.fdw.sql") h=$(tps "$workdir/$name.heap.sql") z=$(tps "$workdir/$name.null.sql")
+      else
+        z=$(tps "$workdir/$name.null.sql") h=$(tps "$workdir/$name.heap.sql") f=$(tps "$workdir/$name.fdw.sql")
+      fi
+      pairs+="$f $h $z"$'\n'
     done
     pairs=${pairs%$'\n'}
     printf '%-8s %10.0f %10.0f %10.0f %9.2f %9.2f %9.2f\n' "$name" "$(awk '{ print $1 }' <<<"$pairs" | median)" \
       "$(awk '{ print $2 }' <<<"$pairs" | median)" "$(awk '{ print $3 }' <<<"$pairs" | median)" \
       "$(awk '{ print $1 / $2 }' <<<"$pairs" | median)" "$(awk '{ print $3 / $2 }' <<<"$pairs" | median)" \
-      "$(awk '{ print $1 / $3 }' <<<"$pairs" | median)"
+      "$(awk '{ print $1 / $3 }' <<<"$pairs" | median)" | tr -d '\n'
+    if [ -n "${EXEC_TIMES:-}" ]; then printf ' %8s %8s %8s\n' "$(exec_us ps)" "$(exec_us heap)" "$(exec_us floor)"; else echo; fi
   done
 
   [ -n "${QUERIES_ONLY:-}" ] && exit 0
@@ -239,4 +260,6 @@ chmod 777 "$workdir"
 echo "perfschema_fdw vs heap, small queries: pgbench -M prepared -c 1 -T $seconds, median of $rounds rounds"
 echo "CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), clock source:" \
   "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-pg_virtualenv -t bash "$0" --session "$workdir/live.region" "$workdir" "$workdir/fleet"
+preload=()
+[ -n "${EXEC_TIMES:-}" ] && preload=(-o shared_preload_libraries=pg_stat_statements)
+pg_virtualenv "${preload[@]}" -t bash "$0" --session "$workdir/live.region" "$workdir" "$workdir/fleet"

@@ -33,11 +33,11 @@
 /* Bytes of rows a scan holds at a time (the core's pieces). */
 #define PFS_PIECE_BYTES (1024 * 1024)
 
-/* Executor state, in node->fdw_state; allocated in cxt. */
+/* Executor state, in node->fdw_state; allocated in the query's context. */
 typedef struct PfsScanState
 {
-	MemoryContext cxt;			/* this scan's context */
-	MemoryContextCallback end_scan; /* ends the core's scan when cxt goes */
+	MemoryContextCallback end_scan; /* ends the core's scan when the query's
+									 * context goes */
 	PfsTableOptions opts;
 	bool	   *wanted;			/* region columns returned */
 	List	   *quals;			/* pushed quals (fdw_private descriptors) */
@@ -138,10 +138,13 @@ pfsBeginForeignScan(ForeignScanState *node, int eflags)
 	int			ncolumns;
 	int			natts;
 
-	cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
-								"perfschema_fdw scan", ALLOCSET_SMALL_SIZES);
+	/*
+	 * The query's context, freed when the executor ends (a context of the scan's
+	 * own was a tenth of a small scan's fixed cost); its reset callback ends the
+	 * core's scan if the query fails first.
+	 */
+	cxt = node->ss.ps.state->es_query_cxt;
 	state = MemoryContextAllocZero(cxt, sizeof(PfsScanState));
-	state->cxt = cxt;
 	state->end_scan.func = end_core_scan;
 	state->end_scan.arg = state;
 	MemoryContextRegisterResetCallback(cxt, &state->end_scan);
@@ -448,7 +451,7 @@ pfsRecheckForeignScan(ForeignScanState *node, TupleTableSlot *slot)
 
 /*
  * pfsEndForeignScan
- *		End the core's scan (through the context's reset callback).
+ *		End the core's scan (its memory goes with the query's context).
  */
 void
 pfsEndForeignScan(ForeignScanState *node)
@@ -456,7 +459,7 @@ pfsEndForeignScan(ForeignScanState *node)
 	PfsScanState *state = node->fdw_state;
 
 	if (state != NULL)
-		MemoryContextDelete(state->cxt);
+		end_core_scan(state);
 	node->fdw_state = NULL;
 }
 

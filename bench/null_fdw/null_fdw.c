@@ -53,9 +53,19 @@ null_get_rel_size(PlannerInfo *root, RelOptInfo *baserel, Oid relid)
 static void
 null_get_paths(PlannerInfo *root, RelOptInfo *baserel, Oid relid)
 {
-	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
-													   1, 1 + baserel->rows * 0.01, NIL,
-													   baserel->lateral_relids, NULL, NIL));
+	Cost		total = 1 + baserel->rows * 0.01;
+
+	/* PostgreSQL 17 added fdw_restrictinfo, 18 disabled_nodes (as fdw/compat.h) */
+#if PG_VERSION_NUM >= 180000
+	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows, 0, 1, total,
+													   NIL, baserel->lateral_relids, NULL, NIL, NIL));
+#elif PG_VERSION_NUM >= 170000
+	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows, 1, total,
+													   NIL, baserel->lateral_relids, NULL, NIL, NIL));
+#else
+	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows, 1, total,
+													   NIL, baserel->lateral_relids, NULL, NIL));
+#endif
 }
 
 static ForeignScan *

@@ -103,7 +103,7 @@ std::vector<column_plan> column_plans(const std::vector<int>& cols,
 // themselves (sink.packed); the other tables' rows come through row(). The columns
 // of a region (extras) are the piece's fixed cells.
 struct piece_sink final : reader::row_sink {
-  // plan: column_plans(cols, types, reader_columns), made once per scan.
+  // reader_plan: column_plans(cols, types, reader_columns), made once per scan.
   piece_sink(const std::vector<int>& cols, const std::vector<reader::column_type>& types,
              const std::vector<column_plan>& reader_plan, std::size_t limit,
              const volatile sig_atomic_t* flag, piece& out, std::size_t reader_columns,

@@ -88,15 +88,13 @@ cell_kind kind_of(reader::column_type type) {
 
 // The plans of the returned columns that are the reader's (the others, the
 // region's extras, are fixed cells of each region's rows).
-std::vector<column_plan> column_plans(const std::vector<int>& cols,
-                                      const std::vector<reader::column_type>& types,
-                                      std::size_t reader_columns) {
-  std::vector<column_plan> plan;
+void column_plans(const std::vector<int>& cols, const std::vector<reader::column_type>& types,
+                  std::size_t reader_columns, std::vector<column_plan>& plan) {
+  plan.clear();
   plan.reserve(cols.size());
   for (std::size_t k = 0; k < cols.size(); ++k)
     if (static_cast<std::size_t>(cols[k]) < reader_columns)
       plan.push_back(column_plan{k, static_cast<std::size_t>(cols[k]), kind_of(types[k])});
-  return plan;
 }
 
 // Rows from the reader into the piece: the wait tables' builders write them packed
@@ -228,6 +226,20 @@ struct PfsCoreScan {
   PfsCoreRowset view{};
   std::vector<PfsCoreError> warnings;  // regions skipped (a vector: a deque allocates when made)
   std::size_t warnings_taken = 0;
+  std::size_t computed_size = 0;  // computed's length
+
+  // Ready for the thread's next scan (begin_scan sets every field): the regions let
+  // go, the vectors' and the members' strings' memory kept.
+  void recycle() noexcept {
+    for (pfs::fdw::scan_member& m : members) m.mapped = nullptr;
+    columns.clear();
+    kinds.clear();
+    plan.clear();
+    filter.clear();
+    extra_tests.clear();
+    warnings.clear();
+    rows = nullptr;
+  }
 };
 
 namespace pfs::fdw {
@@ -241,6 +253,19 @@ std::vector<std::unique_ptr<piece>>& spare_pieces() {
   return spare;
 }
 constexpr std::size_t kSparePieces = 2;  // a join of two large tables
+
+// The scan that ended last, kept for the thread's next scan (a backend is
+// single-threaded): a small scan's set-up then allocates nothing of its own (it made
+// a dozen allocations, a monitoring query thousands of times).
+std::unique_ptr<PfsCoreScan>& spare_scan() {
+  thread_local std::unique_ptr<PfsCoreScan> spare;
+  return spare;
+}
+
+std::unique_ptr<PfsCoreScan> take_scan() {
+  std::unique_ptr<PfsCoreScan> s = std::move(spare_scan());
+  return s != nullptr ? std::move(s) : std::make_unique<PfsCoreScan>();
+}
 
 std::unique_ptr<piece> take_piece() {
   auto& spare = spare_pieces();
@@ -354,13 +379,23 @@ std::shared_ptr<mapped_region> map_member(const scan_member& m, PfsCoreError& wh
 PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const bool* wanted,
                         const PfsCoreQual* quals, int nquals, std::size_t text_prefix,
                         std::size_t piece_bytes) {
-  auto s = std::make_unique<PfsCoreScan>();
+  std::unique_ptr<PfsCoreScan> s = take_scan();
   s->directory = region.directory;
   s->table = &t;
   s->piece_bytes = piece_bytes == 0 ? 1 : piece_bytes;
   s->nreader = t.columns.size();
+  s->member = 0;
+  s->cursor = {};
+  s->single_piece = false;
+  s->replay = false;
+  s->view = {};
+  s->warnings_taken = 0;
   const std::size_t n = s->nreader, all = n + static_cast<std::size_t>(extra_column_count(t));
-  s->computed.reset(new bool[n == 0 ? 1 : n]());
+  if (s->computed_size < std::max<std::size_t>(n, 1)) {
+    s->computed.reset(new bool[std::max<std::size_t>(n, 1)]);
+    s->computed_size = std::max<std::size_t>(n, 1);
+  }
+  std::fill_n(s->computed.get(), s->computed_size, false);
   s->columns.reserve(all);
   s->kinds.reserve(all);
   for (std::size_t c = 0; c < all; ++c)
@@ -372,7 +407,7 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
       s->kinds.push_back(type);
       if (c < n) s->computed[c] = true;
     }
-  s->plan = column_plans(s->columns, s->kinds, n);
+  column_plans(s->columns, s->kinds, n, s->plan);
   for (int q = 0; q < nquals; ++q) {
     const PfsCoreQual& in = quals[q];
     reader::column_filter f;
@@ -401,19 +436,23 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
   }
   const bool status = t.id == static_cast<std::uint32_t>(reader::table_id::status);
   s->members.reserve(region.members.size());
+  std::size_t kept = 0;  // members made so far, in the elements of the last scan first
   for (const region_member& rm : region.members) {
     if (rm.damaged) s->warnings.push_back(rm.damage);
     if (rm.damaged && !status) continue;
-    scan_member m;
+    scan_member& m = kept < s->members.size() ? s->members[kept] : s->members.emplace_back();
+    ++kept;
     m.damaged = rm.damaged;
-    if (!rm.damaged) {
-      m.mapped = rm.region;
-      m.pid = rm.pid;
+    m.skipped = false;
+    m.mapped = rm.damaged ? nullptr : rm.region;
+    m.pid = rm.damaged ? 0 : rm.pid;
+    if (rm.damaged)
+      m.program.clear();
+    else
       m.program = rm.program;
-    }
     m.file = rm.file;
-    s->members.push_back(std::move(m));
   }
+  s->members.resize(kept);
   // The extras' cells point into the members' strings: made once the vector is final.
   std::erase_if(s->members, [&](scan_member& m) {
     m.make_extras();
@@ -563,7 +602,13 @@ bool pfs_core_scan_warning(PfsCoreScan* scan, PfsCoreError* warning) noexcept {
 void pfs_core_scan_end(PfsCoreScan* scan) noexcept {
   if (scan == nullptr) return;
   pfs::fdw::give_back(std::move(scan->rows));
-  delete scan;
+  std::unique_ptr<PfsCoreScan>& spare = pfs::fdw::spare_scan();
+  if (spare == nullptr) {
+    scan->recycle();
+    spare.reset(scan);
+  } else {
+    delete scan;
+  }
 }
 
 bool pfs_core_qual_supported(int table, int column, PfsCoreQualOp op) noexcept {

@@ -370,9 +370,13 @@ pfsGetForeignPlan(PlannerInfo *root, RelOptInfo *foreignrel, Oid foreigntableid,
 	/*
 	 * EvalPlanQual replays a row of this table through its row mark: it must
 	 * still pass the conditions the reader tested, join clauses included
-	 * (the outer row may have changed).  A scan with compact tuples has no row
-	 * mark, and its tuples may lack the columns these clauses read.
+	 * (the outer row may have changed).  Only a relation with a row mark or a
+	 * target of UPDATE or DELETE is replayed (and its scan has no compact
+	 * tuples, which may lack the columns these clauses read); for the others
+	 * the list would be compiled at every execution and never run.
 	 */
 	return make_foreignscan(tlist, local, foreignrel->relid, operands, list_make2(wanted, quals),
-							scan_tlist, scan_tlist == NIL ? pushed : NIL, outer_plan);
+							scan_tlist,
+							pfs_scan_may_be_rechecked(root, foreignrel) ? pushed : NIL,
+							outer_plan);
 }

@@ -58,6 +58,21 @@ is_whole_row_in_order(List *scan_tlist, AttrNumber max_attr)
 }
 
 /*
+ * pfs_scan_may_be_rechecked
+ *		Whether EvalPlanQual may replay a row of rel through this scan: rel is
+ *		a target of UPDATE or DELETE, or has a row mark.  A relation of neither
+ *		kind is never replayed (the executor reads it normally, or the row mark
+ *		of a subquery holding it replays the subquery's row).
+ */
+bool
+pfs_scan_may_be_rechecked(PlannerInfo *root, RelOptInfo *rel)
+{
+	return rel->relid == root->parse->resultRelation ||
+		bms_is_member(rel->relid, root->all_result_relids) ||
+		get_plan_rowmark(root->rowMarks, rel->relid) != NULL;
+}
+
+/*
  * pfs_compact_scan_tlist
  *		The fdw_scan_tlist of a base relation's scan that reads the attributes
  *		`wanted` (ascending attnums) and returns tlist: the Vars of tlist first,
@@ -80,9 +95,7 @@ pfs_compact_scan_tlist(PlannerInfo *root, RelOptInfo *rel, List *tlist, List *lo
 	List	   *scan_tlist = NIL;
 	ListCell   *lc;
 
-	if (rel->relid == root->parse->resultRelation ||
-		bms_is_member(rel->relid, root->all_result_relids) ||
-		get_plan_rowmark(root->rowMarks, rel->relid) != NULL)
+	if (pfs_scan_may_be_rechecked(root, rel))
 		return NIL;
 	pull_varattnos((Node *) tlist, rel->relid, &attrs);
 	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);

@@ -230,6 +230,7 @@ extern bool pfs_make_core_qual(const PfsPushedQual *q, Datum value, bool isnull,
 extern const char *pfs_qual_op_name(PfsCoreQualOp op);
 
 /* scan_tlist.c: scan tuples of only the columns the query reads. */
+extern bool pfs_scan_may_be_rechecked(PlannerInfo *root, RelOptInfo *rel);
 extern List *pfs_compact_scan_tlist(PlannerInfo *root, RelOptInfo *rel, List *tlist,
 									List *local_clauses, List *wanted);
 extern int *pfs_scan_attnums(const ForeignScan *plan, int *natts);

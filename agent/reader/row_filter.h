@@ -47,6 +47,14 @@ class row_filter {
   // the filter reject every row.
   void add(column_filter f);
   bool empty() const noexcept { return filters_.empty(); }
+  // No test, as made (the list's memory kept for the next tests).
+  void clear() noexcept {
+    filters_.clear();
+    columns_ = 0;
+    wide_ = false;
+    for (int_bounds& b : bounds_) b = int_bounds{};
+    rejects_all_ = false;
+  }
   // Whether no row can pass (found while adding: an empty IN list).
   bool rejects_all() const noexcept { return rejects_all_; }
   const std::vector<column_filter>& filters() const noexcept { return filters_; }

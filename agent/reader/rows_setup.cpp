@@ -226,6 +226,20 @@ void rows_status(scan_state& s) {
   put("cycle_max_drift_ppb", load_relaxed(s.h.cycle_max_drift_ppb));
 }
 
+namespace {
+struct scan_scratch {
+  std::vector<cell> slots;
+  std::string texts[16];
+};
+}  // namespace
+
+void scan_state::swap_scratch() noexcept {
+  static_assert(kTextSlots == 16);
+  thread_local scan_scratch spare;  // a nested scan finds it empty and allocates its own
+  cur_.slots.swap(spare.slots);
+  for (unsigned i = 0; i < kTextSlots; ++i) text_slots_[i].swap(spare.texts[i]);
+}
+
 const class_entry* scan_state::class_on_demand(std::uint32_t index) {
   if (classes_loaded_) return class_at(index);
   if (index == 0 || index > r.classes) return nullptr;

@@ -296,8 +296,10 @@ class scan_state {
  public:
   // start: the record position a paused scan resumes at (0: the beginning).
   scan_state(const region_reader::impl& reader, row_sink& sink, std::uint64_t start = 0)
-      : r(reader), h(reader.header()), out(sink), start_(start) {}
-  ~scan_state() = default;
+      : r(reader), h(reader.header()), out(sink), start_(start) {
+    swap_scratch();
+  }
+  ~scan_state() { swap_scratch(); }
   scan_state(const scan_state&) = delete;  // converters point into cycle_epochs_
   scan_state& operator=(const scan_state&) = delete;
 
@@ -437,6 +439,10 @@ class scan_state {
   static constexpr unsigned kTextSlots = 16;
   std::string text_slots_[kTextSlots];
   unsigned next_text_ = 0;
+  // The row's cells and text slots, taken from the thread's spares when the scan
+  // starts and given back when it ends: a scan of a small table allocated them
+  // again every time (a monitoring query scans a few rows, thousands of times).
+  void swap_scratch() noexcept;
   void copy_class(std::uint64_t i, class_entry& e);
   bool classes_loaded_ = false;
   std::array<std::pair<std::uint32_t, class_entry>, 16> on_demand_{};  // class_on_demand: (index, entry)

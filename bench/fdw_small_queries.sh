@@ -244,12 +244,13 @@ PROFILE='' make -C bench/null_fdw >/dev/null && make -C bench/null_fdw install >
 
 workdir=$(mktemp -d /tmp/perfschema_bench.XXXXXX)
 chmod 755 "$workdir"
-# (the queries both sides, then the 7 views of pfs_top)
-live_seconds=$((rounds * seconds * (3 * ${#queries[@]} + 7) + 60))
+# (the queries on each side: FDW, heap, floor, and a second build; then the 7
+# views of pfs_top; the program must outlive them all)
+live_seconds=$((rounds * seconds * (4 * ${#queries[@]} + 7) + 120))
 PFS_REGION="$workdir/live.region" build/tools/pfs_live --seconds="$live_seconds" --hot-threads=2 \
   >"$workdir/pfs_live.out" 2>&1 &
 live_pid=$!
-trap 'kill "$live_pid" 2>/dev/null; wait "$live_pid" 2>/dev/null; rm -rf "$workdir"' EXIT
+trap 'kill "$live_pid" 2>/dev/null || true; wait "$live_pid" 2>/dev/null || true; rm -rf "$workdir"' EXIT
 for _ in $(seq 100); do [ -s "$workdir/live.region" ] && break; sleep 0.05; done
 mkdir -m 755 "$workdir/fleet"
 for i in $(seq "$regions"); do

@@ -11,6 +11,12 @@
 # the interposer leaves it alone); fread1 is what a wait on every getc would cost.
 # The last row is the reference of the same run: an uncontended mutex lock+unlock
 # (pl_lockloop: one lock wait per pair), whose cost docs/performance.md explains.
+# A third side, "threaded", is the plain program with a second thread that sleeps
+# (PL_IOLOOP_THREAD=1; pl_lockloop ignores it: a mutex is atomic either way): the
+# interposer's watch thread makes every process
+# multi-threaded, and glibc's stdio then takes its stream locks atomically; its
+# columns split the difference into that part (threaded - plain) and the
+# interposer's own work (preload - threaded).
 # Usage: bash bench/preload_io.sh [build-dir]   (RUNS=5 by default; about a minute;
 # ONLY='sem_pair|mutex lock\+unlock' runs those rows only)
 set -euo pipefail
@@ -47,21 +53,24 @@ calls=(
   "mutex lock+unlock|2000000"
 )
 echo "=== ns per call (median of $runs runs, CPU $cpu; interposer: every instrument timed, every consumer on)"
-printf '  %-18s %10s %10s %9s %7s\n' call plain preload diff ratio
+printf '  %-18s %10s %10s %9s %7s %9s %9s\n' call plain preload diff ratio threaded "preload-thr"
 for c in "${calls[@]}"; do
   IFS='|' read -r name n <<<"$c"
   # ONLY='sem_pair|mutex lock+unlock': those rows alone (a regular expression on the names)
   [ -n "${ONLY:-}" ] && ! [[ $name =~ ^(${ONLY})$ ]] && continue
-  p=() q=()
+  p=() q=() t=()
   cmd=("$loop" "$work" "$name" "$n" 5)
   [ "$name" = "mutex lock+unlock" ] && cmd=("$lockloop" "$n" 5)
   for ((i = 0; i < runs; i++)); do
     p+=("$(taskset -c "$cpu" "${cmd[@]}" | ns)")
+    t+=("$(taskset -c "$cpu" env PL_IOLOOP_THREAD=1 "${cmd[@]}" | ns)")
     rm -f "$work/r.pfs"
     q+=("$(taskset -c "$cpu" env LD_PRELOAD="$preload" PFS_REGION="$work/r.pfs" PFS_INSTRUMENT='%=ON' "${cmd[@]}" | ns)")
   done
   pm=$(printf '%s\n' "${p[@]}" | median)
   qm=$(printf '%s\n' "${q[@]}" | median)
-  printf '  %-18s %10.1f %10.1f %+9.1f %7.2f\n' "$name" "$pm" "$qm" \
-    "$(awk -v a="$qm" -v b="$pm" 'BEGIN {print a - b}')" "$(awk -v a="$qm" -v b="$pm" 'BEGIN {print a / b}')"
+  tm=$(printf '%s\n' "${t[@]}" | median)
+  printf '  %-18s %10.1f %10.1f %+9.1f %7.2f %9.1f %+9.1f\n' "$name" "$pm" "$qm" \
+    "$(awk -v a="$qm" -v b="$pm" 'BEGIN {print a - b}')" "$(awk -v a="$qm" -v b="$pm" 'BEGIN {print a / b}')" \
+    "$tm" "$(awk -v a="$qm" -v b="$tm" 'BEGIN {print a - b}')"
 done

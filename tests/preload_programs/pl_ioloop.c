@@ -6,9 +6,13 @@
  *   to file at fixed offsets), sem_pair (sem_wait and sem_post of an unnamed
  *   semaphore that is free: one semaphore wait per pair).
  * Works on files it makes in <dir>. Prints the per-repetition ns per call and the
- * minimum and median (bench/preload_io.sh runs it with and without LD_PRELOAD). */
+ * minimum and median (bench/preload_io.sh runs it with and without LD_PRELOAD).
+ * PL_IOLOOP_THREAD=1: a second thread is started first and sleeps throughout, so the
+ * process is multi-threaded (glibc's stdio then takes its stream locks atomically, as
+ * it does under the interposer, whose watch thread is a second thread). */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +92,12 @@ static void call(int what) {
   }
 }
 
+static void* sleeper(void* arg) {
+  (void)arg;
+  for (;;) pause();
+  return NULL;
+}
+
 int main(int argc, char** argv) {
   if (argc < 3 || chdir(argv[1]) != 0) {
     fprintf(stderr, "usage: pl_ioloop <dir> <call> [iterations] [repetitions]\n");
@@ -101,6 +111,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const long n = argc > 3 ? atol(argv[3]) : 1000000L;
+  const char* threaded = getenv("PL_IOLOOP_THREAD");
+  pthread_t second;
+  if (threaded != NULL && strcmp(threaded, "1") == 0 && pthread_create(&second, NULL, sleeper, NULL) != 0)
+    return 1;
   const int reps = argc > 4 ? atoi(argv[4]) : 7;
   FILE* make = fopen("pl_ioloop.txt", "w");
   if (make == NULL) return 1;

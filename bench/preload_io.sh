@@ -13,10 +13,9 @@
 # (pl_lockloop: one lock wait per pair), whose cost docs/performance.md explains.
 # A third side, "threaded", is the plain program with a second thread that sleeps
 # (PL_IOLOOP_THREAD=1; pl_lockloop ignores it: a mutex is atomic either way): the
-# interposer's watch thread makes every process
-# multi-threaded, and glibc's stdio then takes its stream locks atomically; its
-# columns split the difference into that part (threaded - plain) and the
-# interposer's own work (preload - threaded).
+# interposer's watch thread makes every process multi-threaded, and glibc's stdio
+# then takes its stream locks atomically; its columns split the difference into
+# that part (threaded - plain) and the interposer's own work (preload - threaded).
 # Usage: bash bench/preload_io.sh [build-dir]   (RUNS=5 by default; about a minute;
 # ONLY='sem_pair|mutex lock\+unlock' runs those rows only)
 set -euo pipefail

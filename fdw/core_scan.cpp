@@ -228,8 +228,9 @@ struct PfsCoreScan {
   std::size_t warnings_taken = 0;
   std::size_t computed_size = 0;  // computed's length
 
-  // Ready for the thread's next scan (begin_scan sets every field): the regions let
-  // go, the vectors' and the members' strings' memory kept.
+  // As made, for the thread's next scan: the regions let go, the memory of the
+  // vectors, of computed and of the members' strings kept (begin_scan writes every
+  // member it reuses).
   void recycle() noexcept {
     for (pfs::fdw::scan_member& m : members) m.mapped = nullptr;
     columns.clear();
@@ -237,8 +238,14 @@ struct PfsCoreScan {
     plan.clear();
     filter.clear();
     extra_tests.clear();
-    warnings.clear();
+    member = 0;
+    cursor = {};
+    single_piece = false;
+    replay = false;
     rows = nullptr;
+    view = {};
+    warnings.clear();
+    warnings_taken = 0;
   }
 };
 
@@ -384,16 +391,10 @@ PfsCoreScan* begin_scan(PfsCoreRegion& region, const reader::table_def& t, const
   s->table = &t;
   s->piece_bytes = piece_bytes == 0 ? 1 : piece_bytes;
   s->nreader = t.columns.size();
-  s->member = 0;
-  s->cursor = {};
-  s->single_piece = false;
-  s->replay = false;
-  s->view = {};
-  s->warnings_taken = 0;
   const std::size_t n = s->nreader, all = n + static_cast<std::size_t>(extra_column_count(t));
   if (s->computed_size < std::max<std::size_t>(n, 1)) {
-    s->computed.reset(new bool[std::max<std::size_t>(n, 1)]);
     s->computed_size = std::max<std::size_t>(n, 1);
+    s->computed.reset(new bool[s->computed_size]);
   }
   std::fill_n(s->computed.get(), s->computed_size, false);
   s->columns.reserve(all);

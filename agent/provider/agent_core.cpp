@@ -167,6 +167,7 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full, std:
       store_relaxed(c.flags, flags);
       store_relaxed(c.derived, setup::class_derived(*a->header, flags));
       store_release(c.lock, kVersionInc | kStateAllocated);
+      atomic_max(a->header->classes_used, i + 1);
       return i + 1;
     }
     if (c.kind == kind && std::strncmp(c.name, full.c_str(), kNameLen) == 0) return i + 1;

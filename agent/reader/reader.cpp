@@ -282,7 +282,7 @@ std::uint64_t region_reader::invalid_rows_skipped() const noexcept {
 std::uint32_t region_reader::find_class(std::string_view name) const noexcept {
   const impl& r = *impl_;
   if (name.size() >= kNameLen) return 0;
-  for (std::uint64_t i = 0; i < r.classes; ++i) {
+  for (std::uint64_t i = 0, n = r.used_classes(); i < n; ++i) {
     class_copy c;
     if (read_class(*r.at<class_record>(kArrayClasses, i), c) != rd::ok) continue;
     if (std::string_view(c.name.buf, c.name.len) == name) return static_cast<std::uint32_t>(i + 1);

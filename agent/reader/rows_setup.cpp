@@ -279,7 +279,7 @@ void scan_state::load_classes() {
   classes_loaded_ = true;
   // Up to the last record in use: a region has room for many more classes than a
   // program registers (the agent allocates them in order and never frees them).
-  std::uint64_t n = r.classes;
+  std::uint64_t n = r.used_classes();
   while (n > 0 && (load_acquire(r.at<class_record>(kArrayClasses, n - 1)->lock) & kStateMask) == kStateFree)
     --n;
   classes.resize(n);
@@ -288,33 +288,38 @@ void scan_state::load_classes() {
   for (std::uint64_t i = 0; i < n; ++i) copy_class(i, classes[i]);
 }
 
-std::vector<std::uint32_t> scan_state::load_classes_of_kind(bool (*of_kind)(std::uint8_t)) {
-  std::vector<std::uint32_t> indices;
-  if (!classes_loaded_) {
-    std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
-    if (r.class_names.size() < r.classes)
-      r.class_names.resize(r.classes);  // once: its strings never move after
-    std::vector<std::uint8_t>& kinds = r.class_kinds;
-    // Up to the last record in use, as load_classes reads them.
-    std::uint64_t n = r.classes;
-    while (n > kinds.size() &&
-           (load_acquire(r.at<class_record>(kArrayClasses, n - 1)->lock) & kStateMask) == kStateFree)
-      --n;
-    classes.resize(n);
-    for (std::uint64_t i = 0; i < n; ++i) {
-      if (i < kinds.size()) {
-        if (of_kind(kinds[i])) copy_class(i, classes[i]);
-        continue;
-      }
-      copy_class(i, classes[i]);
-      // The kinds read whole extend those known (a record being registered or changed
-      // now is read again by the next scan).
-      if (kinds.size() == i && classes[i].valid) kinds.push_back(classes[i].kind);
-    }
+std::vector<scan_state::indexed_class> scan_state::load_classes_of_kind(bool (*of_kind)(std::uint8_t)) {
+  std::vector<indexed_class> found;
+  if (classes_loaded_) {
+    for (std::size_t c = 0; c < classes.size(); ++c)
+      if (classes[c].valid && of_kind(classes[c].kind))
+        found.push_back(indexed_class{static_cast<std::uint32_t>(c), classes[c]});
+    return found;
   }
-  for (std::size_t c = 0; c < classes.size(); ++c)
-    if (classes[c].valid && of_kind(classes[c].kind)) indices.push_back(static_cast<std::uint32_t>(c));
-  return indices;
+  std::lock_guard<std::mutex> names_guard(r.class_names_mutex);
+  if (r.class_names.size() < r.classes)
+    r.class_names.resize(r.classes);  // once: its strings never move after
+  std::vector<std::uint8_t>& kinds = r.class_kinds;
+  // Up to the last record in use, as load_classes reads them.
+  std::uint64_t n = r.used_classes();
+  while (n > kinds.size() &&
+         (load_acquire(r.at<class_record>(kArrayClasses, n - 1)->lock) & kStateMask) == kStateFree)
+    --n;
+  // Only the records of the kind are copied (a program has many classes of other
+  // kinds: stages, statements, memory), and only into this scan's list.
+  indexed_class x{};
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const bool known = i < kinds.size();
+    if (known && !of_kind(kinds[i])) continue;
+    x.index = static_cast<std::uint32_t>(i);
+    x.entry = class_entry{};
+    copy_class(i, x.entry);
+    // The kinds read whole extend those known (a record being registered or changed
+    // now is read again by the next scan).
+    if (!known && kinds.size() == i && x.entry.valid) kinds.push_back(x.entry.kind);
+    if (x.entry.valid && of_kind(x.entry.kind)) found.push_back(x);
+  }
+  return found;
 }
 
 }  // namespace pfs::reader::detail

@@ -9,33 +9,35 @@ namespace pfs::reader::detail {
 // threads plus every live thread's global statistics (kept apart from the
 // instances and the by-thread summaries, so each consumer freezes its own table).
 void rows_waits_summary_global(scan_state& s) {
-  const std::vector<std::uint32_t> waits = s.load_classes_of_kind(is_wait_kind);
-  std::vector<wait_stat> sums(waits.size(), kZeroStat);
   // The latency quantiles (beyond MySQL) only when the query reads them: summing
   // the histograms is most of the work of a small scan of this table.
   constexpr std::size_t kFirstQuantileColumn = 6;  // after event_name and the 5 statistics
   bool quantiles = false;
   for (std::size_t k = kFirstQuantileColumn; k < kFirstQuantileColumn + 3; ++k)
     quantiles = quantiles || s.wants(k);
+  if (quantiles) s.load_classes();  // every class: the histograms are by class index
   const class_histograms histograms = quantiles ? wait_class_histograms(s) : class_histograms{};
-  for (std::size_t k = 0; k < waits.size(); ++k) merge_stat(sums[k], s.classes[waits[k]].stat);
+  const std::vector<scan_state::indexed_class> waits = s.load_classes_of_kind(is_wait_kind);
+  std::vector<wait_stat> sums(waits.size(), kZeroStat);
+  for (std::size_t k = 0; k < waits.size(); ++k) merge_stat(sums[k], waits[k].entry.stat);
   for (const live_thread& t : live_threads(s)) {
     for (std::size_t k = 0; k < waits.size(); ++k) {
-      const wait_stat* w = s.r.at<wait_stat>(kArrayThreadGlobalStats, t.slot * s.r.classes + waits[k]);
+      const wait_stat* w = s.r.at<wait_stat>(kArrayThreadGlobalStats, t.slot * s.r.classes + waits[k].index);
       if (w != nullptr) merge_stat(sums[k], load_stat(*w));
     }
   }
   for (std::size_t k = 0; k < waits.size(); ++k) {
-    const std::uint32_t c = waits[k];
+    const class_entry& c = waits[k].entry;
     // Table io counts only: its time stays out of the wait summaries (WL#4895).
-    if (s.classes[c].kind == kKindTable) sums[k] = wait_stat{sums[k].count, 0, kNoMin, 0, 0};
+    if (c.kind == kKindTable) sums[k] = wait_stat{sums[k].count, 0, kNoMin, 0, 0};
     auto& x = s.add_row();
-    x.push_back(s.text_cell(std::string_view(s.classes[c].name)));
+    x.push_back(s.text_cell(c.name));
     append_stat_cells(x, sums[k]);
     // Beyond MySQL: the latency distribution of the class.
     for (double q : {0.95, 0.99, 0.999})
-      x.push_back(quantiles ? int_cell(histogram::wait_scale::quantile(histograms.of(c)->counts, q))
-                            : null_cell());
+      x.push_back(quantiles
+                      ? int_cell(histogram::wait_scale::quantile(histograms.of(waits[k].index)->counts, q))
+                      : null_cell());
   }
 }
 

@@ -673,6 +673,11 @@ struct region_header {
   // The program's metrics (meter_layout.h).
   std::uint32_t max_meters;
   std::uint32_t max_metrics;
+  // Class records ever allocated: 1 + the highest one (atomic max, never lowered;
+  // classes are allocated in order and never freed), in layout 6's padding. Readers
+  // look at the records below it only; 0 (an older agent's region, or one a test
+  // built): all of them.
+  std::uint32_t classes_used;
   // Folds of an ending thread's cells into the records, started and finished: a
   // reader sums again when they differ or changed while it summed.
   std::uint64_t metric_folds_started;
@@ -680,6 +685,8 @@ struct region_header {
 };
 
 static_assert(sizeof(region_header) <= kHeaderSize);
+static_assert(offsetof(region_header, classes_used) + 4 ==
+              offsetof(region_header, metric_folds_started));  // padding before
 static_assert(std::is_trivially_copyable_v<wait_record> && std::is_standard_layout_v<wait_record>);
 static_assert(sizeof(wait_record) == 128);  // two whole cache lines
 static_assert(sizeof(batch_record) == 64);

@@ -226,6 +226,45 @@ TEST(Agent, ThreadSlotsUsedIsAHighWaterMark) {
   });
 }
 
+// Readers look at the class records below the header's count of records ever
+// allocated: a class registered again keeps it, a new one raises it, and a reader
+// shown a lower count leaves the records above it out.
+TEST(Agent, ClassesUsedCountsTheAllocatedRecords) {
+  in_child([] {
+    options o = small_options("classes_used");
+    o.cycle_watch = 0;
+    ASSERT_TRUE(init(o)) << last_error();
+    region_map& r = const_cast<region_map&>(*current_region());
+    auto allocated = [&r] {
+      std::uint32_t n = 0;
+      for (std::uint32_t i = 0; i < r.header().max_classes; ++i)
+        n += (load_acquire(r.array<class_record>(kArrayClasses)[i].lock) & kStateMask) == kStateAllocated;
+      return n;
+    };
+    const pfs_key a = pfs_register_mutex("app", "first");
+    ASSERT_NE(a, 0u);
+    EXPECT_EQ(load_relaxed(r.header().classes_used), a);
+    EXPECT_EQ(load_relaxed(r.header().classes_used), allocated());
+    EXPECT_EQ(pfs_register_mutex("app", "first"), a);
+    EXPECT_EQ(load_relaxed(r.header().classes_used), a);
+    const pfs_key b = pfs_register_mutex("app", "second");
+    EXPECT_EQ(b, a + 1);
+    EXPECT_EQ(load_relaxed(r.header().classes_used), b);
+    auto named = [] {
+      std::set<std::string> names;
+      for (const auto& row : pfs::test::scan("setup_instruments")) names.insert(pfs::test::S(row, "name"));
+      return names;
+    };
+    EXPECT_EQ(named().count("wait/synch/mutex/app/second"), 1u);
+    store_relaxed(r.header().classes_used, a);  // as if "second" were not allocated yet
+    EXPECT_EQ(named().count("wait/synch/mutex/app/first"), 1u);
+    EXPECT_EQ(named().count("wait/synch/mutex/app/second"), 0u);
+    store_relaxed(r.header().classes_used, 0u);  // an older agent's region: every record
+    EXPECT_EQ(named().count("wait/synch/mutex/app/second"), 1u);
+    store_relaxed(r.header().classes_used, b);
+  });
+}
+
 TEST(Agent, DisabledCountedAndTimed) {
   in_child([] {
     options o = small_options("flags");

@@ -93,6 +93,13 @@ struct region_reader::impl {
     return used == 0 || used > threads ? threads : used;
   }
 
+  // The class records a scan looks at: those below the header's count of records
+  // ever allocated (all of them in a region that has none), read at each call.
+  std::uint64_t used_classes() const {
+    const std::uint64_t used = load_relaxed(header().classes_used);
+    return used == 0 || used > classes ? classes : used;
+  }
+
   // Copies the directory out of the mapped header and checks it against the mapping
   // (independently of region_map::validate, so a header changed after validation
   // cannot make this reader read outside the file).
@@ -399,9 +406,13 @@ class scan_state {
 
   // Every class record, copied once per scan (into classes).
   void load_classes();
-  // The classes of the kinds `of_kind` accepts, copied into classes (the others
-  // left invalid there): their 0-based indices, ascending.
-  std::vector<std::uint32_t> load_classes_of_kind(bool (*of_kind)(std::uint8_t));
+  // The valid classes of the kinds `of_kind` accepts, copied (classes is left as
+  // it was), with their 0-based indices, ascending.
+  struct indexed_class {
+    std::uint32_t index;
+    class_entry entry;
+  };
+  std::vector<indexed_class> load_classes_of_kind(bool (*of_kind)(std::uint8_t));
   // One class record, copied on demand (a table whose rows name few classes, such
   // as threads or events_waits_current: not every class of the program read for a
   // few rows); the same entry as load_classes makes, and every class once a scan

@@ -3,7 +3,9 @@
 // columns the core appends to each: the process that wrote the row) and the error
 // helpers shared by the core.
 #include <cstring>
+#include <new>
 #include <string>
+#include <vector>
 
 #include "fdw/core_internal.h"
 
@@ -163,6 +165,26 @@ PfsCoreColumnType pfs_core_column_type(int table, int column) noexcept {
       break;
   }
   return PFS_CORE_INT64;
+}
+
+const PfsCoreColumnType* pfs_core_column_types(int table) noexcept {
+  // Made once for every table (the registry never changes): a scan's start reads
+  // its columns' types from an array, not through a lookup per column.
+  static const std::vector<std::vector<PfsCoreColumnType>>* all = [] {
+    auto* types = new (std::nothrow) std::vector<std::vector<PfsCoreColumnType>>();
+    if (types == nullptr) return types;
+    try {
+      types->resize(pfs::reader::tables().size());
+      for (int t = 0; t < static_cast<int>(types->size()); ++t)
+        for (int c = 0; c < pfs_core_column_count(t); ++c) (*types)[t].push_back(pfs_core_column_type(t, c));
+    } catch (...) {
+      delete types;
+      return static_cast<std::vector<std::vector<PfsCoreColumnType>>*>(nullptr);
+    }
+    return types;
+  }();
+  if (all == nullptr || table < 0 || static_cast<std::size_t>(table) >= all->size()) return nullptr;
+  return (*all)[static_cast<std::size_t>(table)].data();
 }
 
 bool pfs_core_column_nullable(int table, int column) noexcept {

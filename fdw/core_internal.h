@@ -148,7 +148,13 @@ void keep_fault_guard_installed() noexcept;
 // restarted at a server's path is seen by the first transaction that starts at
 // least this long after the last check.
 inline constexpr std::int64_t kRecheckIntervalNs = 1'000'000;
-// CLOCK_MONOTONIC at the transaction's first call that asked.
+// A check made at checked_ns (transaction_clock_ns) still holds at now; a clock
+// set back makes it stale.
+inline bool checked_within_interval(std::int64_t now, std::int64_t checked_ns) noexcept {
+  return now >= checked_ns && now - checked_ns < kRecheckIntervalNs;
+}
+// The transaction's time, ns since the Unix epoch: when PostgreSQL started it
+// (pfs_core_transaction_clock), else CLOCK_REALTIME at its first call that asked.
 std::int64_t transaction_clock_ns() noexcept;
 // The backend's current transaction, as a number that changes when one ends
 // (pfs_core_transaction_end; core_transaction.cpp).

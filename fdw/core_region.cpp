@@ -390,7 +390,7 @@ PfsCoreRegion* get(std::uint32_t key, const char* path, bool directory, PfsCoreE
   PfsCoreRegion& r = *it->second;
   if (r.checked_in == transaction_number() && !any_lost(r)) return &r;
   const std::int64_t now = transaction_clock_ns();
-  if (!directory && r.checked_in != 0 && now - r.checked_at_ns < kRecheckIntervalNs && !any_lost(r) &&
+  if (!directory && r.checked_in != 0 && checked_within_interval(now, r.checked_at_ns) && !any_lost(r) &&
       r.members.size() == 1 && r.members[0].region != nullptr) {
     // The file was checked within the interval: only its writer is read again.
     refresh_writer(r.members[0]);

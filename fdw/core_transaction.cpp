@@ -9,8 +9,12 @@
 //   its own handler since is chained to, and ours put back in front;
 // - the transaction's number, by which a server's region files are checked (and a
 //   directory listed) once per transaction rather than at every scan
-//   (core_region.cpp), and the time of the transaction's first call, by which a
-//   one-file server's file is checked at most once per recheck interval.
+//   (core_region.cpp), and the transaction's time, by which a one-file server's
+//   file is checked at most once per recheck interval: the time PostgreSQL read
+//   when the transaction started (pfs_core_transaction_clock; reading the clock
+//   again was a tenth of a microsecond or more on a virtual machine), else the
+//   clock at the transaction's first call. Both are the wall clock: a time before
+//   the last check (the clock set back) counts as the interval passed.
 #include <time.h>
 
 #include "fdw/core_internal.h"
@@ -20,15 +24,15 @@ namespace {
 
 // Backends are single-threaded: no locking.
 std::uint64_t g_transaction = 1;
-std::uint64_t g_clock_read_in = 0;  // the transaction whose first call read the clock
+std::uint64_t g_clock_read_in = 0;  // the transaction whose clock g_clock_ns is
 std::int64_t g_clock_ns = 0;
 std::uint64_t g_guard_looked_at_in = 0;  // the transaction that last came to the guard
 bool g_guard_installed = false;
 std::int64_t g_guard_checked_ns = 0;
 
-std::int64_t monotonic_ns() noexcept {
+std::int64_t realtime_ns() noexcept {
   timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);  // the vDSO: no system call
+  clock_gettime(CLOCK_REALTIME, &t);  // the vDSO: no system call
   return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
@@ -38,7 +42,7 @@ void keep_fault_guard_installed() noexcept {
   if (g_guard_looked_at_in == g_transaction) return;
   g_guard_looked_at_in = g_transaction;
   const std::int64_t now = transaction_clock_ns();
-  if (g_guard_installed && now - g_guard_checked_ns < kRecheckIntervalNs) return;
+  if (g_guard_installed && checked_within_interval(now, g_guard_checked_ns)) return;
   fault_guard::install_permanently();  // one sigaction call when ours is in place
   g_guard_installed = true;
   g_guard_checked_ns = now;
@@ -48,7 +52,7 @@ std::uint64_t transaction_number() noexcept { return g_transaction; }
 
 std::int64_t transaction_clock_ns() noexcept {
   if (g_clock_read_in != g_transaction) {
-    g_clock_ns = monotonic_ns();
+    g_clock_ns = realtime_ns();
     g_clock_read_in = g_transaction;
   }
   return g_clock_ns;
@@ -57,3 +61,8 @@ std::int64_t transaction_clock_ns() noexcept {
 }  // namespace pfs::fdw
 
 extern "C" void pfs_core_transaction_end(void) noexcept { ++pfs::fdw::g_transaction; }
+
+extern "C" void pfs_core_transaction_clock(int64_t unix_us) noexcept {
+  pfs::fdw::g_clock_read_in = pfs::fdw::g_transaction;
+  pfs::fdw::g_clock_ns = unix_us * 1000;
+}

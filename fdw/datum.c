@@ -35,19 +35,22 @@ void
 pfs_cell_map(int table, const bool *wanted, const int *core_attr, PfsCellMap *map)
 {
 	int			ncolumns = pfs_core_column_count(table);
+	const PfsCoreColumnType *types = pfs_core_column_types(table);
 	int			c,
 				k = 0;
+	char	   *space = palloc((sizeof(int) + 2 * sizeof(bool)) * Max(ncolumns, 1));
 
-	map->cell_attr = palloc(sizeof(int) * Max(ncolumns, 1));
-	map->cell_text = palloc(sizeof(bool) * Max(ncolumns, 1));
-	map->cell_numeric = palloc(sizeof(bool) * Max(ncolumns, 1));
+	/* one allocation: the ints first, aligned as palloc aligns */
+	map->cell_attr = (int *) space;
+	map->cell_text = (bool *) (space + sizeof(int) * Max(ncolumns, 1));
+	map->cell_numeric = map->cell_text + Max(ncolumns, 1);
 	for (c = 0; c < ncolumns; c++)
 	{
 		PfsCoreColumnType type;
 
 		if (!wanted[c])
 			continue;
-		type = pfs_core_column_type(table, c);
+		type = types != NULL ? types[c] : pfs_core_column_type(table, c);
 		map->cell_attr[k] = core_attr[c];
 		map->cell_text[k] = type == PFS_CORE_TEXT;
 		map->cell_numeric[k] = type == PFS_CORE_NUMERIC;

@@ -88,6 +88,8 @@ extern int	pfs_core_table_find(const char *name) PFS_CORE_NOEXCEPT;
 extern int	pfs_core_column_count(int table) PFS_CORE_NOEXCEPT;
 extern const char *pfs_core_column_name(int table, int column) PFS_CORE_NOEXCEPT;
 extern PfsCoreColumnType pfs_core_column_type(int table, int column) PFS_CORE_NOEXCEPT;
+/* Every column's type (pfs_core_column_count of them), or NULL (out of memory). */
+extern const PfsCoreColumnType *pfs_core_column_types(int table) PFS_CORE_NOEXCEPT;
 extern bool pfs_core_column_nullable(int table, int column) PFS_CORE_NOEXCEPT;
 /* Index of the column with this exact name in the table, or -1. */
 extern int	pfs_core_column_find(int table, const char *name) PFS_CORE_NOEXCEPT;
@@ -158,6 +160,12 @@ extern void pfs_core_region_forget_all(void) PFS_CORE_NOEXCEPT;
  * millisecond).
  */
 extern void pfs_core_transaction_end(void) PFS_CORE_NOEXCEPT;
+/*
+ * The time the current transaction started, microseconds since the Unix epoch
+ * (PostgreSQL's transaction start timestamp): the core's clock for the
+ * transaction, which it otherwise reads itself.
+ */
+extern void pfs_core_transaction_clock(int64_t unix_us) PFS_CORE_NOEXCEPT;
 /* Number of regions mapped now (for tests). */
 extern int	pfs_core_region_cached(void) PFS_CORE_NOEXCEPT;
 /*

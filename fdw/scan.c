@@ -520,6 +520,7 @@ pfs_region_of(const PfsTableOptions *opts)
 	PfsCoreError err;
 	PfsCoreRegion *region;
 
+	pfs_give_transaction_clock();
 	region = opts->directory
 		? pfs_core_region_directory_get(opts->serverid, opts->region, &err)
 		: pfs_core_region_get(opts->serverid, opts->region, &err);

@@ -120,6 +120,8 @@ extern void pfsExecForeignTruncate(List *rels, DropBehavior behavior, bool resta
  * them, a subtransaction's end keeps or drops its part.
  */
 extern void pfs_xact_register(void);
+/* The transaction's start to the core, before a region is looked up. */
+extern void pfs_give_transaction_clock(void);
 
 /* analyze.c: ANALYZE */
 extern bool pfsAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,

@@ -26,6 +26,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
+#include "utils/timestamp.h"
 
 #include "shim.h"
 
@@ -108,6 +109,19 @@ pfs_xact_callback(XactEvent event, void *arg)
 			pfs_core_transaction_end();
 			break;
 	}
+}
+
+/*
+ * pfs_give_transaction_clock
+ *		Tell the core when the transaction started (the time PostgreSQL read
+ *		then), as its clock for the once-a-millisecond checks: it need not read
+ *		the clock again.
+ */
+void
+pfs_give_transaction_clock(void)
+{
+	pfs_core_transaction_clock(GetCurrentTransactionStartTimestamp() +
+							   (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY * USECS_PER_SEC);
 }
 
 /*

@@ -110,6 +110,9 @@ TEST(FdwCoreCatalog, MirrorsTheReader) {
     EXPECT_TRUE(pfs_core_qual_supported(t, first_extra, PFS_QUAL_IN));
     EXPECT_TRUE(pfs_core_qual_supported(t, first_extra + 1, PFS_QUAL_PREFIX));
     EXPECT_EQ(pfs_core_column_name(t, first_extra + extras), nullptr);
+    const PfsCoreColumnType* types = pfs_core_column_types(t);
+    ASSERT_NE(types, nullptr);
+    for (int c = 0; c < pfs_core_column_count(t); ++c) EXPECT_EQ(types[c], pfs_core_column_type(t, c));
     for (int c = 0; c < first_extra; ++c) {
       const auto& col = def.columns[static_cast<std::size_t>(c)];
       EXPECT_STREQ(pfs_core_column_name(t, c), col.name);
@@ -124,6 +127,8 @@ TEST(FdwCoreCatalog, MirrorsTheReader) {
       EXPECT_EQ(pfs_core_column_find(t, col.name), c);
     }
   }
+  EXPECT_EQ(pfs_core_column_types(-1), nullptr);
+  EXPECT_EQ(pfs_core_column_types(pfs_core_table_count()), nullptr);
   EXPECT_EQ(pfs_core_table_find("THREADS"), -1);
   EXPECT_EQ(pfs_core_table_find(nullptr), -1);
   EXPECT_EQ(pfs_core_table_name(-1), nullptr);
@@ -164,6 +169,41 @@ TEST_F(FdwCoreTest, RegionIsMappedOnceAndAgainWhenTheFileChanges) {
 
   pfs_core_region_forget_all();
   EXPECT_EQ(pfs_core_region_cached(), 0);
+}
+
+// A one-file server's file is checked at a transaction's first use at most once a
+// millisecond of the transactions' clock, the start time PostgreSQL gives
+// (pfs_core_transaction_clock); a clock set back counts as the interval passed.
+TEST_F(FdwCoreTest, FileIsCheckedAgainOnceTheTransactionClockMovesOn) {
+  ASSERT_NO_FATAL_FAILURE(fixture());
+  const std::int64_t t0 = 1'700'000'000'000'000;  // microseconds since the Unix epoch
+  pfs_core_transaction_clock(t0);
+  PfsCoreRegion* a = region(7);
+  ASSERT_NE(a, nullptr);
+  pfs_core_transaction_end();
+  ASSERT_NO_FATAL_FAILURE(fixture("--kind=bad-magic"));  // a new file at the path
+  pfs_core_transaction_clock(t0 + 500);                  // half a millisecond later: the check stands
+  EXPECT_EQ(region(7), a);
+  pfs_core_transaction_end();
+  pfs_core_transaction_clock(t0 - 1'000'000);  // the clock set back a second: checked
+  EXPECT_EQ(pfs_core_region_get(7, path_.c_str(), &err_), nullptr);
+  EXPECT_EQ(err_.kind, PFS_CORE_CORRUPTED);
+  pfs_core_transaction_end();
+
+  ASSERT_NO_FATAL_FAILURE(fixture());
+  pfs_core_transaction_clock(t0);
+  PfsCoreRegion* b = region(7);
+  ASSERT_NE(b, nullptr);
+  pfs_core_transaction_end();
+  ASSERT_NO_FATAL_FAILURE(fixture("--kind=bad-magic"));
+  pfs_core_transaction_clock(t0 + 999);
+  EXPECT_EQ(region(7), b);
+  pfs_core_transaction_end();
+  pfs_core_transaction_clock(t0 + 1'000);  // a millisecond after the check: checked
+  EXPECT_EQ(pfs_core_region_get(7, path_.c_str(), &err_), nullptr);
+  EXPECT_EQ(err_.kind, PFS_CORE_CORRUPTED);
+  pfs_core_transaction_end();
+  pfs_core_region_forget_all();
 }
 
 TEST_F(FdwCoreTest, OpenErrorsHaveKinds) {

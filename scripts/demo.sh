@@ -138,7 +138,7 @@ else
   # Every tool the docs use, not only the demo's: the interposer, pfs_top (when
   # libpq was found), pfs_trace_merge.
   build_and_install_fdw pfs_demo pfs_flamegraph pfs_otlp pfs_preload pfs_trace_merge
-  if cmake --build build --target help | grep -q '^pfs_top:'; then cmake --build build --target pfs_top >/dev/null; fi
+  if grep -q '^pfs_top:' <<<"$(cmake --build build --target help)"; then cmake --build build --target pfs_top >/dev/null; fi
   bin="$PWD/build/tools"
   svg="$PWD/build/demo-waits.svg"
 fi

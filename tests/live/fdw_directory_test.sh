@@ -60,15 +60,15 @@ check "a condition on process_id reads that process only" \
 metrics=$(scrape_exporter tools/prometheus/queries_by_process.yaml "$WORK/exporter.log") ||
   fail "no /metrics: $(grep -v "^\s" "$WORK/exporter.log" | head -20)"
 echo "$metrics" | grep '^perfschema_process' | sed -n 1,6p
-check "the exporter reports no scrape error" "echo \"\$metrics\" | grep -q '^pg_exporter_last_scrape_error 0'"
+check "the exporter reports no scrape error" "grep -q '^pg_exporter_last_scrape_error 0' <<<\"\$metrics\""
 check "every process is alive in perfschema_process_alive" \
   "[ \"$(echo "$metrics" | grep -c '^perfschema_process_alive{process_id=\"[0-9]*\",program=\"pfs_prefork\"[^}]*} 1$')\" = $((workers + 1)) ]"
 check "each worker's mutex waits are a series of their own" \
   "[ \"$(echo "$metrics" | grep '^perfschema_process_waits_by_class_count_star{' | grep -c 'class=\"wait/synch/mutex\"')\" = $((workers + 1)) ]"
 check "the totals over processes keep queries.yaml's names" \
-  "echo \"\$metrics\" | grep -q '^perfschema_waits_count_star{event_name=\"wait/synch/mutex/prefork/queue_lock\"'"
+  "grep -q '^perfschema_waits_count_star{event_name=\"wait/synch/mutex/prefork/queue_lock\"' <<<\"\$metrics\""
 check "the wait latency histograms are summed over the processes" \
-  "echo \"\$metrics\" | grep -q '^perfschema_wait_latency_seconds_bucket{event_name=\"wait/synch/mutex/prefork/queue_lock\",.*le=\"1e-09\"'"
+  "grep -q '^perfschema_wait_latency_seconds_bucket{event_name=\"wait/synch/mutex/prefork/queue_lock\",.*le=\"1e-09\"' <<<\"\$metrics\""
 check "the series are bounded" "[ \"$(echo "$metrics" | grep -c '^perfschema_')\" -le 400 ]"
 
 # --- an UPDATE through the server reaches every live process at COMMIT

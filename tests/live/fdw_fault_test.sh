@@ -118,7 +118,7 @@ for path in "$WORK/fifo" "$WORK/dir"; do
   fi
   ms=$((($(date +%s%N) - start) / 1000000))
   check "CREATE SERVER refuses $(basename "$path") in $ms ms: $out" \
-    "echo \"\$out\" | grep -q 'is not a regular file' && [ $ms -lt 1000 ]"
+    "grep -q 'is not a regular file' <<<\"\$out\" && [ $ms -lt 1000 ]"
 done
 q "CREATE SERVER later FOREIGN DATA WRAPPER perfschema_fdw OPTIONS (region '$WORK/later')"
 q "CREATE FOREIGN TABLE later_status (variable_name text, variable_value bigint) SERVER later OPTIONS (table 'status')"
@@ -129,7 +129,7 @@ if out=$(timeout 10 psql -X -q -At -c "SELECT * FROM later_status" 2>&1); then
 fi
 ms=$((($(date +%s%N) - start) / 1000000))
 check "a FIFO that appears later fails the scan in $ms ms: $out" \
-  "echo \"\$out\" | grep -q 'is not a regular file' && [ $ms -lt 1000 ]"
+  "grep -q 'is not a regular file' <<<\"\$out\" && [ $ms -lt 1000 ]"
 
 # --- waits for the setup lock honour statement_timeout and pg_cancel_backend
 # (the UPDATEs below change timed from YES to NO: a real change, committed under the lock)
@@ -144,7 +144,7 @@ if out=$(psql -X -q -At -c "SET statement_timeout = '1s'" \
 fi
 ms=$((($(date +%s%N) - start) / 1000000))
 check "statement_timeout ends a COMMIT waiting for the setup lock in $ms ms: $out" \
-  "echo \"\$out\" | grep -q 'statement timeout' && [ $ms -lt 3000 ]"
+  "grep -q 'statement timeout' <<<\"\$out\" && [ $ms -lt 3000 ]"
 psql -X -q -At -c "SELECT 'waiting'" \
   -c "UPDATE ps.setup_instruments SET timed = 'NO' WHERE name LIKE 'wait/synch/mutex/live/%'" \
   >"$WORK/cancel.out" 2>&1 &

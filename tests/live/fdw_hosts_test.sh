@@ -77,13 +77,13 @@ plan=$(central -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT host, event_name, count_s
                    WHERE count_star > 0 AND event_name LIKE 'wait/synch/%'")
 echo "$plan" | grep "Remote SQL" | sed -n 1p
 check "the conditions run on the hosts (postgres_fdw's Remote SQL)" \
-  "echo \"\$plan\" | grep -q \"Remote SQL: .*WHERE ((count_star > 0)) AND ((event_name ~~ 'wait/synch/%'))\""
+  "grep -q \"Remote SQL: .*WHERE ((count_star > 0)) AND ((event_name ~~ 'wait/synch/%'))\" <<<\"\$plan\""
 
 plan=$(central -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(count_star), max(max_timer_wait)
                    FROM host1.events_waits_summary_global_by_event_name WHERE event_name LIKE 'wait/synch/%'")
 echo "$plan" | grep "Remote SQL" | sed -n 1p
 check "an aggregate over one host's table runs on that host" \
-  "echo \"\$plan\" | grep -q \"Remote SQL: SELECT sum(count_star), max(max_timer_wait) FROM\""
+  "grep -q \"Remote SQL: SELECT sum(count_star), max(max_timer_wait) FROM\" <<<\"\$plan\""
 
 # --- an UPDATE through the central cluster reaches host2's program only
 hot=wait/synch/mutex/live/hot_lock

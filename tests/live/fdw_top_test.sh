@@ -112,7 +112,7 @@ echo "--- pfs_top -b -n 2 -s live -S live_sys:"
 cat "$WORK/batch.txt"
 check "-b prints 2 plain frames of each view (no escape codes)" \
   "[ \$(grep -c '^pfs_top - ' \"$WORK/batch.txt\") -eq 4 ] && ! grep -q \$'\\x1b' \"$WORK/batch.txt\""
-check "the hot lock of pfs_live has a rate" "rated \"$WORK/batch.txt\" '^wait/synch/mutex/live/hot_lock\$' | grep -q ."
+check "the hot lock of pfs_live has a rate" "[ -n \"\$(rated \"$WORK/batch.txt\" '^wait/synch/mutex/live/hot_lock\$')\" ]"
 check "lock waits: both threads of the deadlock wait for a deadlock2_lock held by the other" \
   "[ \$(grep -c 'wait/synch/mutex/live/deadlock2_lock' \"$WORK/batch.txt\") -ge 4 ]"
 

@@ -34,12 +34,12 @@ check "the program's mutex waits are exported ($waits)" "awk 'BEGIN { exit !($wa
 written=$(echo "$metrics" | awk '/^perfschema_file_io_bytes_write\{/ { n += $2 } END { printf "%d", n }')
 check "its file io bytes are exported ($written written)" "[ $written -gt 0 ]"
 check "the busiest files are sysbench's test files" \
-  "echo \"\$metrics\" | grep -q '^perfschema_top_files_bytes_write{file_name=\"[^\"]*test_file.0\"'"
-check "totals by class are exported" "echo \"\$metrics\" | grep -q '^perfschema_waits_by_class_count_star{class=\"wait/io/file\"'"
-check "the provider is alive" "echo \"\$metrics\" | grep -q '^perfschema_status_value{name=\"provider_alive\",server=\"[^\"]*\"} 1$'"
-check "the heap of sysbench is exported" "echo \"\$metrics\" | grep -q '^perfschema_memory_high_bytes{event_name=\"memory/sysbench/malloc\"'"
-check "the agent's own memory is exported" "echo \"\$metrics\" | grep -q '^perfschema_memory_bytes{event_name=\"memory/performance_schema/'"
-check "the lost counters are exported" "echo \"\$metrics\" | grep -q '^perfschema_status_value{name=\"[a-z_]*_lost\",'"
+  "grep -q '^perfschema_top_files_bytes_write{file_name=\"[^\"]*test_file.0\"' <<<\"\$metrics\""
+check "totals by class are exported" "grep -q '^perfschema_waits_by_class_count_star{class=\"wait/io/file\"' <<<\"\$metrics\""
+check "the provider is alive" "grep -q '^perfschema_status_value{name=\"provider_alive\",server=\"[^\"]*\"} 1$' <<<\"\$metrics\""
+check "the heap of sysbench is exported" "grep -q '^perfschema_memory_high_bytes{event_name=\"memory/sysbench/malloc\"' <<<\"\$metrics\""
+check "the agent's own memory is exported" "grep -q '^perfschema_memory_bytes{event_name=\"memory/performance_schema/' <<<\"\$metrics\""
+check "the lost counters are exported" "grep -q '^perfschema_status_value{name=\"[a-z_]*_lost\",' <<<\"\$metrics\""
 # The wait latency histograms: 23 finite buckets from 1 ns to 100 s and +Inf per
 # instrument, cumulative; sysbench's uncontended mutexes show below 10 us.
 hist=$(echo "$metrics" | grep '^perfschema_wait_latency_seconds_bucket{event_name="wait/synch/mutex/sysbench/' || true)
@@ -48,7 +48,7 @@ check "a latency histogram per wait instrument ($hist_class)" "[ -n \"$hist_clas
 one=$(echo "$metrics" | grep -F "perfschema_wait_latency_seconds_bucket{event_name=\"$hist_class\"," |
   sed 's/.*le="\([^"]*\)".* \([0-9.e+]*\)$/\1 \2/')
 check "its buckets go from 1 ns to 100 s and +Inf (24)" \
-  "[ \$(echo \"\$one\" | wc -l) -eq 24 ] && echo \"\$one\" | grep -q '^1e-09 ' && echo \"\$one\" | grep -q '^100[. ]' && echo \"\$one\" | grep -q '^+Inf '"
+  "[ \$(echo \"\$one\" | wc -l) -eq 24 ] && grep -q '^1e-09 ' <<<\"\$one\" && grep -q '^100[. ]' <<<\"\$one\" && grep -q '^+Inf ' <<<\"\$one\""
 check "its counts are cumulative" \
   "echo \"\$one\" | sed 's/^+Inf/1e300/' | sort -g | awk '{ if (NR > 1 && \$2 < last) exit 1; last = \$2 }'"
 check "uncontended acquisitions show below 10 us" \
@@ -63,7 +63,7 @@ errors=$(q "SELECT count(*) FROM ps.events_errors_summary_global_by_error")
 program_metrics=$(q "SELECT count(*) FROM ps.setup_metrics")
 check "the series are bounded ($series series, $classes instruments)" \
   "[ $series -le $((29 * classes + 2 * memory_classes + 6 * 20 + 8 * 20 + 26 + 2 * errors + program_metrics + 60)) ]"
-echo "$metrics" | grep -q '^pg_exporter_last_scrape_error 0' || fail "the exporter reports a scrape error: $(grep -i error "$WORK/exporter.log" | tail -3)"
+grep -q '^pg_exporter_last_scrape_error 0' <<<"$metrics" || fail "the exporter reports a scrape error: $(grep -i error "$WORK/exporter.log" | tail -3)"
 
 # --- the program's own metrics: tools/pfs_live's meter "live"
 kill "$sysbench_pid" 2>/dev/null || true
@@ -79,13 +79,13 @@ metrics=$(scrape_exporter tools/prometheus/queries.yaml "$WORK/exporter_meters.l
   fail "no /metrics: $(grep -v "^\s" "$WORK/exporter_meters.log" | head -20)"
 echo "$metrics" | grep '^perfschema_metric_' || true
 check "a counter of the program is a Prometheus counter with its meter, name and unit" \
-  "echo \"\$metrics\" | grep -q '^# TYPE perfschema_metric_counters_value counter' &&
+  "grep -q '^# TYPE perfschema_metric_counters_value counter' <<<\"\$metrics\" &&
    echo \"\$metrics\" | grep -Eq '^perfschema_metric_counters_value\{meter=\"live\",name=\"hot_bursts\",server=\"[^\"]*\",unit=\"\{burst\}\"\} [1-9]'"
 check "a gauge of the program is a Prometheus gauge with its value" \
-  "echo \"\$metrics\" | grep -q '^# TYPE perfschema_metric_gauges_value gauge' &&
+  "grep -q '^# TYPE perfschema_metric_gauges_value gauge' <<<\"\$metrics\" &&
    echo \"\$metrics\" | grep -Eq '^perfschema_metric_gauges_value\{meter=\"live\",name=\"hot_threads\",server=\"[^\"]*\",unit=\"\{thread\}\"\} 2$'"
 q "UPDATE ps.setup_meters SET enabled = 'NO' WHERE name = 'live'" >/dev/null
 metrics=$(scrape_exporter tools/prometheus/queries.yaml "$WORK/exporter_meters.log") || fail "no /metrics"
-check "a disabled meter's metrics are not exported" "! echo \"\$metrics\" | grep -q '^perfschema_metric_'"
+check "a disabled meter's metrics are not exported" "! grep -q '^perfschema_metric_' <<<\"\$metrics\""
 live_stop_provider
 echo "=== prometheus_test: all checks passed"

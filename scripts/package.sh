@@ -16,20 +16,34 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
-work=$(mktemp -d /tmp/pfs_package.XXXXXX)
+# The build's directory: always the same path, so that ccache finds the objects of
+# the last run whatever the clone's path (the compilers' command lines name it);
+# one run at a time.
+work=/var/cache/perfschema/package-build  # root's, like the trees (scripts/pg_trees.sh)
+mkdir -p "$work"
+exec 9>"$work.lock"
+flock 9
+rm -rf "${work:?}"/*
 packages=(postgresql-15-perfschema-fdw libperfschema-dev libperfschema0 perfschema-tools)
 cleanup() {
   apt-get remove -y "${packages[@]}" >/dev/null 2>&1 || true
-  rm -rf "$work"
+  rm -rf "${work:?}"/*
 }
 trap cleanup EXIT
 version=$(dpkg-parsechangelog -S Version)
 src="$work/perfschema-$version"
 mkdir "$src"
+# debhelper gives the build a HOME of its own: ccache's directory is named, and its
+# compilers' directory leads PATH for the extension's make (CMake's part takes
+# ccache from CMAKE_CXX_COMPILER_LAUNCHER, set by scripts/test.sh).
+ccache_env=()
+if [ -z "${PFS_NO_CCACHE:-}" ] && command -v ccache >/dev/null; then
+  ccache_env=(CCACHE_DIR="$(ccache -k cache_dir)" PATH="/usr/lib/ccache:$PATH")
+fi
 git ls-files -z | xargs -0 -I{} sh -c '[ -e "{}" ] && printf "%s\0" "{}"' | tar --null -T - -cf - | tar -xf - -C "$src"
 
 echo "=== dpkg-buildpackage (perfschema $version)"
-(cd "$src" && dpkg-buildpackage -us -uc -b -j"$(nproc)" >"$work/build.log" 2>&1) ||
+(cd "$src" && env "${ccache_env[@]}" dpkg-buildpackage -us -uc -b -j"$(nproc)" >"$work/build.log" 2>&1) ||
   { tail -40 "$work/build.log"; echo "FAILED: dpkg-buildpackage" >&2; exit 1; }
 ls -1 "$work"/*.deb | sed 's|.*/|  |'
 for p in "${packages[@]}"; do

@@ -262,7 +262,10 @@ void fill_site(call_site& s, const void* caller) {
   const std::size_t fixed = std::strlen(module) + 1 + std::strlen(offset);
   const char* shown = sym != nullptr ? sym : s.symbol;
   const int keep = fixed < room ? static_cast<int>(room - fixed) : 0;
-  std::snprintf(s.source, sizeof(s.source), "%s:%.*s%s", module, keep, shown, offset);
+  // A module name longer than SOURCE is cut (the result checked, so GCC -O1 sees
+  // the cut is meant).
+  if (std::snprintf(s.source, sizeof(s.source), "%s:%.*s%s", module, keep, shown, offset) < 0)
+    s.source[0] = '\0';
   for (char* p = s.source; *p != '\0'; ++p)
     if (*p == '/') *p = '_';  // the agent keeps what follows the last '/' (a file's base name)
 }

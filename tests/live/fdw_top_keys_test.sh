@@ -78,7 +78,7 @@ wait_for() {
   return 1
 }
 screen_of() { cat "$WORK/$1.txt"; }
-refresh_of() { tm capture-pane -p -t "$1" | sed -n 's/.*  refresh \([0-9]*\).*/\1/p' | head -1; }
+refresh_of() { tm capture-pane -p -t "$1" | sed -n 's/.*  refresh \([0-9]*\).*/\1/p' | sed -n 1p; }
 start_top() {  # session, pfs_top arguments
   local name=$1
   shift
@@ -90,7 +90,7 @@ start_top demo -i 0.5
 check "view 1 (default): waits of pfs_demo with a rate" \
   "wait_for demo '^wait/synch/(mutex|rwlock|cond)/demo/[^ ]+ +[0-9.]*[1-9]'"
 check "colour: the header is drawn with a colour pair (capture-pane -e)" \
-  "tm capture-pane -e -p -t demo | head -1 | grep -q $'\\x1b\\\\[[34][0-9]'"
+  "tm capture-pane -e -p -t demo | sed -n 1p | grep -q $'\\x1b\\\\[[34][0-9]'"
 key demo s
 check "s: the sort moves to the next column (avg)" "wait_for demo 'sorted by avg descending'"
 key demo s
@@ -164,7 +164,7 @@ start_top live -s live -S live_sys -i 0.5 --view 2
 check "2: lock waits of the deadlock, marked as a cycle (*)" \
   "wait_for live 'wait/synch/mutex/live/deadlock2_lock.* \\*\$'"
 check "... both threads of the cycle" "[ \$(grep -c 'deadlock2_lock.* \\*\$' \"$WORK/live.txt\") -ge 2 ]"
-check "... drawn in red" "tm capture-pane -e -p -t live | grep 'deadlock2_lock' | grep -q $'\\x1b\\\\[31m'"
+check "... drawn in red" "grep -q $'\\x1b\\\\[31m' <<<\"\$(tm capture-pane -e -p -t live | grep 'deadlock2_lock')\""
 key live Enter
 check "Enter on a lock wait: the lock's holders" "wait_for live '^holder +thread +took_it_at +held_ps +waiters'"
 holders=$(q "SELECT string_agg(DISTINCT blocking_thread_id::text, ' ' ORDER BY blocking_thread_id::text) FROM live_sys.lock_waits

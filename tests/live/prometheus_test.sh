@@ -43,7 +43,7 @@ check "the lost counters are exported" "grep -q '^perfschema_status_value{name=\
 # The wait latency histograms: 23 finite buckets from 1 ns to 100 s and +Inf per
 # instrument, cumulative; sysbench's uncontended mutexes show below 10 us.
 hist=$(echo "$metrics" | grep '^perfschema_wait_latency_seconds_bucket{event_name="wait/synch/mutex/sysbench/' || true)
-hist_class=$(echo "$hist" | sed -n 's/.*event_name="\([^"]*\)".*/\1/p' | head -1)
+hist_class=$(echo "$hist" | sed -n 's/.*event_name="\([^"]*\)".*/\1/p' | sed -n 1p)
 check "a latency histogram per wait instrument ($hist_class)" "[ -n \"$hist_class\" ]"
 one=$(echo "$metrics" | grep -F "perfschema_wait_latency_seconds_bucket{event_name=\"$hist_class\"," |
   sed 's/.*le="\([^"]*\)".* \([0-9.e+]*\)$/\1 \2/')

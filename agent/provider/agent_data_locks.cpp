@@ -31,7 +31,7 @@ struct free_stack {
 };
 
 struct data_lock_state {
-  std::mutex mutex;  // guards the two stacks; a leaf, held for a pop or a push
+  std::mutex& mutex = fork_locked().data_locks;  // guards the two stacks; a leaf, held for a pop or a push
   data_lock_record* locks = nullptr;
   data_lock_wait_record* waits = nullptr;
   free_stack free_locks;

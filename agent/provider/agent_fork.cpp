@@ -9,8 +9,9 @@
 // are gone, every statistic and history starts at zero, and what the child
 // inherited stays (classes, instances, open files and sockets, setup, the forking
 // thread). What the copy holds and leaves as holes: fork_child_region.cpp. The
-// registries' mutexes are taken before fork and released after it in both
-// processes, so no lock is inherited held; the child handler itself makes system
+// registries' mutexes are taken before fork and released after it in the parent,
+// so no lock is inherited held (the child's are on a page it gets wiped:
+// fork_locks.h); the child handler itself makes system
 // calls and plain stores only (the one allocation, the region's path string, is
 // glibc's malloc, which glibc makes usable in fork child handlers).
 #include <pthread.h>
@@ -71,9 +72,10 @@ void prepare() {
   a->reattach_mutex.lock();
 }
 
-void unlock_all() {
+void unlock_all(bool is_child) {
   agent_state* a = g_agent;
   if (a == nullptr) return;
+  if (is_child && fork_locks_wiped_in_child()) return;  // a fresh page: nothing is locked
   a->reattach_mutex.unlock();
   a->accounts_mutex.unlock();
   lock_data_lock_registry(false);
@@ -82,7 +84,7 @@ void unlock_all() {
   a->registry_mutex.unlock();
 }
 
-void parent() { unlock_all(); }
+void parent() { unlock_all(false); }
 
 void stop_recording() {
   store_relaxed(g_hot.recording, false);
@@ -99,7 +101,7 @@ void make_own_region(agent_state* a);
 // are the agent's, not the program's: the interposer passes them by (busy), as it
 // would otherwise instrument them, symbolizing their call site in every child.
 void child() {
-  unlock_all();
+  unlock_all(true);
   agent_state* a = g_agent;
   g_report = {fork_outcome::not_recording, 0, "", nullptr};
   if (a == nullptr || !agent_running()) return;

@@ -36,10 +36,10 @@ wait_locker& as_locker(pfs_wait_locker* l) { return *reinterpret_cast<wait_locke
 // deleted), sized at init to twice the file array: no allocation afterwards.
 constexpr std::uint32_t kTombstone = UINT32_MAX;
 struct file_registry {
-  std::mutex mutex;
+  std::mutex& mutex = fork_locked().files;
   std::vector<std::uint32_t> slots;
   std::vector<std::uint32_t> fd_map;
-  std::mutex table_mutex;  // table declarations (rare)
+  std::mutex& table_mutex = fork_locked().tables;  // table declarations (rare)
 };
 file_registry* g_files = nullptr;
 

@@ -25,7 +25,7 @@ namespace {
 static_assert(PFS_SOCKET_CREATE == kOpSocketCreate && PFS_SOCKET_SELECT == kOpSocketSelect);
 
 struct socket_registry {
-  std::mutex mutex;
+  std::mutex& mutex = fork_locked().sockets;
   std::vector<std::uint32_t> fd_map;
 };
 socket_registry* g_socket_registry = nullptr;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agent/provider/event_path.h"
+#include "agent/provider/internal/fork_locks.h"
 #include "agent/provider/internal/preload_api.h"
 #include "agent/provider/internal/region_retention.h"
 #include "agent/provider/pfs.h"
@@ -76,12 +77,16 @@ struct agent_state {
   // ns; tries are rate-limited, each reads the file's header), and whether the
   // loss was said.
   std::atomic<std::uint64_t> next_reattach_ns{0};
-  bool loss_reported = false;     // under reattach_mutex
-  std::mutex reattach_mutex;      // only ever try_lock'ed (fork prepare: lock), a leaf
+  bool loss_reported = false;  // under reattach_mutex
+  // only ever try_lock'ed (fork prepare: lock), a leaf
+  std::mutex& reattach_mutex = fork_locked().reattach;
   bool allow_unsafe_dir = false;  // PFS_ALLOW_UNSAFE_DIR: create files in directories others control
 
-  std::mutex registry_mutex;  // class registration, setup from the agent API (never on the event path)
-  std::mutex accounts_mutex;  // claiming accounts, users and hosts (agent_accounts.cpp), a leaf
+  // The mutexes live on fork_locks.h's page. Class registration, setup from the
+  // agent API (never on the event path):
+  std::mutex& registry_mutex = fork_locked().registry;
+  // Claiming accounts, users and hosts (agent_accounts.cpp), a leaf:
+  std::mutex& accounts_mutex = fork_locked().accounts;
   std::vector<instrument_rule> rules;
 };
 

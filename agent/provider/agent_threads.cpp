@@ -41,6 +41,19 @@ thread_context* no_slot_context() {
 
 void release_current_thread();
 
+#if defined(__SANITIZE_ADDRESS__)
+void unpoison_stack_below(void* frame) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void* low = nullptr;
+  std::size_t size = 0;
+  if (pthread_attr_getstack(&attr, &low, &size) == 0 && low < frame)
+    __asan_unpoison_memory_region(
+        low, static_cast<std::size_t>(static_cast<char*>(frame) - static_cast<char*>(low)));
+  pthread_attr_destroy(&attr);
+}
+#endif
+
 // Arms a destructor at thread exit; touched once at registration, never on the
 // event path (a thread_local with a destructor costs a guard check per access).
 struct thread_exit_hook {
@@ -51,8 +64,9 @@ struct thread_exit_hook {
     // glibc's forced unwind, which AddressSanitizer does not see: the frames it
     // dropped leave their redzones poisoned below us, and the release's own frames
     // would land on them (a false stack-buffer-overflow). Nothing below this frame
-    // is live at thread exit.
-    __asan_handle_no_return();
+    // is live at thread exit: the thread's stack below it is unpoisoned here.
+    // (Not __asan_handle_no_return: its own sigaltstack call may land on them too.)
+    unpoison_stack_below(__builtin_frame_address(0));
 #endif
     if (armed) release_current_thread();
   }

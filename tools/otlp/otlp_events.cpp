@@ -165,9 +165,17 @@ region_identity read_identity(const reader::region_reader& r) {
   return id;
 }
 
-region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait_ps, cursors& where,
-                                region_events& out) {
+region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait_ps, region_memory& memory,
+                                std::uint64_t now_unix_ns, region_events& out) {
   out.identity = read_identity(r);
+  const cursors& where = memory.where;
+  // Events that end after this (picoseconds of the region's timer) keep their links.
+  const std::uint64_t since_ns = now_unix_ns > out.identity.creation_time_ns + kKeptLinkMarginNs
+                                     ? now_unix_ns - out.identity.creation_time_ns - kKeptLinkMarginNs
+                                     : 0;
+  const std::int64_t keep_after_ps =
+      static_cast<std::int64_t>(std::min<std::uint64_t>(since_ns, INT64_MAX / 1000) * 1000);
+  ancestry_map kept;
   {
     const columns col(reader::table(table_id::threads));
     const int id = col("thread_id"), name = col("name"), thread_name = col("thread_name");
@@ -210,12 +218,14 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
       const bool short_wait =
           pass.kind == event_kind::wait &&
           (!timed || static_cast<std::uint64_t>(e.timer_end - e.timer_start) < min_wait_ps);
-      out.ancestry[e.thread_id][e.event_id] = {e.nesting_event_id, pass.kind,   short_wait,   e.has_trace,
-                                               e.trace_high,       e.trace_low, e.parent_span};
+      const ancestry_link link{e.nesting_event_id, pass.kind,   short_wait,   e.has_trace,
+                               e.trace_high,       e.trace_low, e.parent_span};
+      out.ancestry[e.thread_id][e.event_id] = link;
       const cursor_key key{e.end_event_id, e.event_id};
       const auto slot = std::make_pair(e.thread_id, kind_index);
       if (auto it = where.find(slot); it != where.end() && !after(key, it->second)) return;
       if (auto [it, fresh] = moved.try_emplace(slot, key); !fresh && after(key, it->second)) it->second = key;
+      if (!timed || e.timer_end >= keep_after_ps) kept[e.thread_id][e.event_id] = link;
       if (short_wait) return;
       if (!timed) {
         ++out.untimed_skipped;
@@ -227,7 +237,13 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
     });
     if (err.code != region_errc::ok) return err;
   }
-  where = std::move(moved);
+  // The last round's links of events no longer in the region.
+  for (const auto& [thread, links] : memory.links) {
+    auto& now = out.ancestry[thread];
+    for (const auto& [event, link] : links) now.try_emplace(event, link);
+  }
+  memory.where = std::move(moved);
+  memory.links = std::move(kept);
   return {};
 }
 

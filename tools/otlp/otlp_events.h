@@ -87,20 +87,43 @@ struct ancestry_link {
   std::uint64_t trace_high = 0, trace_low = 0, parent_span = 0;
 };
 
+// (thread, event id) -> its link
+using ancestry_map = std::unordered_map<std::uint64_t, std::unordered_map<std::uint64_t, ancestry_link>>;
+
+// What an export keeps of a region from one round to the next (and in the state
+// file): the cursors, and the links of the events new in the last round that ended
+// shortly before or while it read the region. The tables are read one after another,
+// innermost first; a child that ends between the round's scan of its table and the
+// scan of its parent's is read in the next round only, when the parent (exported in
+// this round) may have left its ring. Its chain, and so its trace id, goes on
+// through these links: the one its parent was exported with. A child is read at the
+// latest in the round after its parent's, so one round's links are enough.
+struct region_memory {
+  cursors where;
+  ancestry_map links;
+};
+
+// How long before a round begins an event may end and still have its link kept
+// (region_memory::links): the region's timer against the wall clock, with room.
+inline constexpr std::uint64_t kKeptLinkMarginNs = 1000000000;
+
 struct region_events {
   region_identity identity;
   text_pool texts;                    // the completed events' texts
   std::vector<work_event> completed;  // new since the cursors, timed, waits >= min_wait
-  // (thread, event id) -> its nesting event, for every event read (completed or running)
-  std::unordered_map<std::uint64_t, std::unordered_map<std::uint64_t, ancestry_link>> ancestry;
+  // (thread, event id) -> its nesting event, for every event read (completed or
+  // running), and the last round's kept links of those that are no longer there
+  ancestry_map ancestry;
   std::unordered_map<std::uint64_t, std::string> thread_names;  // THREAD_NAME, else NAME
   std::uint64_t untimed_skipped = 0;
 };
 
-// Reads the events after the cursors (all when cursors is empty) and moves the
-// cursors past them. min_wait_ps: shorter waits are left out (they still link).
-region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait_ps, cursors& where,
-                                region_events& out);
+// Reads the events after the cursors (all when they are empty), moves the cursors
+// past them and keeps the links of the new ones that ended late (region_memory).
+// min_wait_ps: shorter waits are left out (they still link). now_unix_ns: when the
+// round began (CLOCK_REALTIME).
+region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait_ps, region_memory& memory,
+                                std::uint64_t now_unix_ns, region_events& out);
 
 region_identity read_identity(const reader::region_reader& r);
 

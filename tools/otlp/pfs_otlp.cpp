@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,11 +41,15 @@ struct round_result {
 };
 
 // Reads what is new, builds and encodes it, and queues the requests.
-bool export_round(pfs::reader::region_reader& reader, const options& o, cursors& where, exporter& out,
+bool export_round(pfs::reader::region_reader& reader, const options& o, region_memory& memory, exporter& out,
                   round_result& result, std::string& error) {
   region_events events;
   if (o.traces) {
-    if (const pfs::region_error err = read_region_events(reader, o.min_wait_ps, where, events)) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    const std::uint64_t now_ns =
+        static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(now.tv_nsec);
+    if (const pfs::region_error err = read_region_events(reader, o.min_wait_ps, memory, now_ns, events)) {
       error = err.message;
       return false;
     }
@@ -132,9 +137,9 @@ int main(int argc, char** argv) {
         continue;
       }
       const region_key key = key_of(read_identity(*reader));
-      cursors& where = seen[key];
-      where = state[key];
-      if (!export_round(*reader, o, where, out, r, error)) {
+      region_memory& memory = seen[key];
+      memory = std::move(state[key]);
+      if (!export_round(*reader, o, memory, out, r, error)) {
         std::fprintf(stderr, "pfs_otlp: %s: %s\n", path.c_str(), error.c_str());
         read_all = false;
       }

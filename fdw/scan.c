@@ -510,20 +510,30 @@ pfsExplainForeignScan(ForeignScanState *node, ExplainState *es)
 }
 
 /*
- * pfs_region_of
+ * pfs_region_lookup
  *		The regions the server of a foreign table reads: its region file, or
- *		the region files of its directory.
+ *		the region files of its directory; NULL and why when they cannot be
+ *		read.  The core checks the files against the transaction's clock.
+ */
+PfsCoreRegion *
+pfs_region_lookup(const PfsTableOptions *opts, PfsCoreError *err)
+{
+	pfs_give_transaction_clock();
+	return opts->directory
+		? pfs_core_region_directory_get(opts->serverid, opts->region, err)
+		: pfs_core_region_get(opts->serverid, opts->region, err);
+}
+
+/*
+ * pfs_region_of
+ *		pfs_region_lookup, an error reported.
  */
 PfsCoreRegion *
 pfs_region_of(const PfsTableOptions *opts)
 {
 	PfsCoreError err;
-	PfsCoreRegion *region;
+	PfsCoreRegion *region = pfs_region_lookup(opts, &err);
 
-	pfs_give_transaction_clock();
-	region = opts->directory
-		? pfs_core_region_directory_get(opts->serverid, opts->region, &err)
-		: pfs_core_region_get(opts->serverid, opts->region, &err);
 	if (region == NULL)
 		pfs_report_core_error(&err);
 	return region;

@@ -108,10 +108,7 @@ pfsGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	table_close(rel, NoLock);
 	state->recheck = pfs_core_overlay_changes_values(state->opts.table);
 
-	pfs_give_transaction_clock();
-	region = state->opts.directory
-		? pfs_core_region_directory_get(state->opts.serverid, state->opts.region, &err)
-		: pfs_core_region_get(state->opts.serverid, state->opts.region, &err);
+	region = pfs_region_lookup(&state->opts, &err);
 	if (region != NULL)
 		rows = pfs_core_estimated_rows(region, state->opts.table);
 

@@ -138,7 +138,9 @@ extern void pfs_get_table_options(Oid foreigntableid, PfsTableOptions *opts);
 extern int	pfs_get_relation_options(Relation rel, PfsTableOptions *opts);
 
 /* scan.c: what scans and ANALYZE share */
-/* The regions a foreign table's server reads; errors are reported (ereport). */
+/* The regions a foreign table's server reads: NULL and why when they cannot be read, */
+extern PfsCoreRegion *pfs_region_lookup(const PfsTableOptions *opts, PfsCoreError *err);
+/* ... or with the error reported (ereport). */
 extern PfsCoreRegion *pfs_region_of(const PfsTableOptions *opts);
 /* The next piece of a core scan; errors are reported (ereport), skipped regions as WARNINGs. */
 extern const PfsCoreRowset *pfs_next_piece(PfsCoreScan *scan);

@@ -265,8 +265,9 @@ void emit_transaction(scan_state& s, const transaction_record& c) {
 
 std::vector<live_thread> live_threads(scan_state& s) {
   std::vector<live_thread> live;
-  live.reserve(s.r.used_threads());
-  for (std::uint64_t i = 0, n = s.r.used_threads(); i < n; ++i) {
+  const std::uint64_t n = s.r.used_threads();
+  live.reserve(n);
+  for (std::uint64_t i = 0; i < n; ++i) {
     const thread_record& tr = *s.r.at<thread_record>(kArrayThreads, i);
     live_thread l;
     l.slot = i;

@@ -114,7 +114,8 @@ TEST(OtlpLineage, AChildReadARoundAfterItsParentJoinsItsTrace) {
       EXPECT_EQ(again->trace, statement1->trace) << (m == &memory ? "the same exporter" : "restarted");
     }
     // What the kept links are for: without them the chain ends at the missing stage.
-    const span* alone = named(read_round(o.region_path, forgot), "wait/synch/mutex/test/lock");
+    const std::vector<span> without = read_round(o.region_path, forgot);
+    const span* alone = named(without, "wait/synch/mutex/test/lock");
     ASSERT_NE(alone, nullptr);
     EXPECT_NE(alone->trace, statement1->trace);
   });

@@ -16,8 +16,9 @@
 # setting and what one page fault costs here: on a virtual machine whose page
 # faults are dear (15-20 us on a 2 vCPU PVM guest), the faults are most of a fork's
 # time, and their count does not vary from run to run as the time does.
-# With BEFORE=<an older libpfs_preload.so> a fourth setting, %p under that library,
-# runs in the same rounds (before/after side by side on a shared machine).
+# With BEFORE=<an older libpfs_preload.so> two more settings, one region and %p
+# under that library, run in the same rounds (before/after side by side on a shared
+# machine).
 # Usage: bash bench/fork_cost.sh [build-dir]   (N=200 ROUNDS=3 by default, N_PID=N; ~1 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,7 @@ run_setting() {  # name: one run of N forks, its median appended to times[name]
       "$prog" "$n_pid" "$work/regions/app.%p.pfs") ;;
     before) out=$(env LD_PRELOAD="$BEFORE" PFS_REGION="$work/regions/app.%p.pfs" PFS_INSTRUMENT='%=ON' \
       "$prog" "$n_pid" "$work/regions/app.%p.pfs") ;;
+    before_one) out=$(env LD_PRELOAD="$BEFORE" PFS_REGION="$work/regions/app.pfs" PFS_INSTRUMENT='%=ON' "$prog" "$n") ;;
   esac
   times[$1]+="$(field median_us "$out") "
   cpu[$1]+="$(field cpu_us "$out") "
@@ -64,7 +66,7 @@ run_setting() {  # name: one run of N forks, its median appended to times[name]
   fi
 }
 for ((r = 0; r < rounds; r++)); do
-  for s in plain one pid ${BEFORE:+before}; do run_setting "$s"; done
+  for s in plain one pid ${BEFORE:+before before_one}; do run_setting "$s"; done
 done
 m() { tr ' ' '\n' <<<"${times[$1]}" | grep . | median; }
 p() { tr ' ' '\n' <<<"${private[$1]}" | grep . | median; }
@@ -77,16 +79,18 @@ printf '  %-44s %9.1f us\n' "no interposer" "$plain"
 printf '  %-44s %9.1f us  x%.2f\n' "interposer, one region (no %p)" "$one" "$(awk -v a="$one" -v b="$plain" 'BEGIN {print a / b}')"
 printf '  %-44s %9.1f us  x%.2f\n' "interposer, a region per child (%p)" "$pid" "$(awk -v a="$pid" -v b="$plain" 'BEGIN {print a / b}')"
 if [ -n "${BEFORE:-}" ]; then
-  before=$(m before)
-  printf '  %-44s %9.1f us  x%.2f  (after/before x%.2f)\n' "the same under BEFORE" "$before" \
+  before=$(m before) before_one=$(m before_one)
+  printf '  %-44s %9.1f us  x%.2f  (after/before x%.2f)\n' "%p under BEFORE" "$before" \
     "$(awk -v a="$before" -v b="$plain" 'BEGIN {print a / b}')" "$(awk -v a="$pid" -v b="$before" 'BEGIN {print a / b}')"
+  printf '  %-44s %9.1f us  x%.2f  (after/before x%.2f)\n' "one region under BEFORE" "$before_one" \
+    "$(awk -v a="$before_one" -v b="$plain" 'BEGIN {print a / b}')" "$(awk -v a="$one" -v b="$before_one" 'BEGIN {print a / b}')"
 fi
 echo "=== CPU time (user + system) of parent and children per fork, us (median of $rounds rounds)"
-for s in plain one pid ${BEFORE:+before}; do
+for s in plain one pid ${BEFORE:+before before_one}; do
   printf '  %-44s %9.1f us  x%.2f\n' "$s" "$(c $s)" "$(awk -v a="$(c $s)" -v b="$(c plain)" 'BEGIN {print a / b}')"
 done
 echo "=== page faults of parent and children per fork (getrusage; the same in every round)"
-for s in plain one pid ${BEFORE:+before}; do
+for s in plain one pid ${BEFORE:+before before_one}; do
   printf '  %-44s %9.1f     +%.1f\n' "$s" "$(f $s)" "$(awk -v a="$(f $s)" -v b="$(f plain)" 'BEGIN {print a - b}')"
 done
 printf '  %-44s %9.2f us  (the first write to a new page, median of %d)\n' "one page fault on this machine" \

@@ -324,6 +324,7 @@ bool init(const options& opts) {
   fault_guard::install_permanently();
   region_header& h = a->region.header();
   a->header = &h;
+  store_relaxed(h.thread_slots_used, kThreadSlotsKnown);  // no slot claimed yet
   if (!opts.group.empty()) {
     const struct group* g = getgrnam(opts.group.c_str());
     if (g == nullptr || fchown(a->region.fd(), static_cast<uid_t>(-1), g->gr_gid) != 0) {

@@ -35,7 +35,7 @@ thread_context* register_thread_slot(pfs_key thread_class, const char* name) {
     if (!__atomic_compare_exchange_n(&r.lock, &word, (word & ~kStateMask) | kStateDirty, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
       continue;
-    atomic_max(a->header->thread_slots_used, slot + 1);
+    atomic_max(a->header->thread_slots_used, kThreadSlotsKnown | (slot + 1));
     thread_context& t = a->contexts[slot];
     t = thread_context{};
     t.rec = &r;

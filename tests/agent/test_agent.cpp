@@ -199,9 +199,20 @@ TEST(Agent, ThreadSlotsUsedIsAHighWaterMark) {
     options o = small_options("slots_used");
     o.cycle_watch = 0;  // no agent thread of its own
     ASSERT_TRUE(init(o)) << last_error();
+    region_map& r = const_cast<region_map&>(*current_region());
+    // None claimed yet: the agent says so, and readers walk no slot (not all of
+    // them, as in a region without the mark).
+    EXPECT_EQ(load_relaxed(r.header().thread_slots_used), kThreadSlotsKnown);
+    EXPECT_TRUE(pfs::test::scan("threads").empty());
     register_thread("test", "main");
-    const region_map& r = *current_region();
-    EXPECT_EQ(load_relaxed(r.header().thread_slots_used), 1u);
+    EXPECT_EQ(load_relaxed(r.header().thread_slots_used), kThreadSlotsKnown | 1u);
+    auto shown = [] { return pfs::test::scan("threads").size(); };
+    EXPECT_EQ(shown(), 1u);
+    store_relaxed(r.header().thread_slots_used, kThreadSlotsKnown);  // as if main had no slot yet
+    EXPECT_EQ(shown(), 0u);
+    store_relaxed(r.header().thread_slots_used, 0u);  // no mark (an older agent): every slot
+    EXPECT_EQ(shown(), 1u);
+    store_relaxed(r.header().thread_slots_used, kThreadSlotsKnown | 1u);
     std::thread([] {
       register_thread("test", "gone");
       unregister_thread();
@@ -215,7 +226,7 @@ TEST(Agent, ThreadSlotsUsedIsAHighWaterMark) {
     });
     while (!registered) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     // The gone thread's slot 1 was free again: the worker took it.
-    EXPECT_EQ(load_relaxed(r.header().thread_slots_used), 2u);
+    EXPECT_EQ(load_relaxed(r.header().thread_slots_used), kThreadSlotsKnown | 2u);
     std::set<std::string> names;
     for (const auto& row : pfs::test::scan("threads")) names.insert(pfs::test::S(row, "name"));
     EXPECT_EQ(names.count("thread/test/main"), 1u);

@@ -87,9 +87,12 @@ struct region_reader::impl {
   std::uint64_t stride(array_id id) const { return arrays[id].stride; }
   const region_header& header() const { return map.header(); }
   // The thread slots a scan walks: those below the header's high-water mark of
-  // claimed slots (all of them in a region that has none), read at each call.
+  // claimed slots (none when the agent says none was claimed yet; all of them in a
+  // region that has no mark), read at each call.
   std::uint64_t used_threads() const {
-    const std::uint64_t used = load_relaxed(header().thread_slots_used);
+    const std::uint32_t mark = load_relaxed(header().thread_slots_used);
+    const std::uint64_t used = mark & ~kThreadSlotsKnown;
+    if ((mark & kThreadSlotsKnown) != 0) return used > threads ? threads : used;
     return used == 0 || used > threads ? threads : used;
   }
 

@@ -22,7 +22,7 @@ bash scripts/setup.sh
 work=/var/cache/perfschema/package-build  # root's, like the trees (scripts/pg_trees.sh)
 mkdir -p "$work"
 exec 9>"$work.lock"
-flock 9
+flock -w 1200 9 || { echo "FAILED: $work.lock is held by another run (or a process it left)" >&2; exit 1; }
 rm -rf "${work:?}"/*
 packages=(postgresql-15-perfschema-fdw libperfschema-dev libperfschema0 perfschema-tools)
 cleanup() {
@@ -33,12 +33,13 @@ trap cleanup EXIT
 version=$(dpkg-parsechangelog -S Version)
 src="$work/perfschema-$version"
 mkdir "$src"
-# debhelper gives the build a HOME of its own: ccache's directory is named, and its
-# compilers' directory leads PATH for the extension's make (CMake's part takes
-# ccache from CMAKE_CXX_COMPILER_LAUNCHER, set by scripts/test.sh).
-ccache_env=()
+# ccache through its compilers' directory leading PATH (CMake's part and the
+# extension's make find cc and c++ there), not also as CMake's compiler launcher
+# (that would run ccache over ccache); debhelper gives the build a HOME of its own,
+# so ccache's directory is named.
+ccache_env=(-u CMAKE_C_COMPILER_LAUNCHER -u CMAKE_CXX_COMPILER_LAUNCHER)
 if [ -z "${PFS_NO_CCACHE:-}" ] && command -v ccache >/dev/null; then
-  ccache_env=(CCACHE_DIR="$(ccache -k cache_dir)" PATH="/usr/lib/ccache:$PATH")
+  ccache_env+=(CCACHE_DIR="$(ccache -k cache_dir)" PATH="/usr/lib/ccache:$PATH")
 fi
 git ls-files -z | xargs -0 -I{} sh -c '[ -e "{}" ] && printf "%s\0" "{}"' | tar --null -T - -cf - | tar -xf - -C "$src"
 

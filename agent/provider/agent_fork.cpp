@@ -9,9 +9,9 @@
 // are gone, every statistic and history starts at zero, and what the child
 // inherited stays (classes, instances, open files and sockets, setup, the forking
 // thread). What the copy holds and leaves as holes: fork_child_region.cpp. The
-// registries' mutexes are taken before fork and released after it in the parent,
-// so no lock is inherited held (the child's are on a page it gets wiped:
-// fork_locks.h); the child handler itself makes system
+// registries' mutexes are taken before fork; the parent releases them after it,
+// and the child finds them wiped (fork_locks.h) or releases them where the page
+// cannot be wiped, so no lock is inherited held; the child handler itself makes system
 // calls and plain stores only (the one allocation, the region's path string, is
 // glibc's malloc, which glibc makes usable in fork child handlers).
 #include <pthread.h>

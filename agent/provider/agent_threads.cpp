@@ -47,7 +47,8 @@ void unpoison_stack_below(void* frame) {
   if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
   void* low = nullptr;
   std::size_t size = 0;
-  if (pthread_attr_getstack(&attr, &low, &size) == 0 && low < frame)
+  if (pthread_attr_getstack(&attr, &low, &size) == 0 && low < frame &&
+      frame <= static_cast<char*>(low) + size)
     __asan_unpoison_memory_region(
         low, static_cast<std::size_t>(static_cast<char*>(frame) - static_cast<char*>(low)));
   pthread_attr_destroy(&attr);

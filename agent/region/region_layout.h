@@ -663,8 +663,8 @@ struct region_header {
   std::uint32_t max_data_lock_waits;
   std::uint32_t max_tls_properties;  // tls_layout.h
   // Thread slots ever claimed: 1 + the highest slot a thread took (atomic max, never
-  // lowered), with kThreadSlotsKnown set (the agent sets that bit alone when it makes
-  // the region: none claimed yet). Readers walk the slots below it only; 0 (a region
+  // lowered), with kThreadSlotsKnown set (the agent sets that bit alone when it
+  // starts on the region: none claimed yet). Readers walk the slots below it only; 0 (a region
   // of an older agent, or one a test built): all of them. A reader that predates the
   // bit takes the value as more than the slots, so all of them too.
   std::uint32_t thread_slots_used;

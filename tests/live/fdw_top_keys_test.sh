@@ -232,11 +232,11 @@ q "ALTER ROLE top_reader LOGIN"
 wait "$top_pid" || fail "pfs_top -U top_reader: $(cat "$WORK/unreachable.txt")"
 grep -E '^(the server|pfs_top -)' "$WORK/unreachable.txt"
 check "~/.pgpass gives the password (a frame read the table before)" \
-  "sed -n '1,/the server is unreachable/p' \"$WORK/unreachable.txt\" | grep -q '^wait/synch/mutex/live/hot_lock'"
+  "grep -q '^wait/synch/mutex/live/hot_lock' <<<\"\$(sed -n '1,/the server is unreachable/p' \"$WORK/unreachable.txt\")\""
 check "the frames say the server is unreachable, with the next try" \
   "grep -qE '^the server is unreachable: .*not permitted to log in.* \\(retrying in [0-9]+ s\\)' \"$WORK/unreachable.txt\""
 check "... then read again once it can log in" \
-  "sed -n '/the server is unreachable/,\$p' \"$WORK/unreachable.txt\" | grep -q '^wait/synch/mutex/live/hot_lock'"
+  "grep -q '^wait/synch/mutex/live/hot_lock' <<<\"\$(sed -n '/the server is unreachable/,\$p' \"$WORK/unreachable.txt\")\""
 
 # --- the screen started while no server answers: it says so and retries
 start_top nobody -h 127.0.0.1 -p "$(free_port)"

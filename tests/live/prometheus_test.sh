@@ -80,10 +80,10 @@ metrics=$(scrape_exporter tools/prometheus/queries.yaml "$WORK/exporter_meters.l
 echo "$metrics" | grep '^perfschema_metric_' || true
 check "a counter of the program is a Prometheus counter with its meter, name and unit" \
   "grep -q '^# TYPE perfschema_metric_counters_value counter' <<<\"\$metrics\" &&
-   echo \"\$metrics\" | grep -Eq '^perfschema_metric_counters_value\{meter=\"live\",name=\"hot_bursts\",server=\"[^\"]*\",unit=\"\{burst\}\"\} [1-9]'"
+   grep -Eq '^perfschema_metric_counters_value\{meter=\"live\",name=\"hot_bursts\",server=\"[^\"]*\",unit=\"\{burst\}\"\} [1-9]' <<<\"\$metrics\""
 check "a gauge of the program is a Prometheus gauge with its value" \
   "grep -q '^# TYPE perfschema_metric_gauges_value gauge' <<<\"\$metrics\" &&
-   echo \"\$metrics\" | grep -Eq '^perfschema_metric_gauges_value\{meter=\"live\",name=\"hot_threads\",server=\"[^\"]*\",unit=\"\{thread\}\"\} 2$'"
+   grep -Eq '^perfschema_metric_gauges_value\{meter=\"live\",name=\"hot_threads\",server=\"[^\"]*\",unit=\"\{thread\}\"\} 2$' <<<\"\$metrics\""
 q "UPDATE ps.setup_meters SET enabled = 'NO' WHERE name = 'live'" >/dev/null
 metrics=$(scrape_exporter tools/prometheus/queries.yaml "$WORK/exporter_meters.log") || fail "no /metrics"
 check "a disabled meter's metrics are not exported" "! grep -q '^perfschema_metric_' <<<\"\$metrics\""

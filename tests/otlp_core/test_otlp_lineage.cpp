@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -25,19 +24,13 @@ using namespace pfs;
 using namespace pfs::test;
 using namespace pfs::otlp;
 
-std::uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 std::vector<span> read_round(const std::string& path, region_memory& memory) {
   region_error err;
   auto r = reader::region_reader::open(path, false, err);
   EXPECT_TRUE(r) << err.message;
   if (!r) return {};
   region_events events;
-  EXPECT_EQ(read_region_events(*r, 0, memory, now_ns(), events).code, region_errc::ok);
+  EXPECT_EQ(read_region_events(*r, 0, memory, events).code, region_errc::ok);
   std::vector<span> spans;
   build_spans(events, 0, events.completed.size(), spans);
   return spans;

@@ -166,16 +166,19 @@ region_identity read_identity(const reader::region_reader& r) {
 }
 
 region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait_ps, region_memory& memory,
-                                std::uint64_t now_unix_ns, region_events& out) {
+                                region_events& out) {
   out.identity = read_identity(r);
   const cursors& where = memory.where;
-  // Events that end after this (picoseconds of the region's timer) keep their links.
-  const std::uint64_t since_ns = now_unix_ns > out.identity.creation_time_ns + kKeptLinkMarginNs
-                                     ? now_unix_ns - out.identity.creation_time_ns - kKeptLinkMarginNs
-                                     : 0;
-  const std::int64_t keep_after_ps =
-      static_cast<std::int64_t>(std::min<std::uint64_t>(since_ns, INT64_MAX / 1000) * 1000);
-  ancestry_map kept;
+  // The links of the round's new events, and their ends (-1: not timed): those that
+  // ended within kKeptLinkMarginPs of the latest end are kept (region_memory). The
+  // region's own timer, not the wall clock, which it does not follow.
+  struct new_link {
+    std::uint64_t thread_id, event_id;
+    std::int64_t timer_end;
+    ancestry_link link;
+  };
+  std::vector<new_link> fresh;
+  std::int64_t latest_end = -1;
   {
     const columns col(reader::table(table_id::threads));
     const int id = col("thread_id"), name = col("name"), thread_name = col("thread_name");
@@ -225,7 +228,8 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
       const auto slot = std::make_pair(e.thread_id, kind_index);
       if (auto it = where.find(slot); it != where.end() && !after(key, it->second)) return;
       if (auto [it, fresh] = moved.try_emplace(slot, key); !fresh && after(key, it->second)) it->second = key;
-      if (!timed || e.timer_end >= keep_after_ps) kept[e.thread_id][e.event_id] = link;
+      fresh.push_back({e.thread_id, e.event_id, timed ? e.timer_end : -1, link});
+      if (timed) latest_end = std::max(latest_end, e.timer_end);
       if (short_wait) return;
       if (!timed) {
         ++out.untimed_skipped;
@@ -243,7 +247,10 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
     for (const auto& [event, link] : links) now.try_emplace(event, link);
   }
   memory.where = std::move(moved);
-  memory.links = std::move(kept);
+  memory.links.clear();
+  for (const new_link& f : fresh)
+    if (f.timer_end < 0 || f.timer_end >= latest_end - kKeptLinkMarginPs)
+      memory.links[f.thread_id][f.event_id] = f.link;
   return {};
 }
 

@@ -91,21 +91,20 @@ struct ancestry_link {
 using ancestry_map = std::unordered_map<std::uint64_t, std::unordered_map<std::uint64_t, ancestry_link>>;
 
 // What an export keeps of a region from one round to the next (and in the state
-// file): the cursors, and the links of the events new in the last round that ended
-// shortly before or while it read the region. The tables are read one after another,
-// innermost first; a child that ends between the round's scan of its table and the
-// scan of its parent's is read in the next round only, when the parent (exported in
-// this round) may have left its ring. Its chain, and so its trace id, goes on
-// through these links: the one its parent was exported with. A child is read at the
-// latest in the round after its parent's, so one round's links are enough.
+// file): the cursors, and the links of the round's new events that ended last. A
+// child that ends between the round's scans of its table and of its parent's is
+// read in the next round, when an ancestor may have left its ring: its chain (its
+// trace id) goes on through these links. One round's are enough: a child is read at
+// the latest in the round after its parent's.
 struct region_memory {
   cursors where;
   ancestry_map links;
 };
 
-// How long before a round begins an event may end and still have its link kept
-// (region_memory::links): the region's timer against the wall clock, with room.
-inline constexpr std::uint64_t kKeptLinkMarginNs = 1000000000;
+// The new events kept in region_memory::links: those that ended within this of the
+// round's latest end (region timer picoseconds: a second, far more than a round's
+// scans take), and the untimed ones.
+inline constexpr std::int64_t kKeptLinkMarginPs = 1000000000000;
 
 struct region_events {
   region_identity identity;
@@ -119,11 +118,10 @@ struct region_events {
 };
 
 // Reads the events after the cursors (all when they are empty), moves the cursors
-// past them and keeps the links of the new ones that ended late (region_memory).
-// min_wait_ps: shorter waits are left out (they still link). now_unix_ns: when the
-// round began (CLOCK_REALTIME).
+// past them and keeps the links of the new ones that ended last (region_memory).
+// min_wait_ps: shorter waits are left out (they still link).
 region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait_ps, region_memory& memory,
-                                std::uint64_t now_unix_ns, region_events& out);
+                                region_events& out);
 
 region_identity read_identity(const reader::region_reader& r);
 

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,11 +44,7 @@ bool export_round(pfs::reader::region_reader& reader, const options& o, region_m
                   round_result& result, std::string& error) {
   region_events events;
   if (o.traces) {
-    timespec now{};
-    clock_gettime(CLOCK_REALTIME, &now);
-    const std::uint64_t now_ns =
-        static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(now.tv_nsec);
-    if (const pfs::region_error err = read_region_events(reader, o.min_wait_ps, memory, now_ns, events)) {
+    if (const pfs::region_error err = read_region_events(reader, o.min_wait_ps, memory, events)) {
       error = err.message;
       return false;
     }
@@ -138,7 +133,7 @@ int main(int argc, char** argv) {
       }
       const region_key key = key_of(read_identity(*reader));
       region_memory& memory = seen[key];
-      memory = std::move(state[key]);
+      memory = state[key];  // a copy: two paths of one region (a hard link) both start from it
       if (!export_round(*reader, o, memory, out, r, error)) {
         std::fprintf(stderr, "pfs_otlp: %s: %s\n", path.c_str(), error.c_str());
         read_all = false;

@@ -2,8 +2,8 @@
 // one page of their own.
 //
 // After fork() the parent's and the child's pages are copy-on-write, and both
-// release these mutexes: every page holding one cost a page fault in each process,
-// some 20 us apiece on a virtual machine that shadows page tables. On one page
+// release these mutexes: every page holding one cost a page fault in each process
+// (dear on a virtual machine that shadows page tables). On one page
 // that the kernel gives a child zero-filled (MADV_WIPEONFORK), the parent writes
 // its page without a fault (the child shares nothing of it) and the child finds
 // every mutex unlocked (a zeroed std::mutex is an unlocked one) without writing.

@@ -177,7 +177,7 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
     std::int64_t timer_end;
     ancestry_link link;
   };
-  std::vector<new_link> fresh;
+  std::vector<new_link> new_links;
   std::int64_t latest_end = -1;
   {
     const columns col(reader::table(table_id::threads));
@@ -228,7 +228,7 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
       const auto slot = std::make_pair(e.thread_id, kind_index);
       if (auto it = where.find(slot); it != where.end() && !after(key, it->second)) return;
       if (auto [it, fresh] = moved.try_emplace(slot, key); !fresh && after(key, it->second)) it->second = key;
-      fresh.push_back({e.thread_id, e.event_id, timed ? e.timer_end : -1, link});
+      new_links.push_back({e.thread_id, e.event_id, timed ? e.timer_end : -1, link});
       if (timed) latest_end = std::max(latest_end, e.timer_end);
       if (short_wait) return;
       if (!timed) {
@@ -248,7 +248,7 @@ region_error read_region_events(reader::region_reader& r, std::uint64_t min_wait
   }
   memory.where = std::move(moved);
   memory.links.clear();
-  for (const new_link& f : fresh)
+  for (const new_link& f : new_links)
     if (f.timer_end < 0 || f.timer_end >= latest_end - kKeptLinkMarginPs)
       memory.links[f.thread_id][f.event_id] = f.link;
   return {};

@@ -23,6 +23,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "agent/preload/preload_symbols.h"
+
 namespace pfs::preload {
 namespace {
 
@@ -33,6 +35,7 @@ struct debug_module {
   std::atomic<std::uint32_t> state{0};   // 0 being read, 1 ready
   const unsigned char* image = nullptr;  // the debug file, mapped; nullptr: none
   std::size_t size = 0;
+  lazy_function_index functions;  // its .symtab's functions by address
 };
 constinit debug_module g_debug[kMaxDebugModules];
 
@@ -111,8 +114,8 @@ debug_module* debug_module_of(const link_map* lm, const void* map_start) {
 }
 
 // The function of the debug file's .symtab that contains file address addr.
-bool symtab_function(const unsigned char* image, std::size_t size, ElfW(Addr) addr, const char** name,
-                     ElfW(Addr) * start) {
+bool symtab_function(const unsigned char* image, std::size_t size, lazy_function_index& functions,
+                     ElfW(Addr) addr, const char** name, ElfW(Addr) * start) {
   const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(image);
   if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
       eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff == 0 ||
@@ -123,23 +126,16 @@ bool symtab_function(const unsigned char* image, std::size_t size, ElfW(Addr) ad
     if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
     const ElfW(Shdr)& strs = sh[sh[i].sh_link];
     if (sh[i].sh_offset + sh[i].sh_size > size || strs.sh_offset + strs.sh_size > size) return false;
-    const auto* syms = reinterpret_cast<const ElfW(Sym)*>(image + sh[i].sh_offset);
-    const char* strtab = reinterpret_cast<const char*>(image + strs.sh_offset);
-    const std::size_t count = sh[i].sh_size / sizeof(ElfW(Sym));
-    const ElfW(Sym)* best = nullptr;
-    for (std::size_t k = 0; k < count; ++k) {
-      const ElfW(Sym)& s = syms[k];
-      if (ELF64_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF || s.st_value == 0 ||
-          s.st_name >= strs.sh_size)
-        continue;
-      if (addr >= s.st_value && addr < s.st_value + (s.st_size != 0 ? s.st_size : 1) &&
-          (best == nullptr || s.st_value > best->st_value))
-        best = &s;
-    }
-    if (best == nullptr || std::memchr(strtab + best->st_name, '\0', strs.sh_size - best->st_name) == nullptr)
+    symbol_table t;
+    t.symbols = reinterpret_cast<const ElfW(Sym)*>(image + sh[i].sh_offset);
+    t.count = sh[i].sh_size / sizeof(ElfW(Sym));
+    t.strings = reinterpret_cast<const char*>(image + strs.sh_offset);
+    t.strings_size = strs.sh_size;
+    const char* found = nullptr;
+    if (!functions.find([&t] { return t; }, addr, &found, start) ||
+        std::memchr(found, '\0', strs.sh_size - static_cast<std::size_t>(found - t.strings)) == nullptr)
       return false;
-    *name = strtab + best->st_name;
-    *start = best->st_value;
+    *name = found;
     return true;
   }
   return false;
@@ -152,7 +148,7 @@ bool debug_file_symbol(const link_map* lm, const void* map_start, ElfW(Addr) add
   if (lm == nullptr || map_start == nullptr) return false;
   debug_module* m = debug_module_of(lm, map_start);
   if (m == nullptr || m->image == nullptr) return false;
-  return symtab_function(m->image, m->size, addr, name, start);
+  return symtab_function(m->image, m->size, m->functions, addr, name, start);
 }
 
 }  // namespace pfs::preload

@@ -18,6 +18,7 @@
 
 #include "agent/preload/preload_debuginfo.h"
 #include "agent/preload/preload_internal.h"
+#include "agent/preload/preload_symbols.h"
 #include "agent/provider/internal/preload_api.h"
 
 namespace pfs::preload {
@@ -36,6 +37,7 @@ struct module_entry {
   char name[kModuleNameLen] = {};  // sanitized: the category of its classes
   std::atomic<std::uint32_t> static_key[kSyncKinds] = {};
   std::atomic<std::uint32_t> file_key{0};
+  lazy_function_index functions;  // its dynamic symbols by address
 };
 constexpr std::uint32_t kMaxModules = 256;
 constinit module_entry g_modules[kMaxModules];
@@ -78,49 +80,42 @@ std::uint32_t gnu_hash_symbol_count(const std::uint32_t* gh) {
   return last + 1;
 }
 
-// The function of lm that contains addr: name and start address; false if none.
-bool find_symbol(const link_map* lm, ElfW(Addr) addr, const char** name, ElfW(Addr) * start) {
-  if (lm == nullptr || lm->l_ld == nullptr) return false;
-  const ElfW(Sym)* symtab = nullptr;
-  const char* strtab = nullptr;
-  std::size_t strsz = 0;
-  std::uint32_t count = 0;
-  for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; ++d) {
-    switch (d->d_tag) {
-      case DT_SYMTAB:
-        symtab = reinterpret_cast<const ElfW(Sym)*>(dyn_ptr(lm, d->d_un.d_ptr));
-        break;
-      case DT_STRTAB:
-        strtab = reinterpret_cast<const char*>(dyn_ptr(lm, d->d_un.d_ptr));
-        break;
-      case DT_STRSZ:
-        strsz = d->d_un.d_val;
-        break;
-      case DT_HASH:
-        if (count == 0) count = reinterpret_cast<const std::uint32_t*>(dyn_ptr(lm, d->d_un.d_ptr))[1];
-        break;
-      case DT_GNU_HASH:
-        count = gnu_hash_symbol_count(reinterpret_cast<const std::uint32_t*>(dyn_ptr(lm, d->d_un.d_ptr)));
-        break;
-      default:
-        break;
+// The function of module m (loaded as lm) that contains addr: name and start address;
+// false if none.
+bool find_symbol(module_entry* m, const link_map* lm, ElfW(Addr) addr, const char** name,
+                 ElfW(Addr) * start) {
+  if (m == nullptr || lm == nullptr || lm->l_ld == nullptr) return false;
+  // The table is read from the dynamic section only to build the index (or scan).
+  const auto table = [lm] {
+    symbol_table t;
+    t.ifunc = true;
+    std::uint32_t count = 0;
+    for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; ++d) {
+      switch (d->d_tag) {
+        case DT_SYMTAB:
+          t.symbols = reinterpret_cast<const ElfW(Sym)*>(dyn_ptr(lm, d->d_un.d_ptr));
+          break;
+        case DT_STRTAB:
+          t.strings = reinterpret_cast<const char*>(dyn_ptr(lm, d->d_un.d_ptr));
+          break;
+        case DT_STRSZ:
+          t.strings_size = d->d_un.d_val;
+          break;
+        case DT_HASH:
+          if (count == 0) count = reinterpret_cast<const std::uint32_t*>(dyn_ptr(lm, d->d_un.d_ptr))[1];
+          break;
+        case DT_GNU_HASH:
+          count = gnu_hash_symbol_count(reinterpret_cast<const std::uint32_t*>(dyn_ptr(lm, d->d_un.d_ptr)));
+          break;
+        default:
+          break;
+      }
     }
-  }
-  if (symtab == nullptr || strtab == nullptr || count == 0) return false;
-  const ElfW(Sym)* best = nullptr;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const ElfW(Sym)& s = symtab[i];
-    const unsigned type = ELF64_ST_TYPE(s.st_info);
-    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || s.st_value == 0) continue;
-    if (s.st_name >= strsz) continue;
-    const ElfW(Addr) b = s.st_value + lm->l_addr;
-    if (addr >= b && addr < b + (s.st_size != 0 ? s.st_size : 1) &&
-        (best == nullptr || s.st_value > best->st_value))
-      best = &s;
-  }
-  if (best == nullptr) return false;
-  *name = strtab + best->st_name;
-  *start = best->st_value + lm->l_addr;
+    if (t.symbols != nullptr && t.strings != nullptr) t.count = count;
+    return t;
+  };
+  if (!m->functions.find(table, addr - lm->l_addr, name, start)) return false;
+  *start += lm->l_addr;
   return true;
 }
 
@@ -236,7 +231,7 @@ void fill_site(call_site& s, const void* caller) {
   const char* sym = nullptr;
   ElfW(Addr) start = 0;
   char offset[24];
-  if (find_symbol(r.map, addr - 1, &sym, &start)) {
+  if (find_symbol(r.module, r.map, addr - 1, &sym, &start)) {
     sanitize_symbol(sym, s.symbol, sizeof(s.symbol));
     std::snprintf(offset, sizeof(offset), "+0x%lx", static_cast<unsigned long>(addr - start));
   } else if (const ElfW(Addr) base = r.map != nullptr ? r.map->l_addr : 0;

@@ -38,6 +38,7 @@
 // no interposed function and needs only the agent library.
 #include "agent/preload/preload_debuginfo.cpp"  // NOLINT(bugprone-suspicious-include)
 #include "agent/preload/preload_sites.cpp"      // NOLINT(bugprone-suspicious-include)
+#include "agent/preload/preload_symbols.cpp"    // NOLINT(bugprone-suspicious-include)
 
 namespace {
 
@@ -174,6 +175,101 @@ TEST(PreloadSites, CallerResolvedToModuleFunctionAndOffset) {
   const std::string libc_source = l->source;
   EXPECT_TRUE(libc_source.rfind("libc:", 0) == 0 && libc_source.find("getpid+0x1") != std::string::npos)
       << libc_source;
+}
+
+// The sorted index of a symbol table answers every address as a scan of the whole
+// table does: the function that starts last among those that hold it, the first
+// in the table among equals, sizes of 0 counting as 1.
+TEST(PreloadSites, FunctionIndexAnswersAsTheScan) {
+  auto sym = [](std::uint32_t name, unsigned type, ElfW(Addr) value, ElfW(Xword) size,
+                std::uint16_t shndx = 1) {
+    ElfW(Sym) s{};
+    s.st_name = name;
+    s.st_info = static_cast<unsigned char>(ELF64_ST_INFO(STB_GLOBAL, type));
+    s.st_shndx = shndx;
+    s.st_value = value;
+    s.st_size = size;
+    return s;
+  };
+  const char strings[] = "\0outer\0alias\0inner\0point\0object\0undef\0ifunc\0after";
+  const ElfW(Sym) symbols[] = {
+      sym(0, STT_NOTYPE, 0, 0),      sym(1, STT_FUNC, 100, 50),       sym(7, STT_FUNC, 100, 20),
+      sym(13, STT_FUNC, 110, 5),     sym(19, STT_FUNC, 200, 0),       sym(25, STT_OBJECT, 300, 10),
+      sym(32, STT_FUNC, 320, 10, 0), sym(38, STT_GNU_IFUNC, 400, 10), sym(44, STT_FUNC, 140, 100),
+  };
+  for (const bool ifunc : {false, true}) {
+    pfs::preload::symbol_table t;
+    t.symbols = symbols;
+    t.count = std::size(symbols);
+    t.strings = strings;
+    t.strings_size = sizeof(strings);
+    t.ifunc = ifunc;
+    pfs::preload::lazy_function_index index;
+    auto name_at = [&](ElfW(Addr) a) -> std::string {
+      const char* n = nullptr;
+      ElfW(Addr) start = 0;
+      const bool found = index.find([&] { return t; }, a, &n, &start);
+      const char* scan_name = nullptr;
+      ElfW(Addr) scan_start = 0;
+      EXPECT_EQ(found, pfs::preload::scan_for_function(t, a, &scan_name, &scan_start)) << a;
+      if (!found) return "";
+      EXPECT_EQ(n, scan_name) << a;
+      EXPECT_EQ(start, scan_start) << a;
+      return n;
+    };
+    for (ElfW(Addr) a = 0; a < 500; ++a) name_at(a);
+    EXPECT_EQ(name_at(105), "outer");  // outer and alias both start at 100: the first in the table
+    EXPECT_EQ(name_at(112), "inner");
+    EXPECT_EQ(name_at(145), "after");  // after (140) starts later than outer (100)
+    EXPECT_EQ(name_at(200), "point");  // point (size 0) starts later still: 200 only
+    EXPECT_EQ(name_at(201), "after");
+    EXPECT_EQ(name_at(239), "after");
+    EXPECT_EQ(name_at(240), "");
+    EXPECT_EQ(name_at(305), "");  // an object, not a function
+    EXPECT_EQ(name_at(325), "");  // undefined
+    EXPECT_EQ(name_at(405), ifunc ? "ifunc" : "");
+  }
+  // The C library's dynamic symbols (thousands, aliases, IFUNCs): at each function's
+  // ends and just outside them.
+  dl_find_object fo{};
+  ASSERT_EQ(_dl_find_object(reinterpret_cast<void*>(&::getpid), &fo), 0);
+  const link_map* lm = fo.dlfo_link_map;
+  pfs::preload::symbol_table t;
+  t.ifunc = true;
+  for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_SYMTAB)
+      t.symbols = reinterpret_cast<const ElfW(Sym)*>(pfs::preload::dyn_ptr(lm, d->d_un.d_ptr));
+    if (d->d_tag == DT_STRTAB)
+      t.strings = reinterpret_cast<const char*>(pfs::preload::dyn_ptr(lm, d->d_un.d_ptr));
+    if (d->d_tag == DT_STRSZ) t.strings_size = d->d_un.d_val;
+    if (d->d_tag == DT_GNU_HASH)
+      t.count = pfs::preload::gnu_hash_symbol_count(
+          reinterpret_cast<const std::uint32_t*>(pfs::preload::dyn_ptr(lm, d->d_un.d_ptr)));
+  }
+  ASSERT_NE(t.symbols, nullptr);
+  ASSERT_GT(t.count, 1000u);
+  pfs::preload::lazy_function_index index;
+  std::size_t checked = 0, found = 0;
+  for (std::size_t i = 0; i < t.count; ++i) {
+    const ElfW(Sym)& s = t.symbols[i];
+    if (ELF64_ST_TYPE(s.st_info) != STT_FUNC) continue;
+    for (const ElfW(Addr) a : {s.st_value - 1, s.st_value, s.st_value + s.st_size / 2,
+                               s.st_value + s.st_size - 1, s.st_value + s.st_size}) {
+      const char* n1 = nullptr;
+      const char* n2 = nullptr;
+      ElfW(Addr) s1 = 0, s2 = 0;
+      const bool f1 = index.find([&] { return t; }, a, &n1, &s1);
+      ASSERT_EQ(f1, pfs::preload::scan_for_function(t, a, &n2, &s2)) << a;
+      if (f1) {
+        ASSERT_EQ(n1, n2) << a;
+        ASSERT_EQ(s1, s2) << a;
+        ++found;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 5000u);
+  EXPECT_GT(found, checked / 2);
 }
 
 // ---------------------------------------------------------------------------

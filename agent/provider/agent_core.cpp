@@ -4,7 +4,9 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -176,6 +178,22 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full, std:
   return 0;
 }
 
+std::size_t sync_array_index(array_id id) {
+  return id == kArrayMutexes ? 0 : id == kArrayRwlocks ? 1 : id == kArrayConds ? 2 : 3;
+}
+
+void forget_sync_instance(agent_state& a, std::uint32_t kind) {
+  const array_id id = kind == kKindMutex    ? kArrayMutexes
+                      : kind == kKindRwlock ? kArrayRwlocks
+                      : kind == kKindSem    ? kArraySems
+                                            : kArrayConds;
+  std::atomic<std::uint64_t>& live = a.live_sync_instances[sync_array_index(id)];
+  // Never below zero (an instance freed by a path that did not count it).
+  std::uint64_t n = live.load(std::memory_order_relaxed);
+  while (n > 0 && !live.compare_exchange_weak(n, n - 1, std::memory_order_relaxed)) {
+  }
+}
+
 sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* identity) {
   if (!region_attached()) return nullptr;
   agent_state* a = g_agent;
@@ -195,10 +213,17 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
     return nullptr;
   }
   // Start at a hash of the address so concurrent creators spread out (MySQL's
-  // randomized_index), then claim the first free slot with one CAS.
+  // randomized_index), then claim the first free slot with one CAS. The start falls
+  // in a window about twice the instances alive: a program that makes and destroys
+  // objects at ever new addresses (OpenSSL's locks) reuses the same few pages of the
+  // array instead of writing all of them over time, which its every forked child's
+  // region would copy. At least half the window is free, so the probe stays short.
+  std::atomic<std::uint64_t>& live = a->live_sync_instances[sync_array_index(id)];
+  const std::uint64_t window =
+      std::min<std::uint64_t>(n, std::bit_ceil(2 * live.load(std::memory_order_relaxed) + 64));
   const auto start =
       static_cast<std::uint64_t>((reinterpret_cast<std::uintptr_t>(identity) >> 4) * 0x9E3779B97F4A7C15ull) %
-      n;
+      window;
   for (std::uint64_t probe = 0; probe < n; ++probe) {
     sync_instance& s = instances[(start + probe) % n];
     std::uint32_t word = load_relaxed(s.lock);
@@ -217,6 +242,7 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
     store_relaxed(s.stat.min, UINT64_MAX);
     store_relaxed(s.stat.max, std::uint64_t{0});
     store_release(s.lock, ((word & ~kStateMask) + kVersionInc) | kStateAllocated);
+    live.fetch_add(1, std::memory_order_relaxed);
     return &s;
   }
   bump_lost(lost);
@@ -236,6 +262,9 @@ void destroy_instance(sync_instance* s) {
   agent_state* a = g_agent;
   if (a == nullptr || s == nullptr) return;
   std::uint32_t word = load_relaxed(s->lock);
+  if ((word & kStateMask) != kStateAllocated) return;
+  const std::uint32_t key = load_relaxed(s->class_index);
+  if (key != 0 && key <= a->max_classes) forget_sync_instance(*a, a->classes[key - 1].kind);
   store_relaxed(s->lock, (word & ~kStateMask) | kStateDirty);
   // Nothing to fold: events_waits_summary_global_by_event_name keeps its own
   // statistics (the threads'), which counted this instance's waits already.

@@ -803,3 +803,49 @@ TEST(Agent, UnavailableWaitTimerWarnsAndKeepsTheDefault) {
       << text;
 }
 }  // namespace
+
+// Objects made and destroyed at ever new addresses (OpenSSL makes a lock for each of
+// many short-lived contexts) keep reusing the first slots of their instance array,
+// about twice as many as are alive at once: the array's pages the region writes stay
+// few, where a start anywhere in the array wrote all of them over time (and a forked
+// child's region copies every page its parent wrote).
+TEST(Agent, ShortLivedInstancesStayOnTheFirstPagesOfTheirArray) {
+  in_child([] {
+    pfs::options o = small_options("short_lived");
+    o.sizes.max_rwlocks = 4096;  // 512 KiB of 128-byte instances
+    // A region per process (%p) is sparse: the file holds the pages written.
+    const std::string path = o.region_path + "." + std::to_string(getpid());
+    o.region_path += ".%p";
+    ASSERT_TRUE(pfs::init(o)) << pfs::last_error();
+    const pfs_key key = pfs_register_rwlock("test", "short_lived");
+    ASSERT_NE(key, 0u);
+    static char objects[20000];
+    pfs_sync* alive[8] = {};
+    for (int i = 0; i < 20000; ++i) {
+      pfs_sync*& slot = alive[i % 8];
+      if (slot != nullptr) pfs_destroy_sync(slot);
+      slot = pfs_init_rwlock(key, &objects[i]);
+      ASSERT_NE(slot, nullptr) << i;
+    }
+    region_error err;
+    region_map r = region_map::open(path, false, err);
+    ASSERT_TRUE(r.valid()) << err.message;
+    const array_desc& rw = r.header().arrays[kArrayRwlocks];
+    ASSERT_EQ(rw.count, 4096u);
+    // The array's data on disk (SEEK_DATA / SEEK_HOLE): a window of 64 + 2 x 8 slots
+    // rounded up to 128, 16 KiB, at the start of the array.
+    std::uint64_t data = 0;
+    for (off_t pos = static_cast<off_t>(rw.offset),
+               end = static_cast<off_t>(rw.offset + rw.count * rw.stride);
+         pos < end;) {
+      const off_t d = lseek(r.fd(), pos, SEEK_DATA);
+      if (d < 0 || d >= end) break;
+      const off_t h = std::min<off_t>(lseek(r.fd(), d, SEEK_HOLE), end);
+      data += static_cast<std::uint64_t>(h - d);
+      pos = h;
+    }
+    EXPECT_LE(data, 20u * 1024) << "of " << rw.count * rw.stride;
+    EXPECT_GT(data, 0u);
+    for (pfs_sync* s : alive) pfs_destroy_sync(s);
+  });
+}

@@ -54,6 +54,10 @@ struct agent_state {
   std::uint64_t mutex_count = 0;
   const sync_instance* rwlocks = nullptr;
   std::uint64_t rwlock_count = 0;
+  // Allocated instances of each sync array (mutexes, rwlocks, conds, semaphores:
+  // create_instance's window); a fork's child inherits its parent's counts with its
+  // instances.
+  std::atomic<std::uint64_t> live_sync_instances[4] = {};
   std::vector<thread_context> contexts;     // one per thread slot, sized at init
   std::vector<std::uint32_t> histogram_of;  // per thread slot and class: thread_context::wait_histogram_of
   // Per thread slot: its units of work in progress (thread_context::work). Allocated

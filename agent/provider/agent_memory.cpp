@@ -32,10 +32,15 @@ pfs_memory_owner owner_of(const thread_context& t) {
 // after this change.
 void count_in_class(memory_stat& s, std::uint64_t allocs, std::uint64_t alloc_bytes, std::uint64_t frees,
                     std::uint64_t free_bytes) {
-  const std::uint64_t ca = __atomic_add_fetch(&s.count_alloc, allocs, __ATOMIC_RELAXED);
-  const std::uint64_t ba = __atomic_add_fetch(&s.bytes_alloc, alloc_bytes, __ATOMIC_RELAXED);
-  const std::uint64_t cf = __atomic_add_fetch(&s.count_free, frees, __ATOMIC_RELAXED);
-  const std::uint64_t bf = __atomic_add_fetch(&s.bytes_free, free_bytes, __ATOMIC_RELAXED);
+  // A side that does not change is read, not added to (a free adds no allocation:
+  // the heap's frees at a program's exit, after its threads left, come here).
+  const auto add = [](std::uint64_t& sum, std::uint64_t n) {
+    return n != 0 ? __atomic_add_fetch(&sum, n, __ATOMIC_RELAXED) : load_relaxed(sum);
+  };
+  const std::uint64_t ca = add(s.count_alloc, allocs);
+  const std::uint64_t ba = add(s.bytes_alloc, alloc_bytes);
+  const std::uint64_t cf = add(s.count_free, frees);
+  const std::uint64_t bf = add(s.bytes_free, free_bytes);
   const auto used_count = static_cast<std::int64_t>(ca - cf);
   const auto used_bytes = static_cast<std::int64_t>(ba - bf);
   atomic_max(s.high_count, used_count);

@@ -14,7 +14,7 @@
 # directory holds after (retention keeps it bounded).
 # REGIONS_IN=<dir> puts the regions directories there instead of in the work
 # directory under /tmp (e.g. /dev/shm: a tmpfs, whose first write to a page costs
-# less than a journalling file system's).
+# less than on a file system that allocates blocks for it, such as ext4).
 # Usage: bash bench/pgbench_connect.sh [build-dir]   (ROUNDS=3 SECONDS_EACH=5; ~1 min)
 set -euo pipefail
 source "$(dirname "$0")/../tests/live/lib.sh"
@@ -33,7 +33,10 @@ if [ -n "${BEFORE:-}" ]; then
   settings+=(before)
 fi
 regions=$work
-[ -n "${REGIONS_IN:-}" ] && regions=$(mktemp -d "$REGIONS_IN/pfs_pgbench_regions.XXXXXX") && chmod 755 "$regions"
+if [ -n "${REGIONS_IN:-}" ]; then
+  regions=$(mktemp -d "$REGIONS_IN/pfs_pgbench_regions.XXXXXX")
+  chmod 755 "$regions"
+fi
 trap 'clusters_stop_all; rm -rf "$work" "$regions"' EXIT
 for s in "${settings[@]}"; do
   mkdir "$regions/regions_$s"

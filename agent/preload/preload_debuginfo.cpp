@@ -132,7 +132,8 @@ bool symtab_function(const unsigned char* image, std::size_t size, lazy_function
     t.strings = reinterpret_cast<const char*>(image + strs.sh_offset);
     t.strings_size = strs.sh_size;
     const char* found = nullptr;
-    if (!functions.find([&t] { return t; }, addr, &found, start) ||
+    if (!functions.find(
+            image, [&t] { return t; }, addr, &found, start) ||
         std::memchr(found, '\0', strs.sh_size - static_cast<std::size_t>(found - t.strings)) == nullptr)
       return false;
     *name = found;

@@ -4,8 +4,9 @@
 // Resolution takes no lock that the program could hold or wait for: the module
 // comes from _dl_find_object (glibc 2.35+, lock-free, unlike dladdr, which takes
 // the loader lock and could deadlock against a thread inside dlopen that waits for
-// a mutex held by this thread), the symbol from a scan of the module's dynamic
-// symbol table in memory. No malloc: names are built in fixed buffers.
+// a mutex held by this thread), the symbol from the module's dynamic symbol table
+// in memory (sorted by address once per module: preload_symbols.h). No malloc:
+// names are built in fixed buffers.
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -84,7 +85,7 @@ std::uint32_t gnu_hash_symbol_count(const std::uint32_t* gh) {
 // false if none.
 bool find_symbol(module_entry* m, const link_map* lm, ElfW(Addr) addr, const char** name,
                  ElfW(Addr) * start) {
-  if (m == nullptr || lm == nullptr || lm->l_ld == nullptr) return false;
+  if (lm == nullptr || lm->l_ld == nullptr) return false;
   // The table is read from the dynamic section only to build the index (or scan).
   const auto table = [lm] {
     symbol_table t;
@@ -114,7 +115,9 @@ bool find_symbol(module_entry* m, const link_map* lm, ElfW(Addr) addr, const cha
     if (t.symbols != nullptr && t.strings != nullptr) t.count = count;
     return t;
   };
-  if (!m->functions.find(table, addr - lm->l_addr, name, start)) return false;
+  const bool found = m != nullptr ? m->functions.find(lm->l_ld, table, addr - lm->l_addr, name, start)
+                                  : scan_for_function(table(), addr - lm->l_addr, name, start);  // table full
+  if (!found) return false;
   *start += lm->l_addr;
   return true;
 }

@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <new>
 
 namespace pfs::preload {
 
+// A header and then count entries, in memory of its own (build).
 struct function_index {
   struct entry {
     ElfW(Addr) start;
@@ -18,10 +20,13 @@ struct function_index {
     std::uint32_t name;
     std::uint32_t order;  // the symbol's place in the table (the first wins a tie)
   };
-  const char* strings = nullptr;  // the table's
-  std::size_t count = 0;
-  entry entries[1] = {};  // count of them
+  const void* table_id;
+  const char* strings;  // the table's
+  std::size_t count;
+  entry* entries() { return reinterpret_cast<entry*>(this + 1); }
+  const entry* entries() const { return reinterpret_cast<const entry*>(this + 1); }
 };
+static_assert(sizeof(function_index) % alignof(function_index::entry) == 0);
 
 namespace {
 
@@ -33,20 +38,16 @@ bool is_function(const symbol_table& t, const ElfW(Sym) & s) {
 
 ElfW(Addr) end_of(const ElfW(Sym) & s) { return s.st_value + (s.st_size != 0 ? s.st_size : 1); }
 
-const function_index* build(const symbol_table& t) {
+function_index* build(const void* table_id, const symbol_table& t) {
+  if (t.count > UINT32_MAX) return nullptr;
   std::size_t n = 0;
   for (std::size_t i = 0; i < t.count; ++i) n += is_function(t, t.symbols[i]) ? 1 : 0;
-  static constexpr function_index kNoFunction{};
-  if (n == 0) return &kNoFunction;  // a stripped program's own table: imports only
-  if (t.count > UINT32_MAX) return nullptr;
-  const std::size_t bytes = offsetof(function_index, entries) + n * sizeof(function_index::entry);
+  const std::size_t bytes = sizeof(function_index) + n * sizeof(function_index::entry);
   void* p = reinterpret_cast<void*>(
       syscall(SYS_mmap, nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   if (p == MAP_FAILED) return nullptr;
-  auto* index = static_cast<function_index*>(p);
-  index->strings = t.strings;
-  index->count = n;
-  function_index::entry* e = index->entries;
+  auto* index = new (p) function_index{table_id, t.strings, n};
+  function_index::entry* e = index->entries();
   std::size_t k = 0;
   for (std::size_t i = 0; i < t.count; ++i) {
     const ElfW(Sym)& s = t.symbols[i];
@@ -78,9 +79,15 @@ bool scan_for_function(const symbol_table& t, ElfW(Addr) addr, const char** name
   return true;
 }
 
+const function_index* lazy_function_index::index_of(std::uintptr_t w, const void* table_id) {
+  if (w <= kUnbuildable) return nullptr;
+  const auto* index = reinterpret_cast<const function_index*>(w);
+  return index->table_id == table_id ? index : nullptr;
+}
+
 bool lazy_function_index::lookup(const function_index& index, ElfW(Addr) addr, const char** name,
                                  ElfW(Addr) * start) {
-  const function_index::entry* e = index.entries;
+  const function_index::entry* e = index.entries();
   // The entries that start at or below addr: [0, upto).
   const std::size_t upto = static_cast<std::size_t>(
       std::upper_bound(e, e + index.count, addr,
@@ -97,15 +104,15 @@ bool lazy_function_index::lookup(const function_index& index, ElfW(Addr) addr, c
   return true;
 }
 
-bool lazy_function_index::build_or_scan(const symbol_table& t, ElfW(Addr) addr, const char** name,
-                                        ElfW(Addr) * start) {
+bool lazy_function_index::build_or_scan(const void* table_id, const symbol_table& t, ElfW(Addr) addr,
+                                        const char** name, ElfW(Addr) * start) {
   std::uintptr_t w = kNotBuilt;
   if (word_.compare_exchange_strong(w, kBuilding, std::memory_order_acq_rel)) {
-    const function_index* built = build(t);
+    const function_index* built = build(table_id, t);
     w = built != nullptr ? reinterpret_cast<std::uintptr_t>(built) : kUnbuildable;
     word_.store(w, std::memory_order_release);
   }
-  if (w > kUnbuildable) return lookup(*reinterpret_cast<const function_index*>(w), addr, name, start);
+  if (const function_index* index = index_of(w, table_id)) return lookup(*index, addr, name, start);
   return scan_for_function(t, addr, name, start);
 }
 

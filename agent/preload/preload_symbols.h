@@ -36,21 +36,28 @@ class lazy_function_index {
   // there is none): among the functions whose [value, value + size) holds addr
   // (size 0 counts as 1), the one that starts last, the first in the table among
   // equals. Its name (in the table's strings) and its start; false if none.
+  // table_id names the table as it is loaded (a module's dynamic section in
+  // memory): an index built for another (a library unloaded, another loaded in its
+  // place under the same key) is not used.
   template <class MakeTable>
-  bool find(MakeTable make_table, ElfW(Addr) addr, const char** name, ElfW(Addr) * start) {
-    const std::uintptr_t w = word_.load(std::memory_order_acquire);
-    if (w > kUnbuildable) return lookup(*reinterpret_cast<const function_index*>(w), addr, name, start);
+  bool find(const void* table_id, MakeTable make_table, ElfW(Addr) addr, const char** name,
+            ElfW(Addr) * start) {
+    if (const function_index* index = index_of(word_.load(std::memory_order_acquire), table_id))
+      return lookup(*index, addr, name, start);
     const symbol_table t = make_table();
-    return build_or_scan(t, addr, name, start);
+    return build_or_scan(table_id, t, addr, name, start);
   }
 
  private:
   static constexpr std::uintptr_t kNotBuilt = 0;
   static constexpr std::uintptr_t kBuilding = 1;
   static constexpr std::uintptr_t kUnbuildable = 2;
+  // The index in word w if it is table_id's; nullptr if none.
+  static const function_index* index_of(std::uintptr_t w, const void* table_id);
   static bool lookup(const function_index& index, ElfW(Addr) addr, const char** name, ElfW(Addr) * start);
-  bool build_or_scan(const symbol_table& t, ElfW(Addr) addr, const char** name, ElfW(Addr) * start);
-  // kNotBuilt, kBuilding, kUnbuildable (no memory, no function), or a function_index*.
+  bool build_or_scan(const void* table_id, const symbol_table& t, ElfW(Addr) addr, const char** name,
+                     ElfW(Addr) * start);
+  // kNotBuilt, kBuilding, kUnbuildable (no memory), or a function_index*.
   std::atomic<std::uintptr_t> word_{kNotBuilt};
 };
 

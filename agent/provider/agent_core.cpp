@@ -178,16 +178,19 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full, std:
   return 0;
 }
 
+// The instance array of a sync kind, and its place in live_sync_instances.
+array_id sync_array_of(std::uint32_t kind) {
+  return kind == kKindMutex    ? kArrayMutexes
+         : kind == kKindRwlock ? kArrayRwlocks
+         : kind == kKindSem    ? kArraySems
+                               : kArrayConds;
+}
 std::size_t sync_array_index(array_id id) {
   return id == kArrayMutexes ? 0 : id == kArrayRwlocks ? 1 : id == kArrayConds ? 2 : 3;
 }
 
 void forget_sync_instance(agent_state& a, std::uint32_t kind) {
-  const array_id id = kind == kKindMutex    ? kArrayMutexes
-                      : kind == kKindRwlock ? kArrayRwlocks
-                      : kind == kKindSem    ? kArraySems
-                                            : kArrayConds;
-  std::atomic<std::uint64_t>& live = a.live_sync_instances[sync_array_index(id)];
+  std::atomic<std::uint64_t>& live = a.live_sync_instances[sync_array_index(sync_array_of(kind))];
   // Never below zero (an instance freed by a path that did not count it).
   std::uint64_t n = live.load(std::memory_order_relaxed);
   while (n > 0 && !live.compare_exchange_weak(n, n - 1, std::memory_order_relaxed)) {
@@ -198,10 +201,7 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
   if (!region_attached()) return nullptr;
   agent_state* a = g_agent;
   if (key == 0 || key > a->max_classes || a->classes[key - 1].kind != kind) return nullptr;
-  const array_id id = kind == kKindMutex    ? kArrayMutexes
-                      : kind == kKindRwlock ? kArrayRwlocks
-                      : kind == kKindSem    ? kArraySems
-                                            : kArrayConds;
+  const array_id id = sync_array_of(kind);
   const lost_id lost = kind == kKindMutex    ? kLostMutexInstances
                        : kind == kKindRwlock ? kLostRwlockInstances
                        : kind == kKindSem    ? kLostSemInstances
@@ -221,9 +221,11 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
   std::atomic<std::uint64_t>& live = a->live_sync_instances[sync_array_index(id)];
   const std::uint64_t window =
       std::min<std::uint64_t>(n, std::bit_ceil(2 * live.load(std::memory_order_relaxed) + 64));
-  const auto start =
-      static_cast<std::uint64_t>((reinterpret_cast<std::uintptr_t>(identity) >> 4) * 0x9E3779B97F4A7C15ull) %
-      window;
+  // The window's share of the hash's high bits (which every bit of the address
+  // moves; the low bits of a product follow the low bits of the address only).
+  const std::uint64_t hash =
+      static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(identity) >> 4) * 0x9E3779B97F4A7C15ull;
+  const std::uint64_t start = ((hash >> 32) * window) >> 32;  // window < 2^32: sizes are 32-bit
   for (std::uint64_t probe = 0; probe < n; ++probe) {
     sync_instance& s = instances[(start + probe) % n];
     std::uint32_t word = load_relaxed(s.lock);
@@ -261,11 +263,15 @@ void aggregate_atomic(wait_stat& into, const wait_stat& from) {
 void destroy_instance(sync_instance* s) {
   agent_state* a = g_agent;
   if (a == nullptr || s == nullptr) return;
+  // Allocated -> dirty with one CAS: of two destroyers (the program and a plugin's
+  // unload) one frees the instance and counts it gone.
   std::uint32_t word = load_relaxed(s->lock);
-  if ((word & kStateMask) != kStateAllocated) return;
+  if ((word & kStateMask) != kStateAllocated ||
+      !__atomic_compare_exchange_n(&s->lock, &word, (word & ~kStateMask) | kStateDirty, false,
+                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    return;
   const std::uint32_t key = load_relaxed(s->class_index);
   if (key != 0 && key <= a->max_classes) forget_sync_instance(*a, a->classes[key - 1].kind);
-  store_relaxed(s->lock, (word & ~kStateMask) | kStateDirty);
   // Nothing to fold: events_waits_summary_global_by_event_name keeps its own
   // statistics (the threads'), which counted this instance's waits already.
   store_release(s->lock, ((word & ~kStateMask) + kVersionInc) | kStateFree);

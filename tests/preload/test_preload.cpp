@@ -191,44 +191,66 @@ TEST(PreloadSites, FunctionIndexAnswersAsTheScan) {
     s.st_size = size;
     return s;
   };
-  const char strings[] = "\0outer\0alias\0inner\0point\0object\0undef\0ifunc\0after";
+  const char strings[] =
+      "\0outer\0alias\0inner\0point\0object\0undef\0ifunc\0after\0short\0long\0wraps\0other";
   const ElfW(Sym) symbols[] = {
-      sym(0, STT_NOTYPE, 0, 0),      sym(1, STT_FUNC, 100, 50),       sym(7, STT_FUNC, 100, 20),
-      sym(13, STT_FUNC, 110, 5),     sym(19, STT_FUNC, 200, 0),       sym(25, STT_OBJECT, 300, 10),
-      sym(32, STT_FUNC, 320, 10, 0), sym(38, STT_GNU_IFUNC, 400, 10), sym(44, STT_FUNC, 140, 100),
+      sym(0, STT_NOTYPE, 0, 0),      sym(1, STT_FUNC, 100, 50),
+      sym(7, STT_FUNC, 100, 20),     sym(13, STT_FUNC, 110, 5),
+      sym(19, STT_FUNC, 200, 0),     sym(25, STT_OBJECT, 300, 10),
+      sym(32, STT_FUNC, 320, 10, 0), sym(38, STT_GNU_IFUNC, 400, 10),
+      sym(44, STT_FUNC, 140, 100),   sym(50, STT_FUNC, 600, 5),
+      sym(56, STT_FUNC, 600, 20),    sym(61, STT_FUNC, ~ElfW(Addr){0} - 9, 100),
   };
-  for (const bool ifunc : {false, true}) {
+  auto table_of = [&](const ElfW(Sym) * syms, std::size_t count, bool ifunc) {
     pfs::preload::symbol_table t;
-    t.symbols = symbols;
-    t.count = std::size(symbols);
+    t.symbols = syms;
+    t.count = count;
     t.strings = strings;
     t.strings_size = sizeof(strings);
     t.ifunc = ifunc;
+    return t;
+  };
+  // The name the index finds at a, checked against the scan's.
+  auto name_at = [](pfs::preload::lazy_function_index& index, const void* id,
+                    const pfs::preload::symbol_table& t, ElfW(Addr) a) -> std::string {
+    const char* n = nullptr;
+    ElfW(Addr) start = 0;
+    const bool found = index.find(
+        id, [&] { return t; }, a, &n, &start);
+    const char* scan_name = nullptr;
+    ElfW(Addr) scan_start = 0;
+    EXPECT_EQ(found, pfs::preload::scan_for_function(t, a, &scan_name, &scan_start)) << a;
+    if (!found) return "";
+    EXPECT_EQ(n, scan_name) << a;
+    EXPECT_EQ(start, scan_start) << a;
+    return n;
+  };
+  for (const bool ifunc : {false, true}) {
+    const pfs::preload::symbol_table t = table_of(symbols, std::size(symbols), ifunc);
     pfs::preload::lazy_function_index index;
-    auto name_at = [&](ElfW(Addr) a) -> std::string {
-      const char* n = nullptr;
-      ElfW(Addr) start = 0;
-      const bool found = index.find([&] { return t; }, a, &n, &start);
-      const char* scan_name = nullptr;
-      ElfW(Addr) scan_start = 0;
-      EXPECT_EQ(found, pfs::preload::scan_for_function(t, a, &scan_name, &scan_start)) << a;
-      if (!found) return "";
-      EXPECT_EQ(n, scan_name) << a;
-      EXPECT_EQ(start, scan_start) << a;
-      return n;
-    };
-    for (ElfW(Addr) a = 0; a < 500; ++a) name_at(a);
-    EXPECT_EQ(name_at(105), "outer");  // outer and alias both start at 100: the first in the table
-    EXPECT_EQ(name_at(112), "inner");
-    EXPECT_EQ(name_at(145), "after");  // after (140) starts later than outer (100)
-    EXPECT_EQ(name_at(200), "point");  // point (size 0) starts later still: 200 only
-    EXPECT_EQ(name_at(201), "after");
-    EXPECT_EQ(name_at(239), "after");
-    EXPECT_EQ(name_at(240), "");
-    EXPECT_EQ(name_at(305), "");  // an object, not a function
-    EXPECT_EQ(name_at(325), "");  // undefined
-    EXPECT_EQ(name_at(405), ifunc ? "ifunc" : "");
+    auto at = [&](ElfW(Addr) a) { return name_at(index, symbols, t, a); };
+    for (ElfW(Addr) a = 0; a < 700; ++a) at(a);
+    for (ElfW(Addr) a = ~ElfW(Addr){0} - 20; a != 0; ++a) at(a);  // a function whose end wraps: never found
+    EXPECT_EQ(at(105), "outer");  // outer and alias both start at 100: the first in the table
+    EXPECT_EQ(at(112), "inner");
+    EXPECT_EQ(at(145), "after");  // after (140) starts later than outer (100)
+    EXPECT_EQ(at(200), "point");  // point (size 0) starts later still: 200 only
+    EXPECT_EQ(at(201), "after");
+    EXPECT_EQ(at(239), "after");
+    EXPECT_EQ(at(240), "");
+    EXPECT_EQ(at(305), "");  // an object, not a function
+    EXPECT_EQ(at(325), "");  // undefined
+    EXPECT_EQ(at(405), ifunc ? "ifunc" : "");
+    EXPECT_EQ(at(602), "short");  // short and long start at 600: the first in the table...
+    EXPECT_EQ(at(610), "long");   // ...where it holds the address
   }
+  // An index built for one table is not used for another under the same key (a
+  // library unloaded and another loaded in its place): the other table answers.
+  const ElfW(Sym) others[] = {sym(0, STT_NOTYPE, 0, 0), sym(67, STT_FUNC, 100, 10)};
+  pfs::preload::lazy_function_index index;
+  EXPECT_EQ(name_at(index, symbols, table_of(symbols, std::size(symbols), false), 105), "outer");
+  EXPECT_EQ(name_at(index, others, table_of(others, std::size(others), false), 105), "other");
+  EXPECT_EQ(name_at(index, symbols, table_of(symbols, std::size(symbols), false), 105), "outer");
   // The C library's dynamic symbols (thousands, aliases, IFUNCs): at each function's
   // ends and just outside them.
   dl_find_object fo{};
@@ -248,7 +270,7 @@ TEST(PreloadSites, FunctionIndexAnswersAsTheScan) {
   }
   ASSERT_NE(t.symbols, nullptr);
   ASSERT_GT(t.count, 1000u);
-  pfs::preload::lazy_function_index index;
+  pfs::preload::lazy_function_index libc_index;
   std::size_t checked = 0, found = 0;
   for (std::size_t i = 0; i < t.count; ++i) {
     const ElfW(Sym)& s = t.symbols[i];
@@ -258,7 +280,8 @@ TEST(PreloadSites, FunctionIndexAnswersAsTheScan) {
       const char* n1 = nullptr;
       const char* n2 = nullptr;
       ElfW(Addr) s1 = 0, s2 = 0;
-      const bool f1 = index.find([&] { return t; }, a, &n1, &s1);
+      const bool f1 = libc_index.find(
+          lm->l_ld, [&] { return t; }, a, &n1, &s1);
       ASSERT_EQ(f1, pfs::preload::scan_for_function(t, a, &n2, &s2)) << a;
       if (f1) {
         ASSERT_EQ(n1, n2) << a;

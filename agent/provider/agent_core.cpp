@@ -178,19 +178,20 @@ pfs_key register_named_class(instrument_kind kind, const std::string& full, std:
   return 0;
 }
 
-// The instance array of a sync kind, and its place in live_sync_instances.
+// The instance array of a sync kind.
 array_id sync_array_of(std::uint32_t kind) {
   return kind == kKindMutex    ? kArrayMutexes
          : kind == kKindRwlock ? kArrayRwlocks
          : kind == kKindSem    ? kArraySems
                                : kArrayConds;
 }
-std::size_t sync_array_index(array_id id) {
-  return id == kArrayMutexes ? 0 : id == kArrayRwlocks ? 1 : id == kArrayConds ? 2 : 3;
+// The count of a sync kind's allocated instances (agent_state::live_sync_instances).
+std::atomic<std::uint64_t>& live_sync_instances(agent_state& a, std::uint32_t kind) {
+  return a.live_sync_instances[kind == kKindMutex ? 0 : kind == kKindRwlock ? 1 : kind == kKindSem ? 3 : 2];
 }
 
 void forget_sync_instance(agent_state& a, std::uint32_t kind) {
-  std::atomic<std::uint64_t>& live = a.live_sync_instances[sync_array_index(sync_array_of(kind))];
+  std::atomic<std::uint64_t>& live = live_sync_instances(a, kind);
   // Never below zero (an instance freed by a path that did not count it).
   std::uint64_t n = live.load(std::memory_order_relaxed);
   while (n > 0 && !live.compare_exchange_weak(n, n - 1, std::memory_order_relaxed)) {
@@ -218,7 +219,7 @@ sync_instance* create_instance(instrument_kind kind, pfs_key key, const void* id
   // objects at ever new addresses (OpenSSL's locks) reuses the same few pages of the
   // array instead of writing all of them over time, which its every forked child's
   // region would copy. At least half the window is free, so the probe stays short.
-  std::atomic<std::uint64_t>& live = a->live_sync_instances[sync_array_index(id)];
+  std::atomic<std::uint64_t>& live = live_sync_instances(*a, kind);
   const std::uint64_t window =
       std::min<std::uint64_t>(n, std::bit_ceil(2 * live.load(std::memory_order_relaxed) + 64));
   // The window's share of the hash's high bits (which every bit of the address

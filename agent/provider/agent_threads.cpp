@@ -42,16 +42,13 @@ thread_context* no_slot_context() {
 void release_current_thread();
 
 #if defined(__SANITIZE_ADDRESS__)
-void unpoison_stack_below(void* frame) {
+// The calling thread's stack, [low, low + size); false if unknown.
+bool current_stack(void** low, std::size_t* size) {
   pthread_attr_t attr;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
-  void* low = nullptr;
-  std::size_t size = 0;
-  if (pthread_attr_getstack(&attr, &low, &size) == 0 && low < frame &&
-      frame <= static_cast<char*>(low) + size)
-    __asan_unpoison_memory_region(
-        low, static_cast<std::size_t>(static_cast<char*>(frame) - static_cast<char*>(low)));
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return false;
+  const bool ok = pthread_attr_getstack(&attr, low, size) == 0;
   pthread_attr_destroy(&attr);
+  return ok;
 }
 #endif
 
@@ -59,7 +56,24 @@ void unpoison_stack_below(void* frame) {
 // event path (a thread_local with a destructor costs a guard check per access).
 struct thread_exit_hook {
   bool armed = false;
+#if defined(__SANITIZE_ADDRESS__)
+  void* stack_low = nullptr;
+  std::size_t stack_size = 0;
+
+  // Taken when armed, not at exit: pthread_getattr_np allocates, and a child
+  // forked while another thread held AddressSanitizer's allocator lock (which,
+  // unlike glibc's malloc, is not made safe across fork) would wait for it
+  // forever in exit().
+  void arm() {
+    if (!current_stack(&stack_low, &stack_size)) stack_low = nullptr;
+    armed = true;
+  }
+#else
+  void arm() { armed = true; }
+#endif
+
   ~thread_exit_hook() {
+    if (!armed) return;
 #if defined(__SANITIZE_ADDRESS__)
     // A thread cancelled in a cancellation point (pthread_cancel) was unwound by
     // glibc's forced unwind, which AddressSanitizer does not see: the frames it
@@ -67,9 +81,12 @@ struct thread_exit_hook {
     // would land on them (a false stack-buffer-overflow). Nothing below this frame
     // is live at thread exit: the thread's stack below it is unpoisoned here.
     // (Not __asan_handle_no_return: its own sigaltstack call may land on them too.)
-    unpoison_stack_below(__builtin_frame_address(0));
+    char* frame = static_cast<char*>(__builtin_frame_address(0));
+    char* low = static_cast<char*>(stack_low);
+    if (low != nullptr && low < frame && frame <= low + stack_size)
+      __asan_unpoison_memory_region(low, static_cast<std::size_t>(frame - low));
 #endif
-    if (armed) release_current_thread();
+    release_current_thread();
   }
 };
 thread_local thread_exit_hook tls_exit_hook;
@@ -118,7 +135,7 @@ void release_thread(thread_context& context) {
 }
 
 thread_context* no_context() { return no_slot_context(); }
-void arm_thread_exit_hook() { tls_exit_hook.armed = true; }
+void arm_thread_exit_hook() { tls_exit_hook.arm(); }
 
 void copy_field(char* dst, std::size_t cap, const char* src) {
   std::size_t n = src == nullptr ? 0 : std::strlen(src);

@@ -16,6 +16,7 @@
 #include "agent/provider/pfs_io.h"
 #include "agent/provider/pfs_socket.h"
 #include "tests/agent/agent_test_util.h"
+#include "tests/agent/named_rows.h"
 
 namespace {
 
@@ -73,6 +74,42 @@ TEST(ForkLocks, EveryChildFindsThemFreeWhileAnotherThreadTakesThem) {
     std::string cmd = "rm -rf '" + dir + "'";
     EXPECT_EQ(std::system(cmd.c_str()), 0);
   });
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+// compiler-rt's sanitizer/allocator_interface.h, which GCC does not install.
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*,
+                                                                             std::size_t),
+                                                         void (*free_hook)(const volatile void*));
+thread_local bool tls_count_allocations = false;
+std::atomic<int> g_allocations_counted{0};
+void count_allocation(const volatile void*, std::size_t) {
+  if (tls_count_allocations) g_allocations_counted.fetch_add(1);
+}
+void ignore_free(const volatile void*) {}
+#endif
+
+// A child forked while another thread held AddressSanitizer's allocator lock
+// inherits it held (ASan's allocator, unlike glibc's malloc, is not made safe
+// across fork): a child that allocates in exit() waits forever. What the agent
+// does at a thread's exit (its registered threads' release) allocates nothing.
+TEST(ForkLocks, AThreadsExitAllocatesNothing) {
+#if !defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "counts allocations with AddressSanitizer's malloc hooks";
+#else
+  in_child([] {
+    ASSERT_TRUE(init(small_options("thread_exit_allocations"))) << last_error();
+    ASSERT_EQ(__sanitizer_install_malloc_and_free_hooks(count_allocation, ignore_free), 1);
+    std::thread([] {
+      register_thread("test", "exiting");
+      tls_count_allocations = true;  // from here to the thread's end: its release
+    }).join();
+    EXPECT_EQ(g_allocations_counted.load(), 0);
+    for (const auto& row : pfs::test::scan("threads"))
+      EXPECT_NE(pfs::test::S(row, "name"), "thread/test/exiting");  // it was released
+    shutdown();
+  });
+#endif
 }
 
 }  // namespace

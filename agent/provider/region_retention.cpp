@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -71,14 +72,72 @@ bool remove_if_same(int dir_fd, const char* name, dev_t dev, ino_t ino) {
   return false;
 }
 
-// One dead region found by the listing.
-struct candidate {
-  char name[256];
-  dev_t dev;
-  ino_t ino;
-  std::uint64_t mtime;
+// The mtimes of the newest exited regions seen so far, at most cap of them: a
+// min-heap (the oldest of them at [0]) in memory mapped for one sweep (no
+// allocation: it runs in a fork child handler).
+class newest_mtimes {
+ public:
+  explicit newest_mtimes(std::uint32_t cap) : cap_(cap) {
+    if (cap_ == 0) return;
+    void* p = mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) heap_ = static_cast<std::uint64_t*>(p);
+  }
+  ~newest_mtimes() {
+    if (heap_ != nullptr) munmap(heap_, bytes());
+  }
+  newest_mtimes(const newest_mtimes&) = delete;
+  newest_mtimes& operator=(const newest_mtimes&) = delete;
+
+  bool ok() const { return heap_ != nullptr; }
+  void add(std::uint64_t mtime) {
+    if (n_ < cap_) {  // sift up
+      std::size_t i = n_++;
+      for (; i > 0 && heap_[(i - 1) / 2] > mtime; i = (i - 1) / 2) heap_[i] = heap_[(i - 1) / 2];
+      heap_[i] = mtime;
+    } else if (mtime > heap_[0]) {  // replaces the oldest kept; sift down
+      std::size_t i = 0;
+      for (;;) {
+        std::size_t c = 2 * i + 1;
+        if (c >= n_) break;
+        if (c + 1 < n_ && heap_[c + 1] < heap_[c]) ++c;
+        if (heap_[c] >= mtime) break;
+        heap_[i] = heap_[c];
+        i = c;
+      }
+      heap_[i] = mtime;
+    }
+  }
+  // Regions changed before this are beyond the cap newest; 0 while fewer were seen.
+  std::uint64_t cutoff() const { return n_ == cap_ && n_ != 0 ? heap_[0] : 0; }
+
+ private:
+  std::size_t bytes() const { return std::size_t{cap_} * sizeof(std::uint64_t); }
+  std::uint32_t cap_;
+  std::size_t n_ = 0;
+  std::uint64_t* heap_ = nullptr;
 };
-constexpr std::size_t kMaxCandidates = 1024;  // static: no allocation in a fork child
+
+// f(name, stat) for each file of the listing that matches the pattern, is old
+// enough to be considered (kRetentionMinAgeNs), is wanted(stat), and is an
+// exited region (no alive lock): the lock is looked at only for the wanted.
+template <class W, class F>
+void each_exited_region(DIR* dir, int dir_fd, const char* pattern, std::size_t before_len, const char* after,
+                        std::uint64_t now, W&& wanted, F&& f) {
+  rewinddir(dir);
+  while (const dirent* e = readdir(dir)) {
+    if (!matches(e->d_name, pattern, before_len, after)) continue;
+    struct stat st {};
+    // The young first, without opening them: most of a busy directory.
+    if (fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        mtime_ns(st) + kRetentionMinAgeNs > now || !wanted(st))
+      continue;
+    const int fd = openat(dir_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    const bool alive = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || provider_alive(fd);
+    close(fd);
+    if (!alive) f(e->d_name, st);
+  }
+}
 
 }  // namespace
 
@@ -105,7 +164,6 @@ bool parse_keep_duration(const char* text, std::uint64_t* ns) {
 
 std::size_t sweep_exited_regions(int dir_fd, const char* base_pattern, const retention_policy& policy,
                                  std::uint64_t now) {
-  static candidate dead[kMaxCandidates];
   const char* after = nullptr;
   std::size_t before_len = 0;
   if (!policy.any() || !split_pattern(base_pattern, &after, &before_len)) return 0;
@@ -116,38 +174,33 @@ std::size_t sweep_exited_regions(int dir_fd, const char* base_pattern, const ret
     close(list_fd);
     return 0;
   }
-  std::size_t count = 0;
-  while (const dirent* e = readdir(dir)) {
-    if (!matches(e->d_name, base_pattern, before_len, after) ||
-        std::strlen(e->d_name) >= sizeof(dead[0].name))
-      continue;
-    const int fd = openat(dir_fd, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) continue;
-    struct stat st {};
-    const bool keep = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || provider_alive(fd) ||
-                      mtime_ns(st) + kRetentionMinAgeNs > now;
-    close(fd);
-    if (keep || count == kMaxCandidates) continue;
-    candidate& c = dead[count++];
-    std::memcpy(c.name, e->d_name, std::strlen(e->d_name) + 1);
-    c.dev = st.st_dev;
-    c.ino = st.st_ino;
-    c.mtime = mtime_ns(st);
+  const auto too_old = [&](std::uint64_t mtime) {
+    return policy.keep_ns != 0 && mtime + policy.keep_ns <= now;
+  };
+  // First pass: the keep_count newest of the exited regions that age keeps, whose
+  // oldest is the cutoff. However many the directory holds: a server that forks
+  // faster than the sweeps (one a second) ran is brought back to keep_count.
+  std::uint64_t cutoff = 0;
+  if (policy.keep_count != 0) {
+    newest_mtimes newest(policy.keep_count);
+    if (newest.ok())
+      each_exited_region(
+          dir, dir_fd, base_pattern, before_len, after, now,
+          [&](const struct stat& st) { return !too_old(mtime_ns(st)); },
+          [&](const char*, const struct stat& st) {
+            if (!too_old(mtime_ns(st))) newest.add(mtime_ns(st));
+          });
+    cutoff = newest.cutoff();
   }
-  closedir(dir);
-  // Newest first (insertion sort: no allocation, and the list is short once bounded).
-  for (std::size_t i = 1; i < count; ++i)
-    for (std::size_t j = i; j > 0 && dead[j - 1].mtime < dead[j].mtime; --j) {
-      candidate t = dead[j];
-      dead[j] = dead[j - 1];
-      dead[j - 1] = t;
-    }
+  // Second pass: the expired and those older than the cutoff go (a region changed
+  // at the cutoff itself stays: ties keep a few more than keep_count).
   std::size_t removed = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    const bool too_old = policy.keep_ns != 0 && dead[i].mtime + policy.keep_ns <= now;
-    const bool too_many = policy.keep_count != 0 && i >= policy.keep_count;
-    if ((too_old || too_many) && remove_if_same(dir_fd, dead[i].name, dead[i].dev, dead[i].ino)) ++removed;
-  }
+  const auto goes = [&](const struct stat& st) { return too_old(mtime_ns(st)) || mtime_ns(st) < cutoff; };
+  each_exited_region(dir, dir_fd, base_pattern, before_len, after, now, goes,
+                     [&](const char* name, const struct stat& st) {
+                       if (goes(st) && remove_if_same(dir_fd, name, st.st_dev, st.st_ino)) ++removed;
+                     });
+  closedir(dir);
   return removed;
 }
 

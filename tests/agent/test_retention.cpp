@@ -161,6 +161,43 @@ TEST_F(Retention, ANewProcessRemovesTheExpiredRegionsOnly) {
   waitpid(live, &status, 0);
 }
 
+// More exited regions than one sweep could list before (1,024): a server that forked
+// faster than its sweeps ran. One sweep brings the directory back to the count, the
+// newest kept, however many there are; expired ones go too.
+TEST_F(Retention, ASweepKeepsTheNewestOfManyExitedRegions) {
+  const int n = 2500;
+  for (int i = 0; i < n; ++i) {  // app.<i>.pfs changed 20 + i seconds ago: the higher i, the older
+    const std::string path = dir_ + "/app." + std::to_string(100000 + i) + ".pfs";
+    const int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0600);
+    ASSERT_GE(fd, 0) << path;
+    close(fd);
+    age(path, 20 + i);
+  }
+  const int dir_fd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(dir_fd, 0);
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  const std::uint64_t now_ns =
+      static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(now.tv_nsec);
+  pfs::detail::retention_policy keep_count;
+  keep_count.keep_count = 1000;
+  EXPECT_EQ(pfs::detail::sweep_exited_regions(dir_fd, "app.%p.pfs", keep_count, now_ns),
+            std::size_t(n - 1000));
+  auto left = files_in(dir_);
+  EXPECT_EQ(left.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(left.count("app." + std::to_string(100000 + i) + ".pfs"), 1u) << i;
+  // By age too: changed 520 s ago or before goes (i >= 500), whatever the count allows.
+  pfs::detail::retention_policy by_age;
+  by_age.keep_ns = 520ull * 1000000000ull;
+  by_age.keep_count = 5000;
+  EXPECT_EQ(pfs::detail::sweep_exited_regions(dir_fd, "app.%p.pfs", by_age, now_ns), 500u);
+  left = files_in(dir_);
+  EXPECT_EQ(left.size(), 500u);
+  EXPECT_EQ(left.count("app.100499.pfs"), 1u);
+  EXPECT_EQ(left.count("app.100500.pfs"), 0u);
+  close(dir_fd);
+}
+
 TEST(RetentionOptions, DurationsParse) {
   std::uint64_t ns = 0;
   ASSERT_TRUE(detail::parse_keep_duration("600", &ns));

@@ -28,8 +28,11 @@ bool parse_keep_duration(const char* text, std::uint64_t* ns);
 // that are older than the policy allows: last changed more than keep_ns ago, or
 // beyond the keep_count most recent exited ones. A file is renamed to a temporary
 // name first and removed only if it is still the one found dead, so a process that
-// reused the pid and made its region there meanwhile keeps it. System calls only,
-// no allocation (it runs in a fork child handler too). Returns the count removed.
+// reused the pid and made its region there meanwhile keeps it. Two passes over the
+// listing (the count's cutoff, then the removals), so a directory of any size comes
+// back to keep_count in one sweep. System calls only (its one buffer is mapped), no
+// allocation but glibc's DIR (it runs in a fork child handler too). Returns the
+// count removed.
 std::size_t sweep_exited_regions(int dir_fd, const char* base_pattern, const retention_policy& policy,
                                  std::uint64_t now_realtime_ns);
 

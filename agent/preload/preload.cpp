@@ -127,6 +127,7 @@ bool resolve_all() {
   tls.busy = true;
   const int saved = errno;
   real_functions r = real;
+  resolve_one(r.exit, "exit");
   resolve_one(r.mutex_init, "pthread_mutex_init");
   resolve_one(r.mutex_destroy, "pthread_mutex_destroy");
   resolve_one(r.mutex_lock, "pthread_mutex_lock");

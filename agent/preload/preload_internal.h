@@ -60,6 +60,12 @@ pfs_key register_program_memory(const char* name);
 
 enum sync_kind : int { kMutex = 0, kRwlock = 1, kCond = 2, kSem = 3, kSyncKinds = 4 };
 
+// Set when the program calls exit() (preload_exit.cpp): from then on the objects
+// its exit handlers destroy and the memory a thread with no row left frees are
+// not booked (the region keeps them as they were when the program chose to exit).
+extern std::atomic<bool> g_exiting;
+inline bool exiting() { return g_exiting.load(std::memory_order_relaxed); }
+
 // ---------------------------------------------------------------------------
 // Call sites (preload_sites.cpp)
 

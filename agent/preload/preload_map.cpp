@@ -146,7 +146,7 @@ void instance_with_class(sync_kind kind, const void* object, pfs_key key) {
 
 void instance_on_destroy(sync_kind kind, const void* object) {
   object_map& m = g_maps[kind];
-  if (m.slots == nullptr) return;
+  if (m.slots == nullptr || exiting()) return;
   sync_instance* s = nullptr;
   {
     map_lock guard(m);

@@ -226,13 +226,16 @@ inline bool class_enabled(const pfs::layout::class_record& c) {
 
 // Counted through the C ABI out of line, marked busy: a thread not registered yet
 // (the agent may register it, and allocate, first), one without rows, a class with
-// traits of its own.
+// traits of its own. Among them the main thread in the program's exit handlers,
+// whose memory is not booked once the program called exit() (preload_exit.cpp).
 __attribute__((noinline)) void count_alloc_slow(void* p) {
+  if (exiting()) return;
   busy_scope busy;
   pfs_memory_owner owner;
   pfs_memory_alloc(g_heap_key.load(std::memory_order_relaxed), usable(p), &owner);
 }
 __attribute__((noinline)) void count_free_slow(void* p) {
+  if (exiting()) return;
   busy_scope busy;
   pfs_memory_free(g_heap_key.load(std::memory_order_relaxed), usable(p), 0);
 }
@@ -288,6 +291,7 @@ void count_realloc(const pfs::layout::class_record* c, std::size_t old, void* q,
                                        static_cast<std::int64_t>(now) - static_cast<std::int64_t>(old));
     return;
   }
+  if (exiting()) return;
   busy_scope busy;
   const pfs_key k = g_heap_key.load(std::memory_order_relaxed);
   pfs_memory_owner owner;

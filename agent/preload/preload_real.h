@@ -65,6 +65,7 @@ int boot_fcntl(int fd, int cmd, unsigned long arg);
 // The real functions.
 
 struct real_functions {
+  void (*exit)(int) = nullptr;
   int (*mutex_init)(pthread_mutex_t*, const pthread_mutexattr_t*) = pfs_libc_mutex_init;
   int (*mutex_destroy)(pthread_mutex_t*) = pfs_libc_mutex_destroy;
   int (*mutex_lock)(pthread_mutex_t*) = pfs_libc_mutex_lock;

@@ -902,6 +902,41 @@ TEST_F(Preload, ThreadExitingWhileHoldingALockAndExitWithThreadsRunning) {
   EXPECT_EQ(free, 1);  // the robust one was recovered and unlocked
 }
 
+// From the program's call to exit() the interposer stops booking what its exit
+// handlers destroy and free (the main thread has left its row by then): the region
+// keeps the instances and the memory of the moment the program chose to exit. A
+// return from main calls exit inside the C library, unseen: booked as before.
+TEST_F(Preload, WhatExitHandlersDestroyAfterExitStaysInTheRegion) {
+  const auto made = [&](const std::string& how, std::int64_t* instances, std::int64_t* bytes) {
+    unlink(region_.c_str());
+    run_result r = run({program("pl_exit_handlers"), how}, env(), 60);
+    ASSERT_EQ(r.status, 0) << r.out;
+    ASSERT_EQ(value(r, "objects"), 40);
+    tables t(region_);
+    ASSERT_TRUE(t.ok());
+    *instances = 0;
+    for (auto& m : t.rows("mutex_instances"))
+      if (m["name"].s == "wait/synch/mutex/pl_exit_handlers/pl_exit_make") ++*instances;
+    EXPECT_EQ(t.count_star("wait/synch/mutex/pl_exit_handlers/pl_exit_make"), 40) << how;
+    if (kSanitized) return;  // a sanitizer runtime, first in LD_PRELOAD, keeps malloc to itself
+    auto heap =
+        t.row_where("memory_summary_global_by_event_name", "event_name", "memory/pl_exit_handlers/malloc");
+    ASSERT_FALSE(heap.empty()) << how;
+    *bytes = heap["current_number_of_bytes_used"].i;
+  };
+  std::int64_t instances = 0, bytes = 0;
+  made("exit", &instances, &bytes);
+  EXPECT_EQ(instances, 40);
+  if (!kSanitized) {
+    EXPECT_GE(bytes, 40 * 1000);  // the blocks (usable sizes), still in use
+  }
+  made("return", &instances, &bytes);
+  EXPECT_EQ(instances, 0);
+  if (!kSanitized) {
+    EXPECT_LT(bytes, 40 * 1000);
+  }
+}
+
 // A program that marks statements through the C ABI shares the interposer's agent:
 // its interposed mutex and file waits nest in its stages, which nest in its statements.
 TEST_F(Preload, StatementsOfTheProgramContainItsInterposedWaits) {

@@ -24,12 +24,17 @@
 namespace pfs::preload {
 
 constinit std::atomic<bool> g_exiting{false};
+constinit std::atomic<pid_t> g_process_pid{0};
 
 }  // namespace pfs::preload
 
 PFS_EXPORT [[noreturn]] void exit(int status) noexcept {
   using exit_fn = void (*)(int);
-  pfs::preload::g_exiting.store(true, std::memory_order_relaxed);
+  // Not in a child of vfork, which shares the parent's memory (and should call
+  // _exit): the parent would stop booking. Fork handlers do not run for vfork, so
+  // there g_process_pid is still the parent's.
+  if (getpid() == pfs::preload::g_process_pid.load(std::memory_order_relaxed))
+    pfs::preload::g_exiting.store(true, std::memory_order_relaxed);
   exit_fn fn = pfs::preload::real.exit;
   if (fn == nullptr) fn = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, "exit"));  // before the constructor
   if (fn != nullptr) fn(status);

@@ -13,7 +13,10 @@
 //   preload_socket.cpp socket calls, and socket detection of other descriptors
 //   preload_memory.cpp the heap (malloc and friends), normal builds only
 //   preload_mmap.cpp   anonymous memory maps (mmap, munmap, mremap), normal builds only
+//   preload_exit.cpp   exit(): what exit handlers destroy and free is not booked
 #pragma once
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <cstddef>
@@ -64,6 +67,7 @@ enum sync_kind : int { kMutex = 0, kRwlock = 1, kCond = 2, kSem = 3, kSyncKinds 
 // its exit handlers destroy and the memory a thread with no row left frees are
 // not booked (the region keeps them as they were when the program chose to exit).
 extern std::atomic<bool> g_exiting;
+extern std::atomic<pid_t> g_process_pid;  // this process's (set at start and in a forked child)
 inline bool exiting() { return g_exiting.load(std::memory_order_relaxed); }
 
 // ---------------------------------------------------------------------------

@@ -58,6 +58,7 @@ void say(std::initializer_list<const char*> parts) {
   }
 }
 void fork_child() {
+  g_process_pid.store(getpid(), std::memory_order_relaxed);
   lock_maps_for_fork(false);
   const pfs::detail::fork_report& r = pfs::detail::last_fork_report();
   if (const pfs::region_map* region = pfs::current_region(); region != nullptr) g_region_fd = region->fd();
@@ -80,6 +81,7 @@ void fork_child() {
 
 __attribute__((constructor)) void preload_start() {
   resolve_real_functions();
+  g_process_pid.store(getpid(), std::memory_order_relaxed);
   busy_scope busy;
   const int saved = errno;
   const char* verbose = std::getenv("PFS_PRELOAD_VERBOSE");

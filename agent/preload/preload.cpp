@@ -57,8 +57,8 @@ __asm__(".symver pfs_libc_rwlock_unlock,__pthread_rwlock_unlock@GLIBC_2.2.5");
 
 namespace pfs::preload {
 
-__attribute__((tls_model("initial-exec"))) constinit thread_local thread_state tls = {false, nullptr, nullptr,
-                                                                                      nullptr, nullptr};
+__attribute__((tls_model("initial-exec"))) constinit thread_local thread_state tls = {
+    false, nullptr, nullptr, nullptr, nullptr, false};
 int g_region_fd = -1;
 
 // ---------------------------------------------------------------------------

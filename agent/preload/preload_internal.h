@@ -44,8 +44,16 @@ struct thread_state {
   // the next call) needs no map lookup.
   const void* last_locked;
   sync_instance* last_locked_instance;
+  // Set on the thread that calls exit() (preload_exit.cpp): what it destroys and
+  // frees from then on, in the exit handlers, is not booked.
+  bool exiting;
 };
 extern __attribute__((tls_model("initial-exec"))) constinit thread_local thread_state tls;
+
+// This process's pid, set at start and in a forked child (not in a child of vfork).
+extern std::atomic<pid_t> g_process_pid;
+// The calling thread runs the program's exit handlers (preload_exit.cpp).
+inline bool exiting() { return tls.exiting; }
 
 // RAII for tls.busy; restores what it was (a wrapper that is already marked busy
 // stays marked after a helper that uses this).
@@ -62,13 +70,6 @@ struct busy_scope {
 pfs_key register_program_memory(const char* name);
 
 enum sync_kind : int { kMutex = 0, kRwlock = 1, kCond = 2, kSem = 3, kSyncKinds = 4 };
-
-// Set when the program calls exit() (preload_exit.cpp): from then on the objects
-// its exit handlers destroy and the memory a thread with no row left frees are
-// not booked (the region keeps them as they were when the program chose to exit).
-extern std::atomic<bool> g_exiting;
-extern std::atomic<pid_t> g_process_pid;  // this process's (set at start and in a forked child)
-inline bool exiting() { return g_exiting.load(std::memory_order_relaxed); }
 
 // ---------------------------------------------------------------------------
 // Call sites (preload_sites.cpp)

@@ -226,8 +226,8 @@ inline bool class_enabled(const pfs::layout::class_record& c) {
 
 // Counted through the C ABI out of line, marked busy: a thread not registered yet
 // (the agent may register it, and allocate, first), one without rows, a class with
-// traits of its own. Among them the main thread in the program's exit handlers,
-// whose memory is not booked once the program called exit() (preload_exit.cpp).
+// traits of its own. Among them the thread that runs the program's exit handlers,
+// whose heap is not booked once it called exit() (preload_exit.cpp).
 __attribute__((noinline)) void count_alloc_slow(void* p) {
   if (exiting()) return;
   busy_scope busy;

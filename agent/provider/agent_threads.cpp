@@ -61,9 +61,9 @@ struct thread_exit_hook {
   std::size_t stack_size = 0;
 
   // Taken when armed, not at exit: pthread_getattr_np allocates, and a child
-  // forked while another thread held AddressSanitizer's allocator lock (which,
-  // unlike glibc's malloc, is not made safe across fork) would wait for it
-  // forever in exit().
+  // forked while another thread held AddressSanitizer's allocator lock (which
+  // some versions of its runtime, GCC 12's among them, do not take across fork,
+  // as glibc does its malloc's) would wait for it forever in exit().
   void arm() {
     if (!current_stack(&stack_low, &stack_size)) stack_low = nullptr;
     armed = true;

@@ -79,7 +79,10 @@ class newest_mtimes {
  public:
   explicit newest_mtimes(std::uint32_t cap) : cap_(cap) {
     if (cap_ == 0) return;
-    void* p = mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // Reserved as it fills (a large PFS_REGION_KEEP_COUNT under strict overcommit);
+    // if even that fails, the sweep removes by age only this time.
+    void* p =
+        mmap(nullptr, bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p != MAP_FAILED) heap_ = static_cast<std::uint64_t*>(p);
   }
   ~newest_mtimes() {

@@ -90,8 +90,8 @@ void ignore_free(const volatile void*) {}
 #endif
 
 // A child forked while another thread held AddressSanitizer's allocator lock
-// inherits it held (ASan's allocator, unlike glibc's malloc, is not made safe
-// across fork): a child that allocates in exit() waits forever. What the agent
+// inherits it held (some versions of its runtime, GCC 12's among them, do not
+// take it across fork): a child that allocates in exit() waits forever. What the agent
 // does at a thread's exit (its registered threads' release) allocates nothing.
 TEST(ForkLocks, AThreadsExitAllocatesNothing) {
 #if !defined(__SANITIZE_ADDRESS__)

@@ -166,19 +166,22 @@ TEST_F(Retention, ANewProcessRemovesTheExpiredRegionsOnly) {
 // newest kept, however many there are; expired ones go too.
 TEST_F(Retention, ASweepKeepsTheNewestOfManyExitedRegions) {
   const int n = 2500;
-  for (int i = 0; i < n; ++i) {  // app.<i>.pfs changed 20 + i seconds ago: the higher i, the older
-    const std::string path = dir_ + "/app." + std::to_string(100000 + i) + ".pfs";
-    const int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0600);
-    ASSERT_GE(fd, 0) << path;
-    close(fd);
-    age(path, 20 + i);
-  }
-  const int dir_fd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY);
-  ASSERT_GE(dir_fd, 0);
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
   const std::uint64_t now_ns =
       static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(now.tv_nsec);
+  for (int i = 0; i < n; ++i) {  // app.<i>.pfs changed 20 + i seconds before now: the higher i, the older
+    const std::string path = dir_ + "/app." + std::to_string(100000 + i) + ".pfs";
+    const int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0600);
+    ASSERT_GE(fd, 0) << path;
+    close(fd);
+    timespec times[2] = {now, now};
+    times[0].tv_sec -= 20 + i;
+    times[1] = times[0];
+    ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+  }
+  const int dir_fd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(dir_fd, 0);
   pfs::detail::retention_policy keep_count;
   keep_count.keep_count = 1000;
   EXPECT_EQ(pfs::detail::sweep_exited_regions(dir_fd, "app.%p.pfs", keep_count, now_ns),

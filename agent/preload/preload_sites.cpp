@@ -44,10 +44,18 @@ constexpr std::uint32_t kMaxModules = 256;
 constinit module_entry g_modules[kMaxModules];
 const char g_unknown_module = 0;
 
-constexpr std::uint32_t kSiteBits = 13;  // 8192 call sites
-constexpr std::uint32_t kSiteCount = 1u << kSiteBits;
+// Call sites: records taken in order from one array, found through an index of
+// record numbers keyed by the caller's address. A forked process (a PostgreSQL
+// backend) names the sites its parent never reached: each one writes the next
+// record and one 4-byte slot, so its copy-on-write faults are a few pages of
+// records and of the index, not one page of a large table per site.
+constexpr std::uint32_t kSiteCount = 8192;
+constexpr std::uint32_t kSiteIndexBits = 14;  // twice the records: short probes
+constexpr std::uint32_t kSiteIndexCount = 1u << kSiteIndexBits;
 constexpr std::uint32_t kSiteProbe = 16;
-call_site* g_sites = nullptr;
+call_site* g_sites = nullptr;                           // kSiteCount records
+std::atomic<std::uint32_t>* g_site_index = nullptr;     // record number + 1; 0 = free
+constinit std::atomic<std::uint32_t> g_sites_taken{0};  // records handed out
 
 constexpr instrument_kind kInstrumentKind[kSyncKinds] = {kKindMutex, kKindRwlock, kKindCond, kKindSem};
 
@@ -322,10 +330,13 @@ void program_category(char* out, std::size_t cap) {
 
 bool init_sites() {
   if (g_sites != nullptr) return true;
-  void* p = mmap(nullptr, sizeof(call_site) * kSiteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                 -1, 0);
+  const std::size_t records = sizeof(call_site) * kSiteCount;
+  const std::size_t index = sizeof(std::atomic<std::uint32_t>) * kSiteIndexCount;
+  void* p = mmap(nullptr, records + index, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return false;
-  g_sites = static_cast<call_site*>(p);  // zero-filled: every site free
+  // Zero-filled: every slot free. The index first: records start on a page.
+  g_site_index = static_cast<std::atomic<std::uint32_t>*>(p);
+  g_sites = reinterpret_cast<call_site*>(static_cast<char*>(p) + index);
   return true;
 }
 
@@ -333,21 +344,28 @@ call_site* site_of(const void* caller) {
   if (g_sites == nullptr) return nullptr;
   const auto key = reinterpret_cast<std::uintptr_t>(caller);
   std::uint32_t i = static_cast<std::uint32_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >>
-                                               (64 - kSiteBits));
-  for (std::uint32_t probe = 0; probe < kSiteProbe; ++probe, i = (i + 1) & (kSiteCount - 1)) {
-    call_site& s = g_sites[i];
-    std::uintptr_t cur = s.addr.load(std::memory_order_acquire);
-    if (cur == 0) {
-      std::uintptr_t expected = 0;
-      if (s.addr.compare_exchange_strong(expected, key, std::memory_order_acq_rel)) {
-        s.state.store(kWriting, std::memory_order_relaxed);
-        fill_site(s, caller);
-        s.state.store(kReady, std::memory_order_release);
-        return &s;
+                                               (64 - kSiteIndexBits));
+  call_site* mine = nullptr;  // a record taken for this caller, not yet in the index
+  for (std::uint32_t probe = 0; probe < kSiteProbe; ++probe, i = (i + 1) & (kSiteIndexCount - 1)) {
+    std::uint32_t n = g_site_index[i].load(std::memory_order_acquire);
+    if (n == 0) {
+      if (mine == nullptr) {
+        const std::uint32_t r = g_sites_taken.fetch_add(1, std::memory_order_relaxed);
+        if (r >= kSiteCount) return nullptr;  // full (a record lost to a race stays unused)
+        mine = &g_sites[r];
+        mine->addr.store(key, std::memory_order_relaxed);
+        mine->state.store(kWriting, std::memory_order_relaxed);
       }
-      cur = expected;
+      const auto number = static_cast<std::uint32_t>(mine - g_sites) + 1;
+      if (g_site_index[i].compare_exchange_strong(n, number, std::memory_order_acq_rel)) {
+        fill_site(*mine, caller);
+        mine->state.store(kReady, std::memory_order_release);
+        return mine;
+      }
+      // Another thread took the slot: n is its record.
     }
-    if (cur == key) {
+    call_site& s = g_sites[n - 1];
+    if (s.addr.load(std::memory_order_relaxed) == key) {
       wait_ready(s.state);
       return &s;
     }

@@ -350,6 +350,8 @@ call_site* site_of(const void* caller) {
     std::uint32_t n = g_site_index[i].load(std::memory_order_acquire);
     if (n == 0) {
       if (mine == nullptr) {
+        // Full: not counted further (a counter that kept going would wrap).
+        if (g_sites_taken.load(std::memory_order_relaxed) >= kSiteCount) return nullptr;
         const std::uint32_t r = g_sites_taken.fetch_add(1, std::memory_order_relaxed);
         if (r >= kSiteCount) return nullptr;  // full (a record lost to a race stays unused)
         mine = &g_sites[r];

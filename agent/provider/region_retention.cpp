@@ -190,10 +190,12 @@ std::size_t sweep_exited_regions(int dir_fd, const char* base_pattern, const ret
       each_exited_region(
           dir, dir_fd, base_pattern, before_len, after, now,
           [&](const struct stat& st) { return !too_old(mtime_ns(st)); },
-          [&](const char*, const struct stat& st) {
-            if (!too_old(mtime_ns(st))) newest.add(mtime_ns(st));
-          });
+          [&](const char*, const struct stat& st) { newest.add(mtime_ns(st)); });
     cutoff = newest.cutoff();
+  }
+  if (cutoff == 0 && policy.keep_ns == 0) {  // fewer than keep_count, and no age limit
+    closedir(dir);
+    return 0;
   }
   // Second pass: the expired and those older than the cutoff go (a region changed
   // at the cutoff itself stays: ties keep a few more than keep_count).
